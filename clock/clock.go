@@ -1,0 +1,31 @@
+package clock
+
+import (
+	"time"
+
+	utilclock "k8s.io/utils/clock"
+)
+
+// Clock is the time source rolloutkit reads: Now and Since.
+type Clock = utilclock.PassiveClock
+
+// Real is the wall clock. Its zero value is ready to use.
+type Real = utilclock.RealClock
+
+var _ Clock = Real{}
+
+// Or returns c, or the real clock when c is nil. It is how options structs
+// give a nil Clock its documented meaning.
+func Or(c Clock) Clock {
+	if c == nil {
+		return Real{}
+	}
+	return c
+}
+
+// NowOf reads c once (the real clock when c is nil), in UTC-independent form:
+// the monotonic reading is stripped so that times compare and print the same
+// however they were made.
+func NowOf(c Clock) time.Time {
+	return Or(c).Now().Round(0)
+}

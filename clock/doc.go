@@ -1,0 +1,11 @@
+// Package clock is the time source of rolloutkit.
+//
+// Every computation that depends on "now" takes a [Clock], which is
+// k8s.io/utils/clock.PassiveClock: the smallest interface a reader of time
+// needs. Nothing in rolloutkit keeps a package-level clock; a nil Clock in an
+// options struct means [Real].
+//
+// Tests and examples use the fake in the sibling package
+// github.com/rolloutkit/rolloutkit/clock/fake, which must be given a start
+// time and is moved with Step or SetTime.
+package clock

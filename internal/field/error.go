@@ -1,0 +1,47 @@
+package field
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Error is one problem with one field of user input. Its message names the
+// object (when known) and the field, quotes the value, and says what was
+// expected:
+//
+//	placement "ns/p": decisionStrategy.groupStrategy.clustersPerDecisionGroup "150%": want an integer or a percentage 0%-100%
+type Error struct {
+	// Object names the object that holds the field, e.g.
+	// `placement "open-cluster-management/cluster-proxy-placement"`. It may be
+	// empty when the caller passed a bare value.
+	Object string
+	// Field is the path of the field, e.g. "progressivePerGroup.maxFailures".
+	Field string
+	// Value is the offending value as the user wrote it.
+	Value string
+	// Want says what would have been accepted.
+	Want string
+}
+
+// Error formats the problem as `object: field "value": want ...`.
+func (e *Error) Error() string {
+	var b strings.Builder
+	if e.Object != "" {
+		b.WriteString(e.Object)
+		b.WriteString(": ")
+	}
+	fmt.Fprintf(&b, "%s %q: want %s", e.Field, e.Value, e.Want)
+	return b.String()
+}
+
+// In returns a copy of e that names obj as the object holding the field.
+// An object already named is kept as the inner part of the path.
+func (e *Error) In(obj string) *Error {
+	c := *e
+	if c.Object != "" {
+		c.Object = obj + ": " + c.Object
+	} else {
+		c.Object = obj
+	}
+	return &c
+}

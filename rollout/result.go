@@ -1,0 +1,98 @@
+package rollout
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/rolloutkit/rolloutkit/grouping"
+)
+
+// Result is what Plan decides.
+type Result struct {
+	// ToRollout are the clusters to apply the config to, or to keep applying
+	// it to: untouched ones that may start now and those still in flight
+	// (progressing, failed within the deadline, soaking). Ordered by group
+	// index, then cluster name.
+	ToRollout []ClusterStatus
+	// TimedOut are the clusters whose progressDeadline passed at this call,
+	// with status TimeOut and the deadline as RecheckTime. Same order.
+	TimedOut []ClusterStatus
+	// Removed are the input statuses of clusters that are in no group, in
+	// input order.
+	Removed []ClusterStatus
+	// MaxFailureBreach reports that failures exceed maxFailures, so no new
+	// cluster starts.
+	MaxFailureBreach bool
+	// RecheckAfter is when to call Plan again: the nearest end of a soak, a
+	// deadline, or a gate's change. Zero when there is nothing to wait for.
+	RecheckAfter time.Duration
+	// Groups explains every group, in index order.
+	Groups []GroupProgress
+	// Warnings name configurations and inputs that will likely surprise:
+	// unknown transition times, mandatory groups that match nothing, a
+	// failure budget that can never trip, a soak without a deadline.
+	Warnings []string
+}
+
+// Phase is where a group stands in the rollout.
+type Phase int
+
+const (
+	// Waiting: an earlier group is not complete, so this one has not started.
+	Waiting Phase = iota
+	// Active: the group has clusters to start or in flight.
+	Active
+	// Complete: every cluster of the group succeeded (and soaked), was
+	// skipped, or failed within the budget.
+	Complete
+	// Blocked: the group could start, but a gate holds it.
+	Blocked
+	// Breached: the group's failures exceed maxFailures; the rollout halts.
+	Breached
+)
+
+var phaseNames = [...]string{"Waiting", "Active", "Complete", "Blocked", "Breached"}
+
+// String returns the phase's name.
+func (p Phase) String() string {
+	if p >= 0 && int(p) < len(phaseNames) {
+		return phaseNames[p]
+	}
+	return "Phase(" + strconv.Itoa(int(p)) + ")"
+}
+
+// Counts counts a group's clusters by evaluated status. Each cluster is
+// counted once.
+type Counts struct {
+	// ToApply counts clusters that have not started (no status, or ToApply).
+	ToApply int
+	// Progressing counts clusters working on the config within the deadline.
+	Progressing int
+	// Soaking counts Succeeded clusters still inside minSuccessTime.
+	Soaking int
+	// Succeeded counts Succeeded clusters past their soak.
+	Succeeded int
+	// Failed counts Failed clusters within the deadline.
+	Failed int
+	// TimedOut counts clusters given as TimeOut or past their deadline.
+	TimedOut int
+	// Skipped counts Skip clusters.
+	Skipped int
+}
+
+// GroupProgress explains one group.
+type GroupProgress struct {
+	grouping.GroupKey
+	// Mandatory reports that the group is one of the strategy's
+	// mandatoryDecisionGroups, rolled out first with no failure tolerated.
+	Mandatory bool
+	// Phase is where the group stands.
+	Phase Phase
+	// Size is the number of clusters in the group.
+	Size int
+	// Counts counts its clusters by evaluated status.
+	Counts Counts
+	// Reason is one line a person can act on, e.g.
+	// `waiting for group "dev": dev-cluster soaking until 12:07:00 (5m0s left)`.
+	Reason string
+}
