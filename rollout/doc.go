@@ -1,0 +1,37 @@
+// Package rollout is the planner: given an OCM RolloutStrategy, the
+// decision groups and each cluster's observed status, it decides which
+// clusters get the new configuration next, which timed out, which were
+// removed, whether the failure budget is breached, when to look again, and
+// why.
+//
+// # Strategies
+//
+// All lists every cluster at once. ProgressivePerGroup rolls out one group
+// at a time, in index order, moving on only when every cluster of the group
+// succeeded and soaked for minSuccessTime. Progressive keeps a window of
+// maxConcurrency clusters in flight, in cluster-name order. Both
+// progressive types roll out mandatoryDecisionGroups first, tolerating no
+// failure there. SEMANTICS.md §3 is the rule book; docs/compatibility.md
+// lists where rolloutkit deliberately differs from OCM's sdk-go.
+//
+// # Explanations and lint
+//
+// Result.Groups gives every group a phase (Waiting, Active, Complete,
+// Blocked, Breached), its counts by status and a one-line reason, so that
+// "why has prod not started?" is answered by one call. Result.Warnings
+// names configurations that will surprise: unknown transition times, a
+// mandatory group that matches nothing, a failure budget that can never
+// trip, a soak without a deadline.
+//
+// # Gates
+//
+// Planner.Gates hold groups back without changing OCM's strategy types:
+// [Paused] stops the rollout, [Approval] holds groups until a person
+// approves them, [Window] admits groups only inside a recurring time
+// window. Clusters already in flight are never held.
+//
+// # Time
+//
+// Planner.Clock is read once per call (nil: the real clock); there is no
+// package-level clock, so planners at different times can run side by side.
+package rollout

@@ -1,0 +1,68 @@
+package rollout
+
+import "time"
+
+// state is a cluster's status evaluated at now (SEMANTICS §3.3).
+type state uint8
+
+const (
+	untouched   state = iota // no status, or ToApply: needs the config
+	progressing              // Progressing (or an unknown value) within the deadline: in flight
+	failing                  // Failed within the deadline: in flight and a failure
+	soaking                  // Succeeded inside minSuccessTime: in flight
+	succeeded                // Succeeded and soaked: done
+	skipped                  // Skip: done, not a failure
+	timedOut                 // TimeOut given as input: a failure, not listed
+	timingOut                // deadline passed at this call: a failure, listed in TimedOut
+)
+
+func (s state) inFlight() bool { return s == progressing || s == failing || s == soaking }
+func (s state) failure() bool  { return s == failing || s == timedOut || s == timingOut }
+func (s state) done() bool     { return s == succeeded || s == skipped }
+
+// evaluation is what evaluate concludes of one cluster.
+type evaluation struct {
+	state   state
+	recheck time.Time // end of soak, deadline, or the deadline that passed
+	unknown bool      // the LTT was unknown and a soak or deadline was measured from now
+}
+
+// evaluate applies SEMANTICS §3.3 to one status at now. An unknown (zero)
+// LastTransitionTime is measured from now, as OCM does.
+func (st *strategy) evaluate(cs *ClusterStatus, now time.Time) evaluation {
+	from := func() (time.Time, bool) {
+		if cs.LastTransitionTime.IsZero() {
+			return now, true
+		}
+		return cs.LastTransitionTime, false
+	}
+	switch cs.Status {
+	case ToApply:
+		return evaluation{state: untouched}
+	case Succeeded:
+		start, unknown := from()
+		end := start.Add(st.minSuccess)
+		if now.Before(end) {
+			return evaluation{state: soaking, recheck: end, unknown: unknown && st.minSuccess > 0}
+		}
+		return evaluation{state: succeeded}
+	case TimeOut:
+		return evaluation{state: timedOut}
+	case Skip:
+		return evaluation{state: skipped}
+	}
+	// Progressing, Failed, and any value OCM does not know.
+	inFlight := progressing
+	if cs.Status == Failed {
+		inFlight = failing
+	}
+	if !st.hasDeadline {
+		return evaluation{state: inFlight}
+	}
+	start, unknown := from()
+	deadline := start.Add(st.deadline)
+	if now.Before(deadline) {
+		return evaluation{state: inFlight, recheck: deadline, unknown: unknown}
+	}
+	return evaluation{state: timingOut, recheck: deadline}
+}

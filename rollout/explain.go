@@ -1,0 +1,197 @@
+package rollout
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
+)
+
+// maxNamed is how many names a reason or warning lists before "and N more".
+const maxNamed = 3
+
+// explain gives every group its phase and a one-line reason.
+func (r *run) explain() []GroupProgress {
+	out := make([]GroupProgress, len(r.f.groups))
+	for gi, g := range r.f.groups {
+		o := &r.out[gi]
+		gp := GroupProgress{GroupKey: g.key, Mandatory: g.mandatory, Size: g.size(), Counts: o.counts}
+		gp.Phase, gp.Reason = r.phase(gi)
+		out[gi] = gp
+	}
+	return out
+}
+
+func (r *run) phase(gi int) (Phase, string) {
+	o, c := &r.out[gi], r.out[gi].counts
+	failures := c.Failed + c.TimedOut
+	switch {
+	case r.breach && r.breachedHere(gi) && failures > 0:
+		return Breached, r.breachReason(gi)
+	case c.ToApply+c.Progressing+c.Soaking+c.Failed == 0:
+		return Complete, "complete: " + summary(c)
+	case o.held && c.ToApply > o.started:
+		return Blocked, o.reason
+	case o.started > 0 || c.Progressing+c.Soaking+c.Failed > 0:
+		return Active, "rolling out: " + r.activeSummary(gi)
+	}
+	return Waiting, r.waitReason(gi)
+}
+
+// breachedHere tells whether group gi is to blame for the breach: the group
+// where the walk stopped, or, for Progressive's fleet-wide budget, any
+// group with failures.
+func (r *run) breachedHere(gi int) bool {
+	return r.stop == gi || (r.stop < 0 && r.st.kind == clusterv1alpha1.Progressive)
+}
+
+func (r *run) breachReason(gi int) string {
+	c := r.out[gi].counts
+	failures := c.Failed + c.TimedOut
+	scope := fmt.Sprintf("maxFailures allows %d in this group", r.out[gi].budget)
+	if r.f.groups[gi].mandatory {
+		scope = "a mandatory group tolerates none"
+	} else if r.st.kind == clusterv1alpha1.Progressive {
+		scope = fmt.Sprintf("%d failed or timed out in the rollout, maxFailures allows %d", r.failures, r.budget)
+	}
+	return fmt.Sprintf("halted: %d failed or timed out, %s: %s", failures, scope, r.describeWhere(gi, func(e *entry) bool { return e.state.failure() }))
+}
+
+func (r *run) activeSummary(gi int) string {
+	o := &r.out[gi]
+	c := o.counts
+	var parts []string
+	add := func(n int, what string) {
+		if n > 0 {
+			parts = append(parts, strconv.Itoa(n)+" "+what)
+		}
+	}
+	add(o.started, "starting now")
+	add(c.Progressing, "progressing")
+	add(c.Failed, "failed (retrying until the deadline)")
+	add(c.Soaking, "soaking")
+	add(c.ToApply-o.started, "not started")
+	add(c.Succeeded, "succeeded")
+	s := strings.Join(parts, ", ")
+	if o.held {
+		s += "; " + o.reason
+	}
+	if r.st.kind == clusterv1alpha1.Progressive && !r.f.groups[gi].mandatory && c.ToApply > o.started && !o.held {
+		s += fmt.Sprintf("; window of %d full", r.window)
+	}
+	if d := r.describeWhere(gi, func(e *entry) bool { return e.listed && e.state != untouched }); d != "" {
+		s += "; " + d
+	}
+	return s
+}
+
+func (r *run) waitReason(gi int) string {
+	switch {
+	case r.breach:
+		return "halted: the failure budget is exceeded, nothing new starts"
+	case r.st.kind == clusterv1alpha1.Progressive && r.out[gi].reached:
+		return fmt.Sprintf("waiting for a free slot: all %d in use", r.window)
+	case r.stop >= 0:
+		s := r.f.groups[r.stop]
+		if r.holder >= 0 && !r.out[r.stop].held {
+			s = r.f.groups[r.f.entries[r.holder].group]
+		}
+		what := "group"
+		if s.mandatory {
+			what = "mandatory group"
+		}
+		why := ""
+		switch {
+		case r.out[r.stop].held:
+			why = r.out[r.stop].reason
+		case r.holder >= 0:
+			why = r.describe(&r.f.entries[r.holder])
+		}
+		return fmt.Sprintf("waiting for %s: %s", what[:len(what)-len("group")]+groupLabel(s.key), why)
+	}
+	return "waiting"
+}
+
+// describeWhere describes the first entry of group gi that satisfies keep,
+// and says how many more there are.
+func (r *run) describeWhere(gi int, keep func(*entry) bool) string {
+	g := r.f.groups[gi]
+	first, n := -1, 0
+	for i := g.start; i < g.end; i++ {
+		if keep(&r.f.entries[i]) {
+			if first < 0 {
+				first = i
+			}
+			n++
+		}
+	}
+	if first < 0 {
+		return ""
+	}
+	s := r.describe(&r.f.entries[first])
+	if n > 1 {
+		s += fmt.Sprintf(" (and %d more)", n-1)
+	}
+	return s
+}
+
+// describe says where one cluster stands, quoting its name.
+func (r *run) describe(e *entry) string {
+	name := strconv.Quote(e.name)
+	switch e.state {
+	case untouched:
+		if e.listed {
+			return name + " starting now"
+		}
+		return name + " not started"
+	case soaking:
+		return name + " soaking until " + r.until(e.recheck)
+	case progressing, failing:
+		verb := " progressing"
+		if e.state == failing {
+			verb = " failed"
+		}
+		if e.recheck.IsZero() {
+			return name + verb + ", no deadline"
+		}
+		return name + verb + ", deadline " + r.until(e.recheck)
+	case timingOut:
+		return name + " timed out at " + r.clockTime(e.recheck)
+	case timedOut:
+		return name + " timed out"
+	}
+	return name + " done"
+}
+
+// until formats a future time as "12:07:00 (5m0s left)".
+func (r *run) until(t time.Time) string {
+	return r.clockTime(t) + " (" + t.Sub(r.now).Round(time.Second).String() + " left)"
+}
+
+// clockTime formats t in now's location, with the date when it is not today.
+func (r *run) clockTime(t time.Time) string {
+	t = t.In(r.now.Location())
+	if y, m, d := t.Date(); y != r.now.Year() || m != r.now.Month() || d != r.now.Day() {
+		return t.Format("2006-01-02 15:04:05")
+	}
+	return t.Format("15:04:05")
+}
+
+// summary counts a complete group's clusters.
+func summary(c Counts) string {
+	var parts []string
+	for _, p := range []struct {
+		n    int
+		what string
+	}{{c.Succeeded, "succeeded"}, {c.Skipped, "skipped"}, {c.TimedOut, "timed out (within maxFailures)"}} {
+		if p.n > 0 {
+			parts = append(parts, strconv.Itoa(p.n)+" "+p.what)
+		}
+	}
+	if len(parts) == 0 {
+		return "no clusters"
+	}
+	return strings.Join(parts, ", ")
+}

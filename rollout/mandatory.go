@@ -1,0 +1,55 @@
+package rollout
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// markMandatory marks the groups named by the strategy's
+// mandatoryDecisionGroups (SEMANTICS §3.7): an entry with a groupName
+// matches every group of that name, otherwise its groupIndex matches that
+// index. Entries that match nothing are kept for a warning.
+func (r *run) markMandatory() {
+	if len(r.st.mandatory) == 0 {
+		return
+	}
+	byName := make(map[string][]int, len(r.f.groups))
+	byIndex := make(map[int32]int, len(r.f.groups))
+	for gi, g := range r.f.groups {
+		byName[g.key.Name] = append(byName[g.key.Name], gi)
+		byIndex[g.key.Index] = gi
+	}
+	for i, m := range r.st.mandatory {
+		var matched []int
+		what := "groupIndex " + strconv.Itoa(int(m.GroupIndex))
+		if m.GroupName != "" {
+			matched = byName[m.GroupName]
+			what = fmt.Sprintf("groupName %q", m.GroupName)
+		} else if gi, ok := byIndex[m.GroupIndex]; ok {
+			matched = []int{gi}
+		}
+		for _, gi := range matched {
+			r.f.groups[gi].mandatory = true
+		}
+		if len(matched) == 0 {
+			r.unmatchedMD = append(r.unmatchedMD, fmt.Sprintf("%s.mandatoryDecisionGroups[%d] (%s) matches no decision group; it is ignored", r.st.prefix, i, what))
+		}
+	}
+}
+
+// walkOrder is the order of a group walk: the mandatory groups first, then
+// the others, each in ascending index.
+func (r *run) walkOrder() []int {
+	order := make([]int, 0, len(r.f.groups))
+	for gi := range r.f.groups {
+		if r.f.groups[gi].mandatory {
+			order = append(order, gi)
+		}
+	}
+	for gi := range r.f.groups {
+		if !r.f.groups[gi].mandatory {
+			order = append(order, gi)
+		}
+	}
+	return order
+}

@@ -1,0 +1,133 @@
+package rollout
+
+import (
+	"container/heap"
+
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+// progressive applies type Progressive (SEMANTICS §3.6).
+//
+// The mandatory groups are walked first as in ProgressivePerGroup, with no
+// failure tolerated, but only mandatory clusters count as in flight when
+// deciding whether the walk may go on. Then every remaining cluster shares
+// a window of maxConcurrency slots: every in-flight cluster holds one, and
+// free slots go to untouched clusters in name order, skipping groups a gate
+// holds. Failures are counted over all clusters against maxFailures; over
+// budget, nothing new starts.
+//
+// OCM differs: it stops counting failures once the window is full; it lists
+// at most maxConcurrency in-flight clusters; it ranks clusters with a status
+// entry before those without; and with mandatory groups configured it waits
+// for every in-flight cluster before starting another.
+func (r *run) progressive(def *intstr.IntOrString) {
+	r.listInFlight()
+	r.stop, r.holder = -1, -1
+	holding := 0
+	for i := range r.f.entries {
+		if e := &r.f.entries[i]; e.state.inFlight() && r.f.groups[e.group].mandatory {
+			holding++
+		}
+	}
+	remaining := 0
+	for gi, g := range r.f.groups {
+		if !g.mandatory {
+			remaining += g.size()
+			continue
+		}
+		o := &r.out[gi]
+		o.reached = true
+		if o.counts.Failed+o.counts.TimedOut > 0 {
+			r.breach, r.stop = true, gi
+			return
+		}
+		if o.counts.ToApply > 0 {
+			if !r.admit(gi) {
+				r.stop = gi
+				return
+			}
+			r.start(gi)
+			holding += o.started
+		}
+		if holding > 0 {
+			r.stop = gi
+			r.holder = r.firstHolder(gi, true)
+			return
+		}
+	}
+
+	r.window, _ = r.st.concurrency(def, remaining) // validated by Plan
+	total := len(r.f.entries)
+	r.budget = min(r.st.maxFailures.Of(total), total)
+	inFlight := 0
+	for gi, g := range r.f.groups {
+		c := r.out[gi].counts
+		r.failures += c.Failed + c.TimedOut
+		if !g.mandatory {
+			r.out[gi].reached = true
+			inFlight += c.Progressing + c.Failed + c.Soaking
+		}
+	}
+	if r.failures > r.budget {
+		r.breach = true
+		return
+	}
+	var runs cursors
+	for gi, g := range r.f.groups {
+		if g.mandatory || r.out[gi].counts.ToApply == 0 || !r.admit(gi) {
+			continue
+		}
+		if c := r.nextUntouched(gi, g.start); c.pos < g.end {
+			runs = append(runs, c)
+		}
+	}
+	heap.Init(&runs)
+	for free := r.window - inFlight; free > 0 && len(runs) > 0; free-- {
+		c := &runs[0]
+		r.f.entries[c.pos].listed = true
+		r.out[c.group].started++
+		if next := r.nextUntouched(c.group, c.pos+1); next.pos < r.f.groups[c.group].end {
+			*c = next
+			heap.Fix(&runs, 0)
+		} else {
+			heap.Pop(&runs)
+		}
+	}
+}
+
+// nextUntouched returns a cursor at the first untouched entry of group gi
+// at or after pos (at the group's end if there is none).
+func (r *run) nextUntouched(gi, pos int) cursor {
+	end := r.f.groups[gi].end
+	for pos < end && r.f.entries[pos].state != untouched {
+		pos++
+	}
+	c := cursor{group: gi, pos: pos}
+	if pos < end {
+		c.name = r.f.entries[pos].name
+	}
+	return c
+}
+
+// cursor walks one group's untouched clusters in name order.
+type cursor struct {
+	name  string
+	group int
+	pos   int
+}
+
+// cursors is a min-heap of cursors by cluster name: merging the groups'
+// sorted runs gives every untouched cluster in name order without sorting
+// them all.
+type cursors []cursor
+
+func (h cursors) Len() int           { return len(h) }
+func (h cursors) Less(i, j int) bool { return h[i].name < h[j].name }
+func (h cursors) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *cursors) Push(x any)        { *h = append(*h, x.(cursor)) }
+func (h *cursors) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
