@@ -235,6 +235,8 @@ func (r *run) clusterStatus(e *entry) ClusterStatus {
 	switch e.state {
 	case untouched:
 		cs.Status = ToApply
+	case progressing: // also an unknown input value, evaluated as Progressing
+		cs.Status = Progressing
 	case failing:
 		cs.Status = Failed
 	case soaking:
