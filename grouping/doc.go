@@ -1,0 +1,47 @@
+// Package grouping divides selected clusters into the decision groups of an
+// OCM Placement's spec.decisionStrategy.groupStrategy, the way the placement
+// controller does.
+//
+// # Rules
+//
+// [Divide] applies a GroupStrategy to a list of [Cluster] values (name,
+// labels, cluster claims):
+//
+//   - The group length L is clustersPerDecisionGroup: an integer as is, or
+//     "N%" of the clusters, rounded up in exact integer arithmetic. L <= 0,
+//     L larger than the number of clusters, or an unset value mean "all
+//     clusters in one group".
+//   - The decisionGroups entries are taken in spec order; each takes the
+//     clusters that its groupClusterSelector matches (label selector AND
+//     claim selector) and that no earlier entry took: first match wins.
+//   - The clusters of an entry are sorted by name (byte order) and cut into
+//     chunks of L; every chunk is a group with the entry's name.
+//   - An entry that matches no cluster makes no group, so the indices of
+//     the later groups shift down.
+//   - Clusters that match no entry are not dropped: sorted and cut the same
+//     way, they form groups with the empty name after the named ones.
+//   - Groups are indexed 0, 1, 2, ... in that order. With no cluster at all,
+//     there is exactly one group: index 0, empty name, no clusters.
+//
+// # Compiling once
+//
+// [Compile] validates a GroupStrategy and compiles its selectors into a
+// [Strategy] that can divide many cluster lists; [Divide] is Compile
+// followed by [Strategy.Divide]. [NewSelector] compiles one label and claim
+// selector pair into a [Selector]; the placement package uses it for
+// spec.predicates so that both packages match clusters the same way.
+//
+// # Errors
+//
+// Every function reports all the problems it finds at once, as an
+// errors.Join of one error per problem; [Problems] splits them again. A
+// problem with a field of the GroupStrategy is (or wraps) a *[FieldError]
+// that names the field, quotes the value and says what was expected:
+//
+//	decisionStrategy.groupStrategy.clustersPerDecisionGroup "7x": want an integer or a percentage 0%-100%
+//
+// A selector requirement that does not compile is a *[SelectorError],
+// which wraps both the *FieldError and the error from k8s.io/apimachinery:
+//
+//	decisionStrategy.groupStrategy.decisionGroups[1] ("stg").groupClusterSelector.labelSelector.matchExpressions[0] "{key: environment, operator: Equals, values: [stg]}": want a valid label selector requirement: "Equals" is not a valid label selector operator
+package grouping

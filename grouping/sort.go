@@ -1,0 +1,44 @@
+package grouping
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// sortClusters returns clusters sorted by name, checking that every name is
+// set and given once. Input already in strictly ascending order (as the
+// placement package passes it) is returned as is; anything else is copied
+// before sorting, so that the caller's slice is never reordered.
+func sortClusters(clusters []Cluster) ([]Cluster, []error) {
+	var errs []error
+	for i := range clusters {
+		if clusters[i].Name == "" {
+			errs = append(errs, fmt.Errorf("clusters[%d]: empty cluster name: want a cluster name", i))
+		}
+	}
+	if isStrictlySorted(clusters) {
+		return clusters, errs
+	}
+	sorted := slices.Clone(clusters)
+	slices.SortFunc(sorted, compareClusters)
+	for i := 1; i < len(sorted); i++ {
+		name := sorted[i].Name
+		// Report each duplicated name once, however often it repeats.
+		if name != "" && name == sorted[i-1].Name && (i < 2 || sorted[i-2].Name != name) {
+			errs = append(errs, fmt.Errorf("duplicate cluster name %q: want each cluster once", name))
+		}
+	}
+	return sorted, errs
+}
+
+func compareClusters(a, b Cluster) int { return strings.Compare(a.Name, b.Name) }
+
+func isStrictlySorted(clusters []Cluster) bool {
+	for i := 1; i < len(clusters); i++ {
+		if clusters[i-1].Name >= clusters[i].Name {
+			return false
+		}
+	}
+	return true
+}

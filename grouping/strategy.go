@@ -1,0 +1,174 @@
+package grouping
+
+import (
+	"errors"
+	"fmt"
+
+	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
+
+	"github.com/rolloutkit/rolloutkit/internal/field"
+)
+
+// Field paths of the GroupStrategy, relative to a Placement's spec, as they
+// appear in errors.
+const (
+	lengthField         = "decisionStrategy.groupStrategy.clustersPerDecisionGroup"
+	decisionGroupsField = "decisionStrategy.groupStrategy.decisionGroups"
+)
+
+// Strategy is a compiled GroupStrategy: its group length and its
+// decisionGroups entries with their selectors. Build it with [Compile]; it
+// is read-only and safe for concurrent use.
+type Strategy struct {
+	length  field.Portion
+	entries []entry
+}
+
+type entry struct {
+	name     string
+	selector Selector
+}
+
+// Compile validates a GroupStrategy and compiles its selectors once. The
+// error lists every problem: a clustersPerDecisionGroup that is neither an
+// integer nor "N%" with 0 <= N <= 100, and each selector requirement that
+// does not compile, naming the entry by index and name.
+func Compile(gs clusterv1beta1.GroupStrategy) (*Strategy, error) {
+	s, errs := compile(gs)
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return s, nil
+}
+
+func compile(gs clusterv1beta1.GroupStrategy) (*Strategy, []error) {
+	var errs []error
+	// The zero IntOrString (the field unset in Go) is the integer 0, which
+	// means "all clusters".
+	length, err := field.ParsePortion(lengthField, gs.ClustersPerDecisionGroup, true)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	s := &Strategy{length: length, entries: make([]entry, 0, len(gs.DecisionGroups))}
+	for i, dg := range gs.DecisionGroups {
+		path := fmt.Sprintf("%s[%d] (%q).groupClusterSelector", decisionGroupsField, i, dg.GroupName)
+		sel, err := NewSelector(path, dg.ClusterSelector.LabelSelector, dg.ClusterSelector.ClaimSelector)
+		if err != nil {
+			errs = append(errs, Problems(err)...)
+			continue
+		}
+		s.entries = append(s.entries, entry{name: dg.GroupName, selector: sel})
+	}
+	return s, errs
+}
+
+// Length returns the group length L for total clusters: the parsed
+// clustersPerDecisionGroup, or total when that is <= 0 or above total.
+func (s *Strategy) Length(total int) int {
+	l := s.length.Of(total)
+	if l <= 0 || l > total {
+		return total
+	}
+	return l
+}
+
+// Division is what [Strategy.Divide] found: the groups, and for each group
+// the decisionGroups entry it came from.
+type Division struct {
+	// Groups are the decision groups in index order.
+	Groups []Group
+	// Origins[i] is the index in spec.decisionStrategy.groupStrategy.decisionGroups
+	// of the entry whose selector made Groups[i], or -1 for a group of
+	// clusters that matched no entry (and for the single empty group made
+	// when there is no cluster).
+	Origins []int
+	// Length is the group length L the clusters were cut by.
+	Length int
+}
+
+// Divide divides clusters into decision groups (see the package
+// documentation for the rules). clusters is not modified and may be in any
+// order. An empty cluster name or a name given twice is an error.
+func (s *Strategy) Divide(clusters []Cluster) (Division, error) {
+	sorted, errs := sortClusters(clusters)
+	if len(errs) > 0 {
+		return Division{}, errors.Join(errs...)
+	}
+	return s.divideSorted(sorted), nil
+}
+
+// divideSorted assigns each cluster (sorted by name, names unique) to the
+// first entry that matches it, in one pass. Every bucket is then sorted
+// already, and all group cluster lists share one backing array.
+func (s *Strategy) divideSorted(sorted []Cluster) Division {
+	n := len(sorted)
+	unclassified := len(s.entries)
+	bucket := make([]int32, n)
+	counts := make([]int, len(s.entries)+1)
+	for i := range sorted {
+		b := unclassified
+		for j := range s.entries {
+			if s.entries[j].selector.Matches(sorted[i]) {
+				b = j
+				break
+			}
+		}
+		bucket[i] = int32(b)
+		counts[b]++
+	}
+
+	starts := make([]int, len(counts))
+	next := make([]int, len(counts))
+	pos := 0
+	for b, c := range counts {
+		starts[b], next[b] = pos, pos
+		pos += c
+	}
+	names := make([]string, n)
+	for i := range sorted {
+		b := bucket[i]
+		names[next[b]] = sorted[i].Name
+		next[b]++
+	}
+
+	length := s.Length(n)
+	d := Division{Length: length}
+	if length > 0 {
+		d.Groups = make([]Group, 0, n/length+len(counts))
+		d.Origins = make([]int, 0, cap(d.Groups))
+	}
+	for b, c := range counts {
+		name, origin := "", -1
+		if b < unclassified {
+			name, origin = s.entries[b].name, b
+		}
+		for lo := starts[b]; lo < starts[b]+c; lo += length {
+			hi := min(lo+length, starts[b]+c)
+			d.Groups = append(d.Groups, Group{
+				GroupKey: GroupKey{Name: name, Index: int32(len(d.Groups))},
+				// A full slice expression, so that appending to one group
+				// cannot overwrite the next.
+				Clusters: names[lo:hi:hi],
+			})
+			d.Origins = append(d.Origins, origin)
+		}
+	}
+	if len(d.Groups) == 0 {
+		d.Groups = []Group{{}}
+		d.Origins = []int{-1}
+	}
+	return d
+}
+
+// Divide divides clusters into the decision groups of gs: [Compile]
+// followed by [Strategy.Divide]. The error reports the problems of both the
+// strategy and the cluster list at once; no groups are returned with it.
+func Divide(gs clusterv1beta1.GroupStrategy, clusters []Cluster) ([]Group, error) {
+	s, errs := compile(gs)
+	sorted, cerrs := sortClusters(clusters)
+	errs = append(errs, cerrs...)
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return s.divideSorted(sorted).Groups, nil
+}
