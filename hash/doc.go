@@ -15,8 +15,9 @@
 //	{"spec":{"a":"<&>","b":1}}  22390ae2b41cf58f6b5174764e6b4e2e20b4be3d5b8ef9b6d213764a8a549b61
 //
 // A typed object hashes the same as its unstructured form ([Object] converts
-// it with runtime.DefaultUnstructuredConverter). A number hashes the same
-// whether it was decoded as int64 or float64, as long as it is exact.
+// it with runtime.DefaultUnstructuredConverter). An integer hashes the same
+// whether it was decoded as int64 or as float64 (as sigs.k8s.io/yaml does),
+// up to 2^53, where float64 stops being exact.
 //
 // # What the hash does and does not stage
 //
