@@ -1,0 +1,268 @@
+package addon
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
+
+	"github.com/rolloutkit/rolloutkit/internal/field"
+)
+
+// FieldError is the error type for a bad field of an input object; use
+// errors.As to get at the object, field, value and expectation.
+type FieldError = field.Error
+
+// Config is one configuration an add-on should run with: which config object
+// and the spec hash of its current spec.
+type Config struct {
+	// GroupResource is the config's API group and resource, e.g.
+	// proxy.open-cluster-management.io / managedproxyconfigurations.
+	GroupResource addonv1beta1.ConfigGroupResource
+	// Referent is the config object's namespace (empty when cluster-scoped)
+	// and name.
+	Referent addonv1beta1.ConfigReferent
+	// SpecHash is the config's spec hash as the SpecHashFunc reported it.
+	SpecHash string
+}
+
+// String names the config as kubectl does, resource.group "namespace/name":
+//
+//	managedproxyconfigurations.proxy.open-cluster-management.io "cluster-proxy"
+func (c Config) String() string {
+	return configName(c.GroupResource, c.Referent)
+}
+
+// SpecHashFunc returns the current spec hash of one config object, typically
+// hash.Spec of the object read from a cache or a map. It is called once for
+// every config of every add-on passed to [Desired] (once per distinct config
+// in [Evaluate]), so it should be cheap. An unknown config should be an
+// error; the error is returned wrapped, naming the config.
+type SpecHashFunc func(addonv1beta1.ConfigGroupResource, addonv1beta1.ConfigReferent) (string, error)
+
+// Desired returns the configs the add-on mca should run with, as OCM's add-on
+// manager computes them, each with its spec hash from specHash:
+//
+//  1. the ClusterManagementAddOn's spec.defaultConfigs (an entry whose name
+//     is empty or the reserved "__reserved_no_default__" declares a
+//     supported config without a default and contributes nothing);
+//  2. overridden by the configs of the install-strategy placement named
+//     placement;
+//  3. overridden by the ManagedClusterAddOn's spec.configs.
+//
+// Each level overrides whole group/resources: the first time a level names
+// a group/resource, every config the earlier levels gave for it is dropped,
+// and that level's configs of it are kept, in the order written, without
+// repeats of a namespace/name. Group/resources a level does not name are
+// kept. The result is ordered by group, then resource (OCM's order), then
+// the order within the level that set them. (OCM keeps the placement's
+// configs of one group/resource in a Go map, so their order there is random;
+// it matters to nothing this package computes.)
+//
+// A zero placement (no namespace, no name) stands for OCM's defaults node:
+// an add-on on a cluster that no install-strategy placement selects, or of
+// a ClusterManagementAddOn whose install strategy is Manual. A non-zero
+// placement must be listed in spec.installStrategy.placements, under an
+// install strategy of type Placements.
+//
+// A nil mca means no per-cluster overrides. The inputs are not modified.
+func Desired(cma *addonv1beta1.ClusterManagementAddOn, placement addonv1beta1.PlacementRef,
+	mca *addonv1beta1.ManagedClusterAddOn, specHash SpecHashFunc) ([]Config, error) {
+	if cma == nil {
+		return nil, errors.New("desired configs: nil ClusterManagementAddOn: want an object")
+	}
+	if specHash == nil {
+		return nil, fmt.Errorf("desired configs of %s: nil SpecHashFunc: want a spec hash lookup", cmaName(cma))
+	}
+	refs, err := placementRefs(cma, placement)
+	if err != nil {
+		return nil, err
+	}
+	if mca != nil {
+		refs = override(refs, mca.Spec.Configs)
+	}
+	return withHashes(refs, specHash, cmaName(cma))
+}
+
+// ref is a config without its hash yet.
+type ref struct {
+	gr       addonv1beta1.ConfigGroupResource
+	referent addonv1beta1.ConfigReferent
+}
+
+// placementRefs returns the configs of the defaults and the placement level,
+// sorted.
+func placementRefs(cma *addonv1beta1.ClusterManagementAddOn, placement addonv1beta1.PlacementRef) ([]ref, error) {
+	refs, err := defaults(cma)
+	if err != nil {
+		return nil, err
+	}
+	if placement == (addonv1beta1.PlacementRef{}) {
+		return refs, nil
+	}
+	strategy, err := findPlacement(cma, placement)
+	if err != nil {
+		return nil, err
+	}
+	return override(refs, strategy.Configs), nil
+}
+
+// defaults reads spec.defaultConfigs: at most one config per group/resource
+// (the CRD's list-map key), sorted.
+func defaults(cma *addonv1beta1.ClusterManagementAddOn) ([]ref, error) {
+	var (
+		refs []ref
+		errs []error
+	)
+	seen := make(map[addonv1beta1.ConfigGroupResource]int, len(cma.Spec.DefaultConfigs))
+	for i, c := range cma.Spec.DefaultConfigs {
+		if first, dup := seen[c.ConfigGroupResource]; dup {
+			errs = append(errs, &FieldError{
+				Object: cmaName(cma),
+				Field:  fmt.Sprintf("spec.defaultConfigs[%d]", i),
+				Value:  grName(c.ConfigGroupResource),
+				Want:   fmt.Sprintf("one entry per group and resource (spec.defaultConfigs[%d] has it)", first),
+			})
+			continue
+		}
+		seen[c.ConfigGroupResource] = i
+		if c.Name == "" || c.Name == addonv1beta1.ReservedNoDefaultConfigName {
+			continue // supported, no default
+		}
+		refs = append(refs, ref{gr: c.ConfigGroupResource, referent: c.ConfigReferent})
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	slices.SortStableFunc(refs, compareRefs)
+	return refs, nil
+}
+
+// findPlacement returns the install-strategy entry of placement.
+func findPlacement(cma *addonv1beta1.ClusterManagementAddOn, placement addonv1beta1.PlacementRef) (addonv1beta1.PlacementStrategy, error) {
+	strategy := cma.Spec.InstallStrategy
+	if strategy.Type == "" || strategy.Type == addonv1beta1.AddonInstallStrategyManual {
+		return addonv1beta1.PlacementStrategy{}, &FieldError{
+			Object: cmaName(cma),
+			Field:  "spec.installStrategy.type",
+			Value:  strategy.Type,
+			Want:   fmt.Sprintf("%q to roll out by placement %q (a Manual strategy uses no placement: pass a zero PlacementRef)", addonv1beta1.AddonInstallStrategyPlacements, placementName(placement)),
+		}
+	}
+	found := -1
+	listed := make([]string, 0, len(strategy.Placements))
+	for i, p := range strategy.Placements {
+		listed = append(listed, fmt.Sprintf("%q", placementName(p.PlacementRef)))
+		if p.PlacementRef != placement {
+			continue
+		}
+		if found >= 0 {
+			return addonv1beta1.PlacementStrategy{}, &FieldError{
+				Object: cmaName(cma),
+				Field:  fmt.Sprintf("spec.installStrategy.placements[%d]", i),
+				Value:  placementName(placement),
+				Want:   fmt.Sprintf("each placement listed once (spec.installStrategy.placements[%d] has it)", found),
+			}
+		}
+		found = i
+	}
+	if found < 0 {
+		want := "a placement listed there (none is)"
+		if len(listed) > 0 {
+			want = "one of the listed placements: " + strings.Join(listed, ", ")
+		}
+		return addonv1beta1.PlacementStrategy{}, &FieldError{
+			Object: cmaName(cma),
+			Field:  "spec.installStrategy.placements",
+			Value:  placementName(placement),
+			Want:   want,
+		}
+	}
+	return strategy.Placements[found], nil
+}
+
+// override applies one level of configs to refs (sorted) and returns a new,
+// sorted slice; refs is not modified. See Desired for the rule.
+func override(refs []ref, level []addonv1beta1.AddOnConfig) []ref {
+	if len(level) == 0 {
+		return refs
+	}
+	named := make(map[addonv1beta1.ConfigGroupResource]bool, len(level))
+	seen := make(map[ref]bool, len(level))
+	var added []ref
+	for _, c := range level {
+		r := ref{gr: c.ConfigGroupResource, referent: c.ConfigReferent}
+		named[r.gr] = true
+		if seen[r] {
+			continue
+		}
+		seen[r] = true
+		added = append(added, r)
+	}
+	out := make([]ref, 0, len(refs)+len(added))
+	for _, r := range refs {
+		if !named[r.gr] {
+			out = append(out, r)
+		}
+	}
+	out = append(out, added...)
+	// Stable: within a group/resource the level's order is kept.
+	slices.SortStableFunc(out, compareRefs)
+	return out
+}
+
+func compareRefs(a, b ref) int {
+	return cmp.Or(cmp.Compare(a.gr.Group, b.gr.Group), cmp.Compare(a.gr.Resource, b.gr.Resource))
+}
+
+// withHashes looks up the hash of every ref; all lookup errors are returned
+// together.
+func withHashes(refs []ref, specHash SpecHashFunc, owner string) ([]Config, error) {
+	out := make([]Config, 0, len(refs))
+	var errs []error
+	for _, r := range refs {
+		h, err := specHash(r.gr, r.referent)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: spec hash of %s: %w", owner, configName(r.gr, r.referent), err))
+			continue
+		}
+		out = append(out, Config{GroupResource: r.gr, Referent: r.referent, SpecHash: h})
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return out, nil
+}
+
+func grName(gr addonv1beta1.ConfigGroupResource) string {
+	if gr.Group == "" {
+		return gr.Resource
+	}
+	return gr.Resource + "." + gr.Group
+}
+
+func referentName(r addonv1beta1.ConfigReferent) string {
+	if r.Namespace == "" {
+		return r.Name
+	}
+	return r.Namespace + "/" + r.Name
+}
+
+func configName(gr addonv1beta1.ConfigGroupResource, r addonv1beta1.ConfigReferent) string {
+	return fmt.Sprintf("%s %q", grName(gr), referentName(r))
+}
+
+func placementName(p addonv1beta1.PlacementRef) string {
+	return p.Namespace + "/" + p.Name
+}
+
+func cmaName(cma *addonv1beta1.ClusterManagementAddOn) string {
+	return fmt.Sprintf("clustermanagementaddon %q", cma.Name)
+}
+
+func mcaName(mca *addonv1beta1.ManagedClusterAddOn) string {
+	return fmt.Sprintf("managedclusteraddon %q", mca.Namespace+"/"+mca.Name)
+}
