@@ -1,0 +1,135 @@
+package placement
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+
+	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
+
+	"github.com/rolloutkit/rolloutkit/grouping"
+	"github.com/rolloutkit/rolloutkit/internal/field"
+)
+
+// config is a Placement's spec, parsed once: the compiled predicates, the
+// number of clusters and the group strategy, or the problems found.
+type config struct {
+	predicates []grouping.Selector
+	// number is spec.numberOfClusters; -1 when unset.
+	number   int
+	strategy *grouping.Strategy
+
+	// Problems, each in spec order; not yet placed in the Placement.
+	numberErrs, predicateErrs, strategyErrs []error
+}
+
+func parseConfig(spec *clusterv1beta1.PlacementSpec) config {
+	c := config{number: -1}
+	if n := spec.NumberOfClusters; n != nil {
+		if *n < 0 {
+			c.numberErrs = append(c.numberErrs, &field.Error{
+				Field: "numberOfClusters", Value: strconv.Itoa(int(*n)), Want: "a non-negative integer",
+			})
+		} else {
+			c.number = int(*n)
+		}
+	}
+	c.predicates = make([]grouping.Selector, 0, len(spec.Predicates))
+	for i, pr := range spec.Predicates {
+		path := fmt.Sprintf("predicates[%d].requiredClusterSelector", i)
+		sel, err := grouping.NewSelector(path, pr.RequiredClusterSelector.LabelSelector, pr.RequiredClusterSelector.ClaimSelector)
+		if err != nil {
+			c.predicateErrs = append(c.predicateErrs, grouping.Problems(err)...)
+			continue
+		}
+		c.predicates = append(c.predicates, sel)
+	}
+	s, err := grouping.Compile(spec.DecisionStrategy.GroupStrategy)
+	c.strategy = s
+	c.strategyErrs = grouping.Problems(err)
+	return c
+}
+
+// misconfigured reports whether any field of the spec is unusable.
+func (c *config) misconfigured() bool {
+	return len(c.numberErrs)+len(c.predicateErrs)+len(c.strategyErrs) > 0
+}
+
+// selects reports whether any predicate matches cl: predicates are ORed,
+// and no predicate at all selects every cluster.
+func (c *config) selects(cl grouping.Cluster) bool {
+	if len(c.predicates) == 0 {
+		return true
+	}
+	for i := range c.predicates {
+		if c.predicates[i].Matches(cl) {
+			return true
+		}
+	}
+	return false
+}
+
+// err joins every problem, each naming the Placement, in spec order.
+func (c *config) err(obj string) error {
+	var errs []error
+	for _, list := range [][]error{c.numberErrs, c.predicateErrs, c.strategyErrs} {
+		for _, e := range list {
+			errs = append(errs, inObject(obj, e))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// ocmMessage is the PlacementMisconfigured message OCM's scheduling
+// controller would write: "<plugin>:<message>" for the problem it meets
+// first. It stops at the first problem, and a decision strategy problem
+// (found after scheduling, with no plugin name) overrides a predicate one
+// (found by the "Predicate" plugin).
+func (c *config) ocmMessage() string {
+	switch {
+	case len(c.strategyErrs) > 0:
+		return ":" + ocmText(c.strategyErrs[0])
+	case len(c.predicateErrs) > 0:
+		return "Predicate:" + ocmText(c.predicateErrs[0])
+	case len(c.numberErrs) > 0:
+		// OCM does not check numberOfClusters (a negative one makes its
+		// controller panic); say what is wrong in our own words.
+		return c.numberErrs[0].Error()
+	}
+	return ""
+}
+
+// ocmText is OCM's text for one problem: apimachinery's error for a
+// selector, calculateLength's for clustersPerDecisionGroup.
+func ocmText(problem error) string {
+	var se *grouping.SelectorError
+	if errors.As(problem, &se) {
+		return se.Cause.Error()
+	}
+	var fe *field.Error
+	if errors.As(problem, &fe) {
+		return fe.Value + " invalid type: string is not a percentage"
+	}
+	return problem.Error()
+}
+
+// inObject names obj as the object holding the field of problem.
+func inObject(obj string, problem error) error {
+	switch e := problem.(type) {
+	case *grouping.SelectorError:
+		return e.In(obj)
+	case *field.Error:
+		return e.In(obj)
+	default:
+		return fmt.Errorf("%s: %w", obj, problem)
+	}
+}
+
+// objectName formats `kind "namespace/name"` (or `kind "name"` with no
+// namespace) as errors name objects.
+func objectName(kind, namespace, name string) string {
+	if namespace == "" {
+		return fmt.Sprintf("%s %q", kind, name)
+	}
+	return fmt.Sprintf("%s %q", kind, namespace+"/"+name)
+}

@@ -1,0 +1,70 @@
+package placement
+
+import (
+	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
+
+	"github.com/rolloutkit/rolloutkit/grouping"
+	"github.com/rolloutkit/rolloutkit/internal/field"
+)
+
+// FieldError is one problem with one field of user input: it names the
+// object and the field, quotes the value and says what was expected.
+// Callers find it with errors.As. It is the same type as
+// grouping.FieldError.
+type FieldError = field.Error
+
+// Result is what the placement controller would write for a Placement: the
+// selected clusters, their decision groups, the PlacementDecisions and the
+// Placement's status, plus warnings about traps in the configuration.
+type Result struct {
+	// Clusters are the names of the selected clusters, sorted in byte order.
+	Clusters []string
+	// Groups are the decision groups in index order.
+	Groups []grouping.Group
+	// Decisions are the PlacementDecisions, named <placement>-decision-N
+	// with N counting from 1 across the groups in index order.
+	Decisions []*clusterv1beta1.PlacementDecision
+	// Status is the Placement's new status.
+	Status clusterv1beta1.PlacementStatus
+	// Warnings name what in the configuration is likely to surprise a user,
+	// in a deterministic order. OCM has no counterpart.
+	Warnings []Warning
+}
+
+// WarningKind classifies a [Warning]. Its values are stable and meant for
+// machines: filter or count on them, show the Message to people.
+type WarningKind string
+
+// The kinds of warnings Schedule gives.
+const (
+	// UnnamedGroup: selected clusters matched no decisionGroups entry and
+	// fall into unnamed groups, rolled out after the named ones.
+	UnnamedGroup WarningKind = "UnnamedGroup"
+	// EmptyNamedGroup: a decisionGroups entry matched no cluster, makes no
+	// group, and the later groups' indices shift down.
+	EmptyNamedGroup WarningKind = "EmptyNamedGroup"
+	// SplitGroup: clustersPerDecisionGroup cuts one decisionGroups entry
+	// into several groups with the same name and consecutive indices.
+	SplitGroup WarningKind = "SplitGroup"
+	// NumberOfClusters: spec.numberOfClusters chose among the selected
+	// clusters by name, where OCM ranks them by prioritizer scores; or it
+	// asks for more clusters than were selected.
+	NumberOfClusters WarningKind = "NumberOfClusters"
+	// Unsupported: the Placement uses a feature that rolloutkit does not
+	// evaluate (CEL selectors, cluster sets), so the selection may differ
+	// from OCM's.
+	Unsupported WarningKind = "Unsupported"
+)
+
+// String returns the kind's value.
+func (k WarningKind) String() string { return string(k) }
+
+// Warning is one thing in a Placement's configuration that is valid but
+// likely to surprise: its kind and a message for people.
+type Warning struct {
+	Kind    WarningKind
+	Message string
+}
+
+// String formats the warning as "Kind: message".
+func (w Warning) String() string { return string(w.Kind) + ": " + w.Message }
