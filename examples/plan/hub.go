@@ -1,0 +1,152 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
+	"sigs.k8s.io/yaml"
+)
+
+// hub is what the YAML said about the hub: the objects of the kinds the
+// planner uses. Other kinds are counted and ignored.
+type hub struct {
+	clusters   []*clusterv1.ManagedCluster
+	placements []*clusterv1beta1.Placement
+	decisions  []*clusterv1beta1.PlacementDecision
+	cmas       []*addonv1beta1.ClusterManagementAddOn
+	mcas       []*addonv1beta1.ManagedClusterAddOn
+	// others are objects of every other kind, kept so that config objects
+	// (e.g. a ManagedProxyConfiguration) can be hashed.
+	others  []*unstructured.Unstructured
+	ignored map[string]int // kind -> count
+}
+
+// readHub reads multi-document YAML (or JSON), with `kind: List` documents
+// expanded, as `kubectl get ... -o yaml` prints it. It refuses input over
+// limit bytes before parsing any of it.
+func readHub(r io.Reader, limit int64) (*hub, error) {
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading input: %w", err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("input is larger than the limit of %d bytes (see -max-bytes)", limit)
+	}
+	h := &hub{ignored: map[string]int{}}
+	yr := utilyaml.NewYAMLReader(bufio.NewReaderSize(bytes.NewReader(data), 64*1024))
+	for n := 1; ; n++ {
+		doc, err := yr.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("document %d: %w", n, err)
+		}
+		if len(bytes.TrimSpace(doc)) == 0 {
+			continue
+		}
+		js, err := yaml.YAMLToJSON(doc)
+		if err != nil {
+			return nil, fmt.Errorf("document %d: not valid YAML: %w", n, err)
+		}
+		if err := h.add(js, fmt.Sprintf("document %d", n)); err != nil {
+			return nil, err
+		}
+	}
+	h.sort()
+	return h, nil
+}
+
+// add decodes one JSON object, or the items of a List, into the hub.
+func (h *hub) add(js []byte, where string) error {
+	if bytes.Equal(bytes.TrimSpace(js), []byte("null")) {
+		return nil
+	}
+	var tm metav1.TypeMeta
+	if err := json.Unmarshal(js, &tm); err != nil {
+		return fmt.Errorf("%s: want a Kubernetes object with apiVersion and kind: %w", where, err)
+	}
+	if tm.Kind == "List" || (len(tm.Kind) > 4 && strings.HasSuffix(tm.Kind, "List")) {
+		var list struct {
+			Items []json.RawMessage `json:"items"`
+		}
+		if err := json.Unmarshal(js, &list); err != nil {
+			return fmt.Errorf("%s: %s: items: %w", where, tm.Kind, err)
+		}
+		for i, it := range list.Items {
+			if err := h.add(it, fmt.Sprintf("%s, items[%d]", where, i)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var err error
+	switch tm.Kind {
+	case "ManagedCluster":
+		err = decodeInto(js, &h.clusters)
+	case "Placement":
+		err = decodeInto(js, &h.placements)
+	case "PlacementDecision":
+		err = decodeInto(js, &h.decisions)
+	case "ClusterManagementAddOn":
+		err = decodeInto(js, &h.cmas)
+	case "ManagedClusterAddOn":
+		err = decodeInto(js, &h.mcas)
+	case "":
+		return fmt.Errorf("%s: no kind: want a Kubernetes object such as a ManagedCluster or a Placement", where)
+	default:
+		obj := &unstructured.Unstructured{}
+		if err := obj.UnmarshalJSON(js); err != nil {
+			return fmt.Errorf("%s: %s: %w", where, tm.Kind, err)
+		}
+		h.others = append(h.others, obj)
+		h.ignored[tm.Kind]++
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %s: %w", where, tm.Kind, err)
+	}
+	return nil
+}
+
+func decodeInto[T any](js []byte, into *[]*T) error {
+	obj := new(T)
+	if err := json.Unmarshal(js, obj); err != nil {
+		return err
+	}
+	*into = append(*into, obj)
+	return nil
+}
+
+// sort orders every list by namespace and name, so that output does not
+// depend on the order of the input.
+func (h *hub) sort() {
+	sortObjects(h.clusters, func(o *clusterv1.ManagedCluster) metav1.Object { return o })
+	sortObjects(h.placements, func(o *clusterv1beta1.Placement) metav1.Object { return o })
+	sortObjects(h.decisions, func(o *clusterv1beta1.PlacementDecision) metav1.Object { return o })
+	sortObjects(h.cmas, func(o *addonv1beta1.ClusterManagementAddOn) metav1.Object { return o })
+	sortObjects(h.mcas, func(o *addonv1beta1.ManagedClusterAddOn) metav1.Object { return o })
+	sortObjects(h.others, func(o *unstructured.Unstructured) metav1.Object { return o })
+}
+
+func sortObjects[T any](s []T, meta func(T) metav1.Object) {
+	sort.SliceStable(s, func(i, j int) bool {
+		a, b := meta(s[i]), meta(s[j])
+		if a.GetNamespace() != b.GetNamespace() {
+			return a.GetNamespace() < b.GetNamespace()
+		}
+		return a.GetName() < b.GetName()
+	})
+}

@@ -1,0 +1,230 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rolloutkit/rolloutkit/internal/seed"
+)
+
+const hubFile = "testdata/hub.yaml"
+
+func runPlan(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(args, strings.NewReader(stdin), &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// seedHub is the seed's own manifests as one multi-document stream, with no
+// PlacementDecisions, so plan schedules the Placement itself.
+func seedHub(t *testing.T) string {
+	t.Helper()
+	var b strings.Builder
+	for _, f := range []string{seed.ManagedClustersFile, seed.PlacementFile, seed.ClusterManagementAddOnFile, seed.ManagedProxyConfigurationFile} {
+		data, err := seed.Raw(f)
+		require.NoError(t, err)
+		b.WriteString("---\n")
+		b.Write(data)
+	}
+	return b.String()
+}
+
+func TestPlanText(t *testing.T) {
+	t.Parallel()
+	code, out, errOut := runPlan(t, "", "-f", hubFile, "-now", "2026-11-30T12:10:00Z")
+	require.Equal(t, 0, code, errOut)
+	for _, want := range []string{
+		`add-on "cluster-proxy" at 2026-11-30T12:10:00Z`,
+		`groups from 3 PlacementDecisions`,
+		`0      dev    Complete  "dev-cluster"   complete: 1 succeeded`,
+		`1      stg    Active    "stg-cluster"   rolling out: 1 progressing; "stg-cluster" progressing, deadline 12:21:00 (11m0s left)`,
+		`2      prod   Waiting   "prod-cluster"  waiting for group "stg": "stg-cluster" progressing, deadline 12:21:00 (11m0s left)`,
+		`progression: selected clusters 3. configured addons 2/3 progressing..., 0 failed 0 timeout.`,
+		`next clusters to update: "stg-cluster"`,
+		`look again in: 11m0s`,
+	} {
+		assert.Contains(t, out, want)
+	}
+}
+
+func TestPlanJSON(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile(hubFile)
+	require.NoError(t, err)
+	// After the deadline stg-cluster has timed out and, with maxFailures 0,
+	// the rollout halts before prod.
+	code, out, errOut := runPlan(t, string(data), "-f", "-", "-o", "json", "-now", "2026-11-30T12:30:00Z")
+	require.Equal(t, 0, code, errOut)
+	var got struct {
+		Addon      string `json:"addon"`
+		Placements []struct {
+			Groups []struct {
+				Index    int      `json:"index"`
+				Name     string   `json:"name"`
+				Clusters []string `json:"clusters"`
+				Phase    string   `json:"phase"`
+				Reason   string   `json:"reason"`
+			} `json:"groups"`
+		} `json:"placements"`
+		Next         []string `json:"next"`
+		TimedOut     []string `json:"timedOut"`
+		Removed      []string `json:"removed"`
+		Breach       bool     `json:"breach"`
+		RecheckAfter float64  `json:"recheckAfter"`
+		Warnings     []string `json:"warnings"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	assert.Equal(t, "cluster-proxy", got.Addon)
+	require.Len(t, got.Placements, 1)
+	require.Len(t, got.Placements[0].Groups, 3)
+	stg := got.Placements[0].Groups[1]
+	assert.Equal(t, 1, stg.Index)
+	assert.Equal(t, []string{"stg-cluster"}, stg.Clusters)
+	assert.Equal(t, "Breached", stg.Phase)
+	assert.Equal(t, `halted: 1 failed or timed out, maxFailures allows 0 in this group: "stg-cluster" timed out at 12:21:00`, stg.Reason)
+	assert.Equal(t, "Waiting", got.Placements[0].Groups[2].Phase)
+	assert.Empty(t, got.Next)
+	assert.Equal(t, []string{"stg-cluster"}, got.TimedOut)
+	assert.Empty(t, got.Removed)
+	assert.True(t, got.Breach)
+	assert.Zero(t, got.RecheckAfter)
+	assert.NotNil(t, got.Warnings)
+}
+
+func TestPlanSchedulesWithoutDecisions(t *testing.T) {
+	t.Parallel()
+	// The seed's own manifests: no PlacementDecisions and no add-ons yet, so
+	// the Placement is scheduled and dev starts.
+	code, out, errOut := runPlan(t, seedHub(t), "-f", "-", "-now", "2026-11-30T12:00:00Z")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "scheduled from the Placement and 3 ManagedClusters")
+	assert.Contains(t, out, `next clusters to update: "dev-cluster"`)
+	assert.Contains(t, out, `waiting for group "dev": "dev-cluster" starting now`)
+}
+
+func TestPlanErrors(t *testing.T) {
+	t.Parallel()
+	hub, err := os.ReadFile(hubFile)
+	require.NoError(t, err)
+	tests := []struct {
+		name  string
+		stdin string
+		args  []string
+		code  int
+		want  string
+	}{
+		{"no -f", "", nil, 2, "-f is required"},
+		{"bad -o", "", []string{"-f", "-", "-o", "xml"}, 2, `-o "xml": want text or json`},
+		{"bad -now", "", []string{"-f", "-", "-now", "noon"}, 2, `-now "noon": want an RFC 3339 time`},
+		{"missing file", "", []string{"-f", "testdata/nope.yaml"}, 1, "nope.yaml"},
+		{"bad yaml", "kind: [", []string{"-f", "-"}, 1, "document 1: not valid YAML"},
+		{"no kind", "apiVersion: v1\nmetadata: {}\n", []string{"-f", "-"}, 1, "document 1: no kind"},
+		{"no addon", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n", []string{"-f", "-"}, 1, "no ClusterManagementAddOn in the input"},
+		{"unknown addon", string(hub), []string{"-f", "-", "-addon", "nope"}, 1, `clustermanagementaddon "nope" is not in the input (found "cluster-proxy")`},
+		{"missing placement", onlyKinds(t, string(hub), "ClusterManagementAddOn", "ManagedClusterAddOn"), []string{"-f", "-"}, 1,
+			`placement "open-cluster-management/cluster-proxy-placement" (clustermanagementaddon "cluster-proxy" spec.installStrategy.placements[0]): neither the Placement nor its PlacementDecisions are in the input`},
+		{"bad decision label", strings.Replace(string(hub), `decision-group-index: "1"`, `decision-group-index: "one"`, 1), []string{"-f", "-"}, 1,
+			`"one"`},
+		{"too big", strings.Repeat("#", 2048), []string{"-f", "-", "-max-bytes", "1024"}, 1, "larger than the limit of 1024 bytes"},
+		{"wrong type in a field", "apiVersion: cluster.open-cluster-management.io/v1\nkind: ManagedCluster\nmetadata: {name: [1]}\n", []string{"-f", "-"}, 1, "document 1: ManagedCluster"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			code, _, errOut := runPlan(t, tt.stdin, tt.args...)
+			assert.Equal(t, tt.code, code, errOut)
+			assert.Contains(t, errOut, tt.want)
+		})
+	}
+}
+
+func TestPlanHelp(t *testing.T) {
+	t.Parallel()
+	code, _, errOut := runPlan(t, "", "-h")
+	assert.Equal(t, 0, code)
+	assert.Contains(t, errOut, "usage: plan -f FILE")
+}
+
+// onlyKinds keeps the List items of the given kinds.
+func onlyKinds(t *testing.T, list string, kinds ...string) string {
+	t.Helper()
+	h, err := readHub(strings.NewReader(list), 1<<30)
+	require.NoError(t, err)
+	var b strings.Builder
+	for _, k := range kinds {
+		switch k {
+		case "ClusterManagementAddOn":
+			for _, o := range h.cmas {
+				writeDoc(t, &b, k, o)
+			}
+		case "ManagedClusterAddOn":
+			for _, o := range h.mcas {
+				writeDoc(t, &b, k, o)
+			}
+		}
+	}
+	return b.String()
+}
+
+func writeDoc(t *testing.T, b *strings.Builder, kind string, o any) {
+	t.Helper()
+	js, err := json.Marshal(o)
+	require.NoError(t, err)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(js, &m))
+	m["kind"] = kind
+	js, err = json.Marshal(m)
+	require.NoError(t, err)
+	fmt.Fprintf(b, "---\n%s\n", js)
+}
+
+func TestHostileYAML(t *testing.T) {
+	t.Parallel()
+	// Billion laughs: each level multiplies the previous by ten.
+	var laughs strings.Builder
+	laughs.WriteString("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: lol}\ndata:\n  a0: &a0 [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n")
+	for i := 1; i <= 9; i++ {
+		fmt.Fprintf(&laughs, "  a%d: &a%d [", i, i)
+		for j := 0; j < 10; j++ {
+			if j > 0 {
+				laughs.WriteString(",")
+			}
+			fmt.Fprintf(&laughs, "*a%d", i-1)
+		}
+		laughs.WriteString("]\n")
+	}
+	deep := strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000)
+	tests := []struct {
+		name, input, want string
+	}{
+		{"billion laughs", laughs.String(), "excessive aliasing"},
+		{"deeply nested", "apiVersion: v1\nkind: ConfigMap\ndata: " + deep + "\n", "exceeded max depth"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			code, _, errOut := runPlan(t, tt.input, "-f", "-")
+			assert.Equal(t, 1, code)
+			assert.Contains(t, errOut, tt.want)
+		})
+	}
+}
+
+func TestReadHubIgnoresOtherKindsAndOrder(t *testing.T) {
+	t.Parallel()
+	input := seedHub(t) + "---\napiVersion: v1\nkind: Namespace\nmetadata: {name: x}\n---\n"
+	h, err := readHub(strings.NewReader(input), 1<<20)
+	require.NoError(t, err)
+	assert.Len(t, h.clusters, 3)
+	assert.Equal(t, "dev-cluster", h.clusters[0].Name, "sorted by name")
+	assert.Equal(t, "prod-cluster", h.clusters[1].Name)
+	assert.Equal(t, map[string]int{"ManagedProxyConfiguration": 1, "Namespace": 1}, h.ignored)
+}
