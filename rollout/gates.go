@@ -3,6 +3,7 @@ package rollout
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -73,7 +74,7 @@ func Window(loc *time.Location, days []time.Weekday, start, end time.Duration) (
 	var on [7]bool
 	for _, d := range days {
 		if d < time.Sunday || d > time.Saturday {
-			errs = append(errs, &FieldError{Field: "window days", Value: d.String(), Want: "a weekday from Sunday (0) to Saturday (6)"})
+			errs = append(errs, &FieldError{Field: "window days", Value: strconv.Itoa(int(d)), Want: "a weekday from Sunday (0) to Saturday (6)"})
 			continue
 		}
 		on[d] = true
