@@ -103,43 +103,78 @@ type window struct {
 	start, end time.Duration
 }
 
-// at is the wall-clock time d after midnight on the date of day, in w.loc.
-func (w *window) at(day time.Time, d time.Duration) time.Time {
-	y, m, dd := day.Date()
-	return time.Date(y, m, dd, int(d/time.Hour), int(d%time.Hour/time.Minute),
-		int(d%time.Minute/time.Second), int(d%time.Second), w.loc)
+// admit admits while the wall clock in w.loc is inside the window. Its
+// RecheckAfter is the exact time until that changes: until the window next
+// opens when it holds, until it closes when it admits.
+func (w *window) admit(_ grouping.GroupKey, now time.Time) Admission {
+	in := w.inside(now)
+	var after time.Duration
+	change := w.nextChange(now, in)
+	if !change.IsZero() {
+		after = change.Sub(now)
+	}
+	if in {
+		return Admission{Admitted: true, RecheckAfter: after}
+	}
+	reason := fmt.Sprintf("outside the time window %s", w)
+	if !change.IsZero() {
+		reason += "; it opens " + change.In(w.loc).Format("Mon 2006-01-02 15:04 MST")
+	}
+	return Admission{Reason: reason, RecheckAfter: after}
 }
 
-// admit checks the window instances that open from yesterday to a week
-// ahead: one that contains now admits; otherwise the earliest to open says
-// when to look again.
-func (w *window) admit(_ grouping.GroupKey, now time.Time) Admission {
-	local := now.In(w.loc)
-	// Noon is never skipped by a DST change, so AddDate moves whole days.
-	noon := time.Date(local.Year(), local.Month(), local.Day(), 12, 0, 0, 0, w.loc)
-	var next time.Time
-	for off := -1; off <= 8; off++ {
-		day := noon.AddDate(0, 0, off)
-		if !w.on[day.Weekday()] {
-			continue
-		}
-		open := w.at(day, w.start)
-		closeDay := day
-		if w.end < w.start {
-			closeDay = day.AddDate(0, 0, 1)
-		}
-		closeAt := w.at(closeDay, w.end)
-		if !now.Before(open) && now.Before(closeAt) {
-			return Admission{Admitted: true, RecheckAfter: closeAt.Sub(now)}
-		}
-		if open.After(now) && (next.IsZero() || open.Before(next)) {
-			next = open
-		}
+// inside reports whether the wall clock of t in w.loc reads a time within
+// [start, end) on one of the days; a window that passes midnight also
+// covers the time before end on the day after one of the days. Reading the
+// wall clock, rather than building each day's opening with time.Date, keeps
+// the window right on the nights of DST changes, when a wall-clock time is
+// skipped or happens twice.
+func (w *window) inside(t time.Time) bool {
+	l := t.In(w.loc)
+	h, m, sec := l.Clock()
+	tod := time.Duration(h)*time.Hour + time.Duration(m)*time.Minute + time.Duration(sec)*time.Second + time.Duration(l.Nanosecond())
+	day := l.Weekday()
+	if w.start < w.end {
+		return w.on[day] && tod >= w.start && tod < w.end
 	}
-	return Admission{
-		Reason:       fmt.Sprintf("outside the time window %s; it opens %s", w, next.Format("Mon 2006-01-02 15:04 MST")),
-		RecheckAfter: next.Sub(now),
+	return w.on[day] && tod >= w.start || w.on[(day+6)%7] && tod < w.end
+}
+
+// nextChange returns the first instant after now at which inside is no
+// longer in, or the zero time if there is none within two weeks. Within one
+// zone period the wall clock is the instant plus a fixed offset, so inside
+// can change only where the wall clock reads start or end, or where a
+// period begins (a DST change makes the wall clock jump).
+func (w *window) nextChange(now time.Time, in bool) time.Time {
+	limit := now.Add(15 * 24 * time.Hour)
+	for from := now; from.Before(limit); {
+		l := from.In(w.loc)
+		_, until := l.ZoneBounds()
+		if until.IsZero() || until.After(limit) {
+			until = limit
+		}
+		if from.After(now) && w.inside(from) != in {
+			return from
+		}
+		_, off := l.Zone()
+		shift := time.Duration(off) * time.Second
+		// The wall clock of from and until, written as UTC times.
+		wallFrom, wallUntil := from.Add(shift).UTC(), until.Add(shift).UTC()
+		for d := time.Date(wallFrom.Year(), wallFrom.Month(), wallFrom.Day(), 0, 0, 0, 0, time.UTC); !d.After(wallUntil); d = d.AddDate(0, 0, 1) {
+			var first time.Time
+			for _, b := range [2]time.Duration{w.start, w.end} {
+				c := d.Add(b - shift) // the instant whose wall clock reads b on day d
+				if c.After(now) && !c.Before(from) && c.Before(until) && w.inside(c) != in && (first.IsZero() || c.Before(first)) {
+					first = c
+				}
+			}
+			if !first.IsZero() {
+				return first
+			}
+		}
+		from = until
 	}
+	return time.Time{}
 }
 
 // String formats the window as "Mon,Tue,Wed 09:00-17:00 Europe/Berlin".
