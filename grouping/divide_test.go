@@ -3,6 +3,7 @@ package grouping_test
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -498,4 +499,17 @@ func TestStrategyLength(t *testing.T) {
 			assert.Equal(t, tt.want, s.Length(tt.total))
 		})
 	}
+}
+
+// OCM differs: its calculateLength computes a percentage in floating point,
+// ceil(7/100*100) = ceil(7.000000000000001) = 8. rolloutkit computes it in
+// exact integer arithmetic.
+func TestPercentLengthOCMDiffers(t *testing.T) {
+	t.Parallel()
+	ocm := int(math.Ceil(7.0 / 100 * float64(100)))
+	assert.Equal(t, 8, ocm, "OCM's formula")
+
+	s, err := grouping.Compile(strategy(intstr.FromString("7%")))
+	require.NoError(t, err)
+	assert.Equal(t, 7, s.Length(100), "ours")
 }

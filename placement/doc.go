@@ -42,12 +42,14 @@
 // # Differences from OCM
 //
 // Cluster sets, CEL selectors, taints and tolerations are not evaluated:
-// every ManagedCluster passed in is a candidate (a [Unsupported] warning
+// every ManagedCluster passed in is a candidate (an [Unsupported] warning
 // says when the Placement uses them). spec.numberOfClusters keeps the first
 // clusters in name order instead of ranking them by prioritizer scores
 // ([NumberOfClusters] warning). A percentage clustersPerDecisionGroup is
 // computed in exact integer arithmetic ("7%" of 100 clusters is 7, where
 // OCM's floating point gives 8), and "N%" above 100% or with decimals is a
 // misconfiguration. When a decision group selector does not compile, OCM
-// keeps the groups made before it; here there are no groups.
+// keeps the groups made before it; here there are no groups. With no
+// ManagedCluster at all, PlacementSatisfied says NoManagedClusterMatched
+// (OCM, which knows the cluster sets, says AllManagedClusterSetsEmpty).
 package placement

@@ -51,7 +51,9 @@ func Schedule(p *clusterv1beta1.Placement, clusters []*clusterv1.ManagedCluster)
 // would meet ("Predicate:<apimachinery error>" for a predicate, ":<error>"
 // for the decision strategy). With a bad predicate nothing is selected and
 // there is one empty group; with a bad decision strategy the clusters are
-// selected but there are no groups and no PlacementDecisions.
+// selected but there are no groups and no PlacementDecisions. As in OCM,
+// PlacementSatisfied is still computed from the selection, so it can read
+// AllDecisionsScheduled next to PlacementMisconfigured True.
 //
 // A nil Placement, a nil or unnamed ManagedCluster, or two ManagedClusters
 // with one name are errors with an empty Result.
