@@ -1,0 +1,188 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"html"
+	"io"
+	"time"
+
+	"github.com/rolloutkit/rolloutkit/grouping"
+	"github.com/rolloutkit/rolloutkit/rollout/simulate"
+)
+
+// Chart geometry and colours.
+const (
+	svgWidth   = 1100
+	leftMargin = 200
+	rightPad   = 30
+	topMargin  = 70
+	rowHeight  = 18
+	barHeight  = 12
+	legendH    = 40
+)
+
+var segmentColours = map[segmentKind]string{
+	progressingSeg: "#4a90d9",
+	soakingSeg:     "#f0c040",
+	failedSeg:      "#d9534f",
+	succeededSeg:   "#5cb85c",
+}
+
+type segmentKind int
+
+const (
+	progressingSeg segmentKind = iota
+	soakingSeg
+	failedSeg
+	succeededSeg
+)
+
+var segmentNames = [...]string{"progressing", "soaking (minSuccessTime)", "failed", "succeeded"}
+
+type segment struct {
+	kind       segmentKind
+	from, till time.Time
+}
+
+// clusterBars turns the timeline into one list of coloured segments per
+// cluster, and the times at which each cluster timed out.
+func clusterBars(res simulate.Result, minSuccess time.Duration) (map[string][]segment, map[string][]time.Time) {
+	bars := map[string][]segment{}
+	timeouts := map[string][]time.Time{}
+	open := map[string]*segment{}
+	closeAt := func(c string, t time.Time) {
+		if s := open[c]; s != nil {
+			s.till = t
+			bars[c] = append(bars[c], *s)
+			delete(open, c)
+		}
+	}
+	succeed := func(c string, t time.Time) {
+		closeAt(c, t)
+		soakEnd := t.Add(minSuccess)
+		if minSuccess > 0 {
+			if soakEnd.After(res.End) {
+				soakEnd = res.End
+			}
+			bars[c] = append(bars[c], segment{kind: soakingSeg, from: t, till: soakEnd})
+		}
+		open[c] = &segment{kind: succeededSeg, from: soakEnd}
+	}
+	for _, e := range res.Events {
+		switch e.Kind {
+		case simulate.Applied:
+			closeAt(e.Cluster, e.At)
+			open[e.Cluster] = &segment{kind: progressingSeg, from: e.At}
+		case simulate.Succeeded, simulate.Recovered:
+			succeed(e.Cluster, e.At)
+		case simulate.Failed:
+			closeAt(e.Cluster, e.At)
+			open[e.Cluster] = &segment{kind: failedSeg, from: e.At}
+		case simulate.TimedOut:
+			timeouts[e.Cluster] = append(timeouts[e.Cluster], e.At)
+		}
+	}
+	for c := range open {
+		closeAt(c, res.End)
+	}
+	return bars, timeouts
+}
+
+// writeSVG draws the simulated rollout: one row per cluster, grouped by
+// decision group, with coloured bars for progressing, soaking, failed and
+// succeeded, a mark where a cluster timed out, and a dashed line where each
+// group started.
+func writeSVG(out io.Writer, res simulate.Result, groups []grouping.Group, minSuccess time.Duration) error {
+	w := bufio.NewWriter(out)
+	rows := 0
+	for _, g := range groups {
+		rows += len(g.Clusters)
+	}
+	height := topMargin + rows*rowHeight + len(groups)*4 + legendH + 20
+	span := res.End.Sub(res.Start)
+	if span < time.Minute {
+		span = time.Minute
+	}
+	plotW := float64(svgWidth - leftMargin - rightPad)
+	x := func(t time.Time) float64 {
+		return leftMargin + plotW*float64(t.Sub(res.Start))/float64(span)
+	}
+	bars, timeouts := clusterBars(res, minSuccess)
+
+	fmt.Fprintf(w, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n", svgWidth, height, svgWidth, height)
+	fmt.Fprintf(w, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
+	fmt.Fprintf(w, `<text x="10" y="22" font-size="16" font-weight="bold">%s</text>`+"\n", html.EscapeString("cluster-proxy rollout: "+res.Reason))
+
+	// Time axis.
+	step := tickStep(span)
+	for t := time.Duration(0); t <= span; t += step {
+		tx := x(res.Start.Add(t))
+		fmt.Fprintf(w, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#ddd"/>`+"\n", tx, topMargin-8, tx, topMargin+rows*rowHeight+len(groups)*4)
+		fmt.Fprintf(w, `<text x="%.1f" y="%d" text-anchor="middle" fill="#555">%s</text>`+"\n", tx, topMargin-12, offset(t))
+	}
+
+	// Group starts.
+	for _, g := range res.Groups {
+		if g.Started.IsZero() {
+			continue
+		}
+		gx := x(g.Started)
+		fmt.Fprintf(w, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#333" stroke-dasharray="4,3"/>`+"\n", gx, topMargin-30, gx, topMargin+rows*rowHeight+len(groups)*4)
+		fmt.Fprintf(w, `<text x="%.1f" y="%d" fill="#333">%s starts</text>`+"\n", gx+3, topMargin-32, html.EscapeString(groupName(g.GroupKey)))
+	}
+
+	// Rows, group by group.
+	y := topMargin
+	for _, g := range groups {
+		fmt.Fprintf(w, `<line x1="0" y1="%d" x2="%d" y2="%d" stroke="#999"/>`+"\n", y, svgWidth, y)
+		fmt.Fprintf(w, `<text x="6" y="%d" font-weight="bold" fill="#333">%s</text>`+"\n", y+13, html.EscapeString(fmt.Sprintf("%d %s", g.Index, groupName(g.GroupKey))))
+		y += 4
+		for _, c := range g.Clusters {
+			fmt.Fprintf(w, `<text x="%d" y="%d" text-anchor="end">%s</text>`+"\n", leftMargin-6, y+barHeight, html.EscapeString(c))
+			for _, s := range bars[c] {
+				x0, x1 := x(s.from), x(s.till)
+				if x1-x0 < 1 {
+					x1 = x0 + 1
+				}
+				fmt.Fprintf(w, `<rect x="%.1f" y="%d" width="%.1f" height="%d" fill="%s"><title>%s %s %s-%s</title></rect>`+"\n",
+					x0, y+3, x1-x0, barHeight, segmentColours[s.kind], html.EscapeString(c), segmentNames[s.kind], offset(s.from.Sub(res.Start)), offset(s.till.Sub(res.Start)))
+			}
+			for _, t := range timeouts[c] {
+				tx := x(t)
+				fmt.Fprintf(w, `<path d="M%.1f %d l8 12 m0 -12 l-8 12" transform="translate(-4 0)" stroke="black" stroke-width="2"><title>%s timed out at %s</title></path>`+"\n",
+					tx, y+3, html.EscapeString(c), offset(t.Sub(res.Start)))
+			}
+			y += rowHeight
+		}
+	}
+
+	// Legend.
+	y += 20
+	lx := leftMargin
+	for k := progressingSeg; k <= succeededSeg; k++ {
+		fmt.Fprintf(w, `<rect x="%d" y="%d" width="14" height="12" fill="%s"/><text x="%d" y="%d">%s</text>`+"\n", lx, y, segmentColours[k], lx+18, y+11, segmentNames[k])
+		lx += 190
+	}
+	fmt.Fprintf(w, `<path d="M%d %d l8 12 m0 -12 l-8 12" stroke="black" stroke-width="2"/><text x="%d" y="%d">timed out</text>`+"\n", lx, y, lx+14, y+11)
+	fmt.Fprintln(w, `</svg>`)
+	return w.Flush()
+}
+
+func groupName(k grouping.GroupKey) string {
+	if k.Name == "" {
+		return fmt.Sprintf("(unnamed #%d)", k.Index)
+	}
+	return k.Name
+}
+
+// tickStep picks an axis step that gives at most about a dozen ticks.
+func tickStep(span time.Duration) time.Duration {
+	for _, s := range []time.Duration{time.Minute, 2 * time.Minute, 5 * time.Minute, 10 * time.Minute, 15 * time.Minute,
+		30 * time.Minute, time.Hour, 2 * time.Hour, 6 * time.Hour, 12 * time.Hour, 24 * time.Hour} {
+		if span/s <= 12 {
+			return s
+		}
+	}
+	return 7 * 24 * time.Hour
+}
