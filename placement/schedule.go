@@ -78,19 +78,7 @@ func (s Scheduler) Schedule(p *clusterv1beta1.Placement, clusters []*clusterv1.M
 	var warnings []Warning
 	// As in OCM, a bad predicate stops scheduling: nothing is selected.
 	if len(cfg.predicateErrs)+len(cfg.numberErrs) == 0 {
-		selected = all[:0] // all is ours: filter it in place.
-		for _, c := range all {
-			if cfg.selects(c) {
-				selected = append(selected, c)
-			}
-		}
-		if cfg.number >= 0 {
-			warnings = append(warnings, numberWarnings(cfg.number, len(selected))...)
-			if cfg.number < len(selected) {
-				selected = selected[:cfg.number]
-			}
-			unscheduled = cfg.number - len(selected)
-		}
+		selected, unscheduled, warnings = cfg.choose(all)
 		warnings = append(warnings, unsupportedWarnings(&p.Spec, clusters, selected)...)
 	}
 
@@ -121,6 +109,26 @@ func (s Scheduler) Schedule(p *clusterv1beta1.Placement, clusters []*clusterv1.M
 	}
 	res.Warnings = warnings
 	return res, nil
+}
+
+// choose selects the clusters of all (sorted by name, and ours to reorder)
+// that the predicates match, keeps the first numberOfClusters of them, and
+// counts the decisions left unscheduled.
+func (c *config) choose(all []grouping.Cluster) (selected []grouping.Cluster, unscheduled int, warnings []Warning) {
+	selected = all[:0] // filter in place
+	for _, cl := range all {
+		if c.selects(cl) {
+			selected = append(selected, cl)
+		}
+	}
+	if c.number < 0 {
+		return selected, 0, nil
+	}
+	warnings = numberWarnings(c.number, len(selected))
+	if c.number < len(selected) {
+		selected = selected[:c.number]
+	}
+	return selected, c.number - len(selected), warnings
 }
 
 // readClusters reads what grouping needs of each ManagedCluster, sorted by
