@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	_ "time/tzdata" // -window names a time zone; work on machines without a tz database
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -75,7 +76,7 @@ func prepare(o options) (scenario, error) {
 		sc.planner.Gates = append(sc.planner.Gates, g)
 	}
 	if o.window != "" {
-		g, err := parseWindow(o.window)
+		g, err := rollout.ParseWindow(o.window)
 		if err != nil {
 			return sc, err
 		}
