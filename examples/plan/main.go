@@ -11,7 +11,9 @@
 // prints the decision groups of each install-strategy placement (from the
 // PlacementDecisions if present, else by scheduling the Placement), the
 // warnings, each group's phase and reason, and the next clusters to update.
-// -o json prints the same as one JSON object.
+// -o json prints the same as one JSON object. Gates (-approve, -window,
+// -pause) hold groups back; held groups show phase Blocked and the gate's
+// reason.
 package main
 
 import (
@@ -20,7 +22,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
+	_ "time/tzdata" // -window names a time zone; work on machines without a tz database
+
+	"github.com/rolloutkit/rolloutkit/grouping"
+	"github.com/rolloutkit/rolloutkit/rollout"
 )
 
 func main() {
@@ -34,6 +41,7 @@ type options struct {
 	output   string
 	now      time.Time
 	maxBytes int64
+	gates    []rollout.Gate
 }
 
 // run is the program; it returns the exit code: 0 on success, 1 when the
@@ -62,7 +70,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "plan: %s: %v\n", opts.file, err)
 		return 1
 	}
-	rep, err := planAddon(h, opts.addon, opts.now)
+	rep, err := planAddon(h, opts.addon, opts.now, opts.gates)
 	if err != nil {
 		fmt.Fprintln(stderr, "plan:", err)
 		return 1
@@ -83,12 +91,15 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var o options
-	var now string
+	var now, approve, window, pause string
 	fs.StringVar(&o.file, "f", "", "the hub's objects as Kubernetes YAML or JSON: a file, or - for stdin (required)")
 	fs.StringVar(&o.addon, "addon", "", "the ClusterManagementAddOn to plan (default: the only one in the input)")
 	fs.StringVar(&o.output, "o", "text", "output format: text or json")
 	fs.StringVar(&now, "now", "", "evaluate at this time, RFC 3339 (default: the current time)")
 	fs.Int64Var(&o.maxBytes, "max-bytes", 64<<20, "refuse input larger than this many bytes")
+	fs.StringVar(&approve, "approve", "", "gate: comma-separated groups approved to start; groups not listed are held")
+	fs.StringVar(&window, "window", "", `gate: start clusters only inside this time window, e.g. "Mon-Fri 09:00-17:00 Europe/Berlin"`)
+	fs.StringVar(&pause, "pause", "", "gate: pause the rollout with this reason (in-flight clusters still finish)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: plan -f FILE [-addon NAME] [-o text|json] [-now RFC3339]\n\n"+
 			"Reads `kubectl get managedclusters,placements,placementdecisions,clustermanagementaddons,managedclusteraddons -A -o yaml`\n"+
@@ -107,6 +118,25 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("-o %q: want text or json", o.output)
 	case o.maxBytes <= 0:
 		return o, fmt.Errorf("-max-bytes %d: want a positive number of bytes", o.maxBytes)
+	}
+	if approve != "" {
+		var keys []grouping.GroupKey
+		for _, g := range strings.Split(approve, ",") {
+			if g = strings.TrimSpace(g); g != "" {
+				keys = append(keys, grouping.GroupKey{Name: g})
+			}
+		}
+		o.gates = append(o.gates, rollout.Approval(keys...))
+	}
+	if window != "" {
+		g, err := rollout.ParseWindow(window)
+		if err != nil {
+			return o, fmt.Errorf("-window: %w", err)
+		}
+		o.gates = append(o.gates, g)
+	}
+	if pause != "" {
+		o.gates = append(o.gates, rollout.Paused(pause))
 	}
 	o.now = time.Now()
 	if now != "" {

@@ -146,6 +146,44 @@ func TestPlanErrors(t *testing.T) {
 	}
 }
 
+func TestPlanGates(t *testing.T) {
+	t.Parallel()
+	// At 12:20 stg has succeeded and soaked; prod is next, unless a gate
+	// holds it.
+	hub, err := os.ReadFile(hubFile)
+	require.NoError(t, err)
+	done := strings.Replace(string(hub), "specHash: d2c1bae8a01bb424ec2bd6b3cb5bb3692dd3faab365996ce6b2d89a4d339b222\n      lastObservedGeneration: 2\n      resource: managedproxyconfigurations\n    healthCheck:\n      mode: Customized\n    namespace: open-cluster-management-cluster-proxy\n- apiVersion: addon.open-cluster-management.io/v1beta1\n  kind: ManagedClusterAddOn\n  metadata:\n    creationTimestamp: \"2026-11-02T09:16:27Z\"\n    finalizers:\n    - addon.open-cluster-management.io/addon-pre-delete\n    generation: 1\n    name: cluster-proxy\n    namespace: prod-cluster",
+		"specHash: 27341f6bf06bf9d2cf6f41076a6268f1fda70673eb53f5bed546ff24ea9402c1\n      lastObservedGeneration: 2\n      resource: managedproxyconfigurations\n    healthCheck:\n      mode: Customized\n    namespace: open-cluster-management-cluster-proxy\n- apiVersion: addon.open-cluster-management.io/v1beta1\n  kind: ManagedClusterAddOn\n  metadata:\n    creationTimestamp: \"2026-11-02T09:16:27Z\"\n    finalizers:\n    - addon.open-cluster-management.io/addon-pre-delete\n    generation: 1\n    name: cluster-proxy\n    namespace: prod-cluster", 1)
+	done = strings.Replace(done, "reason: Progressing\n      status: \"True\"", "reason: Completed\n      status: \"False\"", 1)
+	require.NotEqual(t, string(hub), done, "the fixture edit must apply")
+	tests := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"no gate", nil, []string{`next: "prod-cluster"`}},
+		{"approval", []string{"-approve", "dev,stg"}, []string{
+			`2      prod   Blocked   "prod-cluster"  held: waiting for approval of group "prod"`,
+			`held: group "prod": held: waiting for approval of group "prod"`,
+			"next clusters to update: (none)"}},
+		{"window", []string{"-window", "Sat,Sun 00:00-23:59 UTC"}, []string{
+			`held: group "prod": held: outside the time window Sun,Sat 00:00-23:59 UTC; it opens Sat 2026-12-05 00:00 UTC`,
+			"look again in: 107h40m0s"}},
+		{"pause", []string{"-pause", "change freeze"}, []string{`held: group "prod": held: rollout paused: change freeze`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			args := append([]string{"-f", "-", "-now", "2026-11-30T12:20:00Z"}, tt.args...)
+			code, out, errOut := runPlan(t, done, args...)
+			require.Equal(t, 0, code, errOut)
+			for _, w := range tt.want {
+				assert.Contains(t, out, w)
+			}
+		})
+	}
+}
+
 func TestPlanHelp(t *testing.T) {
 	t.Parallel()
 	code, _, errOut := runPlan(t, "", "-h")

@@ -32,6 +32,11 @@ func (r *report) writeText(w io.Writer) error {
 		if err := tw.Flush(); err != nil {
 			return err
 		}
+		for _, g := range p.Groups {
+			if g.Phase == "Blocked" {
+				fmt.Fprintf(&b, "  held: group %q: %s\n", g.Name, g.Reason)
+			}
+		}
 		fmt.Fprintf(&b, "  next: %s\n", listOrNone(p.Next))
 		fmt.Fprintf(&b, "  progression: %s\n", p.Progress)
 	}

@@ -53,7 +53,7 @@ type groupReport struct {
 
 // planAddon plans every install-strategy placement of the add-on named
 // name (or the only one) at now.
-func planAddon(h *hub, name string, now time.Time) (*report, error) {
+func planAddon(h *hub, name string, now time.Time, gates []rollout.Gate) (*report, error) {
 	cma, err := pickAddon(h, name)
 	if err != nil {
 		return nil, err
@@ -64,7 +64,7 @@ func planAddon(h *hub, name string, now time.Time) (*report, error) {
 	rep := &report{Addon: cma.Name, Now: now, Next: []string{}, TimedOut: []string{}, Removed: []string{}, Warnings: []string{}}
 	var recheck time.Duration
 	for i, ps := range cma.Spec.InstallStrategy.Placements {
-		pr, res, warnings, err := planPlacement(h, cma, i, ps, now)
+		pr, res, warnings, err := planPlacement(h, cma, i, ps, now, gates)
 		if err != nil {
 			return nil, err
 		}
@@ -106,7 +106,7 @@ func pickAddon(h *hub, name string) (*addonv1beta1.ClusterManagementAddOn, error
 }
 
 // planPlacement plans one install-strategy placement.
-func planPlacement(h *hub, cma *addonv1beta1.ClusterManagementAddOn, i int, ps addonv1beta1.PlacementStrategy, now time.Time) (placementReport, rollout.Result, []string, error) {
+func planPlacement(h *hub, cma *addonv1beta1.ClusterManagementAddOn, i int, ps addonv1beta1.PlacementStrategy, now time.Time, gates []rollout.Gate) (placementReport, rollout.Result, []string, error) {
 	ref := fmt.Sprintf("placement %q (clustermanagementaddon %q spec.installStrategy.placements[%d])", ps.Namespace+"/"+ps.Name, cma.Name, i)
 	pr := placementReport{Namespace: ps.Namespace, Name: ps.Name, Strategy: string(ps.RolloutStrategy.Type), Next: []string{}}
 	if pr.Strategy == "" {
@@ -146,7 +146,7 @@ func planPlacement(h *hub, cma *addonv1beta1.ClusterManagementAddOn, i int, ps a
 	if err != nil {
 		return pr, rollout.Result{}, nil, fmt.Errorf("%s: %w", ref, err)
 	}
-	planner := rollout.Planner{Clock: fake.New(now)}
+	planner := rollout.Planner{Clock: fake.New(now), Gates: gates}
 	if p != nil && ps.RolloutStrategy.Type == "Progressive" {
 		// OCM's add-on manager uses clustersPerDecisionGroup as the window
 		// when maxConcurrency is unset.
