@@ -1,0 +1,185 @@
+package simulate
+
+import (
+	"cmp"
+	"errors"
+	"slices"
+	"strconv"
+	"time"
+
+	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
+
+	"github.com/rolloutkit/rolloutkit/clock/fake"
+	"github.com/rolloutkit/rolloutkit/grouping"
+	"github.com/rolloutkit/rolloutkit/rollout"
+)
+
+// sim is the state of one simulation.
+type sim struct {
+	strategy clusterv1alpha1.RolloutStrategy
+	planner  rollout.Planner // a copy, on the simulation's clock
+	clock    *fake.Clock
+	groupsIn []grouping.Group // the caller's groups, passed to the planner as they are
+	now      time.Time
+	limit    time.Time
+	maxPlans int
+
+	groups      []group // by index
+	byKey       map[grouping.GroupKey]int
+	clusters    []cluster // by group index, then name
+	byName      map[string]int
+	pending     transitions
+	statuses    []rollout.ClusterStatus // reused by every planner call
+	breach      bool
+	breachGroup grouping.GroupKey // the group a Breach event named
+	last        rollout.Result    // the last planner call's result
+	res         Result
+}
+
+// group is what the simulation tracks of one group.
+type group struct {
+	key       grouping.GroupKey
+	started   bool
+	completed bool
+	held      bool
+}
+
+// cluster is one simulated cluster.
+type cluster struct {
+	name     string
+	group    int
+	behavior Behavior
+	applied  bool
+	status   rollout.Status // once applied
+	since    time.Time      // last transition time, once applied
+	// timedOutCall is the last planner call (counted from 1) that listed
+	// the cluster as timed out; 0 if none did.
+	timedOutCall int
+}
+
+// newSim validates the inputs and indexes the fleet. Groups are indexed
+// leniently (a duplicate or empty name is skipped): the planner reports
+// those problems, and newSim asks it to check the inputs once.
+func newSim(opts Options, fleet Fleet) (*sim, error) {
+	var errs []error
+	if opts.Limit < 0 {
+		errs = append(errs, &rollout.FieldError{Field: "opts.Limit", Value: opts.Limit.String(), Want: "a non-negative duration (0: 30 days)"})
+	}
+	if opts.MaxPlans < 0 {
+		errs = append(errs, &rollout.FieldError{Field: "opts.MaxPlans", Value: strconv.Itoa(opts.MaxPlans), Want: "a non-negative number of planner calls (0: the default)"})
+	}
+
+	s := &sim{strategy: opts.Strategy, groupsIn: fleet.Groups, byKey: make(map[grouping.GroupKey]int, len(fleet.Groups))}
+	s.index(fleet)
+	errs = append(errs, fleet.Default.validate("fleet.Default")...)
+	names := make([]string, 0, len(fleet.Behaviors))
+	for name := range fleet.Behaviors {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		path := "fleet.Behaviors[" + strconv.Quote(name) + "]"
+		if _, ok := s.byName[name]; !ok {
+			errs = append(errs, &rollout.FieldError{Field: "fleet.Behaviors", Value: name, Want: "a cluster of one of fleet.Groups"})
+			continue
+		}
+		errs = append(errs, fleet.Behaviors[name].validate(path)...)
+	}
+	for i := range s.clusters {
+		c := &s.clusters[i]
+		c.behavior = fleet.Default
+		if b, ok := fleet.Behaviors[c.name]; ok {
+			c.behavior = b
+		}
+	}
+
+	// The planner checks the strategy, the groups and its default
+	// concurrency; ask it once, without gates, before anything happens.
+	check := opts.Planner
+	check.Clock, check.Gates = fake.New(time.Time{}), nil
+	if _, err := check.Plan(opts.Strategy, fleet.Groups, nil); err != nil {
+		errs = append(errs, err)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+
+	start := opts.Start.Round(0)
+	if start.IsZero() {
+		start = defaultStart()
+	}
+	limit := opts.Limit
+	if limit == 0 {
+		limit = defaultLimit
+	}
+	s.maxPlans = opts.MaxPlans
+	if s.maxPlans == 0 {
+		s.maxPlans = defaultPlans + defaultPlansPerCluster*len(s.clusters)
+	}
+	s.now, s.limit = start, start.Add(limit)
+	s.clock = fake.New(start)
+	s.planner = opts.Planner
+	s.planner.Clock = s.clock
+	s.res.Start = start
+	return s, nil
+}
+
+// index orders the groups by index and their clusters by name, without
+// touching the caller's slices.
+func (s *sim) index(fleet Fleet) {
+	order := make([]int, len(fleet.Groups))
+	total := 0
+	for i := range order {
+		order[i] = i
+		total += len(fleet.Groups[i].Clusters)
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(fleet.Groups[a].Index, fleet.Groups[b].Index) })
+	s.groups = make([]group, 0, len(order))
+	s.res.Groups = make([]GroupTimes, 0, len(order))
+	s.clusters = make([]cluster, 0, total)
+	s.byName = make(map[string]int, total)
+	for _, o := range order {
+		g := &fleet.Groups[o]
+		if _, dup := s.byKey[g.GroupKey]; dup {
+			continue
+		}
+		gi := len(s.groups)
+		s.byKey[g.GroupKey] = gi
+		s.groups = append(s.groups, group{key: g.GroupKey})
+		s.res.Groups = append(s.res.Groups, GroupTimes{GroupKey: g.GroupKey})
+		names := g.Clusters
+		if !slices.IsSorted(names) {
+			names = slices.Sorted(slices.Values(names))
+		}
+		for _, name := range names {
+			if _, dup := s.byName[name]; dup || name == "" {
+				continue
+			}
+			s.byName[name] = len(s.clusters)
+			s.clusters = append(s.clusters, cluster{name: name, group: gi})
+		}
+	}
+}
+
+// validate checks one behaviour; path names it in errors.
+func (b Behavior) validate(path string) []error {
+	var errs []error
+	bad := func(f, v, want string) {
+		errs = append(errs, &rollout.FieldError{Field: path + "." + f, Value: v, Want: want})
+	}
+	if b.ApplyDuration < 0 {
+		bad("ApplyDuration", b.ApplyDuration.String(), "a non-negative duration")
+	}
+	if b.Fail && b.Silent {
+		bad("Silent", "true", "false when Fail is set: a silent cluster never reports a failure")
+	}
+	switch {
+	case b.RecoverAfter < 0:
+		bad("RecoverAfter", b.RecoverAfter.String(), "a non-negative duration")
+	case b.RecoverAfter > 0 && !b.Fail && !b.Silent:
+		bad("RecoverAfter", b.RecoverAfter.String(), "0 unless Fail or Silent is set: only a failing or silent cluster recovers")
+	case b.RecoverAfter > 0 && b.Fail && b.RecoverAfter <= b.ApplyDuration:
+		bad("RecoverAfter", b.RecoverAfter.String(), "more than ApplyDuration ("+b.ApplyDuration.String()+"): the cluster fails first, then recovers")
+	}
+	return errs
+}
