@@ -29,12 +29,14 @@ type groupSpan struct {
 func (g groupSpan) size() int { return g.end - g.start }
 
 // entry is one cluster of one group and, once evaluated, its state.
+// There is one per cluster, so the fields are ordered to pack into 56
+// bytes rather than 64: at 100,000 clusters that is 0.8 MB less per Plan.
 type entry struct {
 	name    string
+	recheck time.Time
 	group   int32 // position in fleet.groups
 	status  int32 // index into the statuses, or -1 when the cluster has none
 	state   state
-	recheck time.Time
 	listed  bool
 }
 
@@ -71,8 +73,11 @@ func index(groups []grouping.Group, statuses []ClusterStatus) (fleet, error) {
 				continue
 			}
 			if prev, dup := pos[name]; dup {
-				errs = append(errs, &FieldError{Field: "groups", Value: name,
-					Want: "each cluster in one group, not in both " + f.groups[f.entries[prev].group].key.String() + " and " + g.GroupKey.String()})
+				want := "each cluster once in its group, not twice in " + g.GroupKey.String()
+				if pg := int(f.entries[prev].group); pg != gi {
+					want = "each cluster in one group, not in both " + f.groups[pg].key.String() + " and " + g.GroupKey.String()
+				}
+				errs = append(errs, &FieldError{Field: "groups", Value: name, Want: want})
 				continue
 			}
 			pos[name] = int32(len(f.entries))
