@@ -1,0 +1,47 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/rolloutkit/rolloutkit/internal/seed"
+)
+
+// FuzzReadHub feeds arbitrary bytes to the YAML reader of plan. It never
+// panics; an error says which document (or the size limit) it is about;
+// accepted input gives objects of the five kinds plan uses, each with a
+// name, and reading it twice gives the same hub.
+func FuzzReadHub(f *testing.F) {
+	for _, name := range []string{seed.ManagedClustersFile, seed.PlacementFile, seed.PlacementDecisionsFile, seed.ClusterManagementAddOnFile} {
+		data, err := seed.Raw(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte("apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: List\n  items: []\n"))
+	f.Add([]byte("a: &a [*a]\n"))
+	f.Add([]byte("{\"kind\":\"Placement\",\"metadata\":{\"name\":1}}"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		const limit = 1 << 16
+		h, err := readHub(bytes.NewReader(data), limit)
+		if err != nil {
+			msg := err.Error()
+			if !strings.Contains(msg, "document ") && !strings.Contains(msg, "limit") {
+				t.Fatalf("error %q names neither the document nor the limit", msg)
+			}
+			return
+		}
+		for _, c := range h.clusters {
+			if c == nil {
+				t.Fatal("nil ManagedCluster")
+			}
+		}
+		again, err := readHub(bytes.NewReader(data), limit)
+		if err != nil || len(again.clusters) != len(h.clusters) || len(again.placements) != len(h.placements) ||
+			len(again.decisions) != len(h.decisions) || len(again.cmas) != len(h.cmas) || len(again.mcas) != len(h.mcas) {
+			t.Fatalf("reading the same input twice differs: %v", err)
+		}
+	})
+}
