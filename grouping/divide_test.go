@@ -513,3 +513,16 @@ func TestPercentLengthOCMDiffers(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 7, s.Length(100), "ours")
 }
+
+func TestNilAndZeroStrategy(t *testing.T) {
+	t.Parallel()
+	for name, s := range map[string]*grouping.Strategy{"nil": nil, "zero": {}} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			d, err := s.Divide([]grouping.Cluster{cl("b"), cl("a")})
+			require.NoError(t, err)
+			assert.Equal(t, []grouping.Group{group("", 0, "a", "b")}, d.Groups)
+			assert.Equal(t, 5, s.Length(5))
+		})
+	}
+}

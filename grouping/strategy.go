@@ -18,7 +18,8 @@ const (
 
 // Strategy is a compiled GroupStrategy: its group length and its
 // decisionGroups entries with their selectors. Build it with [Compile]; it
-// is read-only and safe for concurrent use.
+// is read-only and safe for concurrent use. The zero Strategy (and a nil
+// one) is the empty GroupStrategy: every cluster in one unnamed group.
 type Strategy struct {
 	length  field.Portion
 	entries []entry
@@ -65,6 +66,9 @@ func compile(gs clusterv1beta1.GroupStrategy) (*Strategy, []error) {
 // Length returns the group length L for total clusters: the parsed
 // clustersPerDecisionGroup, or total when that is <= 0 or above total.
 func (s *Strategy) Length(total int) int {
+	if s == nil {
+		return total
+	}
 	l := s.length.Of(total)
 	if l <= 0 || l > total {
 		return total
@@ -93,6 +97,9 @@ func (s *Strategy) Divide(clusters []Cluster) (Division, error) {
 	sorted, errs := sortClusters(clusters)
 	if len(errs) > 0 {
 		return Division{}, errors.Join(errs...)
+	}
+	if s == nil {
+		s = &Strategy{}
 	}
 	return s.divideSorted(sorted), nil
 }
