@@ -35,6 +35,7 @@ type replayed struct {
 	appliedAt time.Time
 	status    rollout.Status
 	since     time.Time
+	timedOut  bool // a TimedOut event since the last transition
 }
 
 // state evaluates c at t: a soak ends, and a deadline passes, at the exact
@@ -163,7 +164,7 @@ func (rp *replay) event(r simulate.Result, i int) string {
 		if want := c.appliedAt.Add(b.ApplyDuration); !e.At.Equal(want) {
 			return fmt.Sprintf("want it at %s, ApplyDuration after the apply", want)
 		}
-		c.status, c.since = rollout.Succeeded, e.At
+		c.status, c.since, c.timedOut = rollout.Succeeded, e.At, false
 		if e.Kind == simulate.Failed {
 			c.status = rollout.Failed
 		}
@@ -171,11 +172,15 @@ func (rp *replay) event(r simulate.Result, i int) string {
 		if !c.applied || c.status == rollout.Succeeded || b.RecoverAfter == 0 || !e.At.Equal(c.appliedAt.Add(b.RecoverAfter)) {
 			return fmt.Sprintf("unexpected for behaviour %+v in status %s applied at %s", b, c.status, c.appliedAt)
 		}
-		c.status, c.since = rollout.Succeeded, e.At
+		c.status, c.since, c.timedOut = rollout.Succeeded, e.At, false
 	case simulate.TimedOut:
-		if st := sc.state(c, e.At); st != timedOut {
-			return "the cluster is " + st.String()
+		if st := sc.state(c, e.At); st != timedOut || c.timedOut {
+			return "the cluster is " + st.String() + ", or timed out already"
 		}
+		if want := c.since.Add(sc.deadline); !e.At.Equal(want) {
+			return fmt.Sprintf("want it at the deadline %s", want)
+		}
+		c.timedOut = true
 	case simulate.Breach:
 		if sc.kind == clusterv1alpha1.All || rp.breach {
 			return "All never breaches, and a breach is reported once"
@@ -333,7 +338,29 @@ func (rp *replay) checkEnd(r simulate.Result) string {
 	if r.End.After(sc.opts.Start.Add(30 * 24 * time.Hour)) {
 		return "ended after the time limit"
 	}
+	noDeadline := false
+	for n, c := range rp.clusters {
+		st := sc.state(c, r.End)
+		if st == timedOut && !c.timedOut {
+			return fmt.Sprintf("%s passed its deadline with no TimedOut event", n)
+		}
+		if r.Outcome == simulate.TimeLimit {
+			continue
+		}
+		switch {
+		case st == soaking:
+			return fmt.Sprintf("ended %s while %s soaks", r.Outcome, n)
+		case (st == progressing || st == failing) && sc.hasDeadline:
+			return fmt.Sprintf("ended %s while %s is %s before its deadline", r.Outcome, n, st)
+		case st == progressing || st == failing:
+			noDeadline = true
+		}
+	}
 	switch r.Outcome {
+	case simulate.Stuck:
+		if !noDeadline && !sc.gated {
+			return "stuck, with no cluster in flight for ever and no gate: " + r.Reason
+		}
 	case simulate.Completed:
 		for n, c := range rp.clusters {
 			if st := sc.state(c, r.End); st != done && st != timedOut {

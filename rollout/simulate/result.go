@@ -62,7 +62,10 @@ func (o Outcome) String() string {
 // did not happen; a group with no clusters finishes without starting.
 type GroupTimes struct {
 	grouping.GroupKey
-	Started, Finished time.Time
+	// Started is when the group's first cluster was applied.
+	Started time.Time
+	// Finished is when the planner first reported the group Complete.
+	Finished time.Time
 }
 
 // Event is one thing that happened in a simulated rollout.

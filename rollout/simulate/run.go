@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rolloutkit/rolloutkit/grouping"
 	"github.com/rolloutkit/rolloutkit/rollout"
 )
 
@@ -78,6 +79,7 @@ func (s *sim) fire() {
 			ev.Kind, c.status = Succeeded, rollout.Succeeded
 		}
 		c.since = t.at
+		c.timedOutCall = 0 // a new status: a time-out from here on is a new one
 		s.res.Events = append(s.res.Events, ev)
 	}
 }
@@ -133,8 +135,9 @@ func (s *sim) observe(res *rollout.Result) bool {
 }
 
 // observeTimeOuts records a TimedOut event for every cluster that the
-// planner lists as timed out and did not list at the previous call: its
-// deadline just passed, or it changed status and timed out anew.
+// planner lists as timed out and did not list at the previous call, or
+// that changed status since: its deadline just passed, or it changed
+// status and timed out anew.
 func (s *sim) observeTimeOuts(timedOut []rollout.ClusterStatus) {
 	call := s.res.Plans
 	for _, cs := range timedOut {
@@ -229,7 +232,7 @@ func (s *sim) completedReason() string {
 func (s *sim) haltedReason() string {
 	for _, gp := range s.last.Groups {
 		if gp.Phase == rollout.Breached {
-			return "halted: " + groupLabel(gp) + ": " + strings.TrimPrefix(gp.Reason, "halted: ")
+			return "halted: " + s.groupLabel(gp.GroupKey) + ": " + strings.TrimPrefix(gp.Reason, "halted: ")
 		}
 	}
 	return "halted: the failure budget is exceeded"
@@ -248,19 +251,23 @@ func (s *sim) firstOpen() string {
 				waiting = gp
 			}
 		default:
-			return groupLabel(*gp) + ": " + gp.Reason
+			return s.groupLabel(gp.GroupKey) + ": " + gp.Reason
 		}
 	}
 	if waiting != nil {
-		return groupLabel(*waiting) + ": " + waiting.Reason
+		return s.groupLabel(waiting.GroupKey) + ": " + waiting.Reason
 	}
 	return "no group can make progress"
 }
 
-// groupLabel names a group in a reason: group "stg", or unnamed group #3.
-func groupLabel(gp rollout.GroupProgress) string {
-	if gp.Name == "" {
-		return fmt.Sprintf("unnamed group #%d", gp.Index)
+// groupLabel names a group in a reason: group "stg", unnamed group #3, or
+// group "stg" #1 when several groups are named stg.
+func (s *sim) groupLabel(k grouping.GroupKey) string {
+	switch {
+	case k.Name == "":
+		return fmt.Sprintf("unnamed group #%d", k.Index)
+	case s.names[k.Name] > 1:
+		return fmt.Sprintf("group %q #%d", k.Name, k.Index)
 	}
-	return fmt.Sprintf("group %q", gp.Name)
+	return fmt.Sprintf("group %q", k.Name)
 }

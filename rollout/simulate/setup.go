@@ -26,7 +26,8 @@ type sim struct {
 
 	groups      []group // by index
 	byKey       map[grouping.GroupKey]int
-	clusters    []cluster // by group index, then name
+	names       map[string]int // how many groups have each name
+	clusters    []cluster      // by group index, then name
 	byName      map[string]int
 	pending     transitions
 	statuses    []rollout.ClusterStatus // reused by every planner call
@@ -69,29 +70,10 @@ func newSim(opts Options, fleet Fleet) (*sim, error) {
 		errs = append(errs, &rollout.FieldError{Field: "opts.MaxPlans", Value: strconv.Itoa(opts.MaxPlans), Want: "a non-negative number of planner calls (0: the default)"})
 	}
 
-	s := &sim{strategy: opts.Strategy, groupsIn: fleet.Groups, byKey: make(map[grouping.GroupKey]int, len(fleet.Groups))}
+	s := &sim{strategy: opts.Strategy, groupsIn: fleet.Groups, byKey: make(map[grouping.GroupKey]int, len(fleet.Groups)),
+		names: make(map[string]int, len(fleet.Groups))}
 	s.index(fleet)
-	errs = append(errs, fleet.Default.validate("fleet.Default")...)
-	names := make([]string, 0, len(fleet.Behaviors))
-	for name := range fleet.Behaviors {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
-		path := "fleet.Behaviors[" + strconv.Quote(name) + "]"
-		if _, ok := s.byName[name]; !ok {
-			errs = append(errs, &rollout.FieldError{Field: "fleet.Behaviors", Value: name, Want: "a cluster of one of fleet.Groups"})
-			continue
-		}
-		errs = append(errs, fleet.Behaviors[name].validate(path)...)
-	}
-	for i := range s.clusters {
-		c := &s.clusters[i]
-		c.behavior = fleet.Default
-		if b, ok := fleet.Behaviors[c.name]; ok {
-			c.behavior = b
-		}
-	}
+	errs = append(errs, s.behave(fleet)...)
 
 	// The planner checks the strategy, the groups and its default
 	// concurrency; ask it once, without gates, before anything happens.
@@ -121,7 +103,36 @@ func newSim(opts Options, fleet Fleet) (*sim, error) {
 	s.planner = opts.Planner
 	s.planner.Clock = s.clock
 	s.res.Start = start
+	// Most clusters are applied, report Progressing, then an outcome; most
+	// groups start and finish.
+	s.res.Events = make([]Event, 0, 3*len(s.clusters)+2*len(s.groups))
 	return s, nil
+}
+
+// behave gives every cluster its behaviour, and checks the behaviours:
+// every field, and every name in Behaviors, in name order.
+func (s *sim) behave(fleet Fleet) []error {
+	errs := fleet.Default.validate("fleet.Default")
+	names := make([]string, 0, len(fleet.Behaviors))
+	for name := range fleet.Behaviors {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		if _, ok := s.byName[name]; !ok {
+			errs = append(errs, &rollout.FieldError{Field: "fleet.Behaviors", Value: name, Want: "a cluster of one of fleet.Groups"})
+			continue
+		}
+		errs = append(errs, fleet.Behaviors[name].validate("fleet.Behaviors["+strconv.Quote(name)+"]")...)
+	}
+	for i := range s.clusters {
+		c := &s.clusters[i]
+		c.behavior = fleet.Default
+		if b, ok := fleet.Behaviors[c.name]; ok {
+			c.behavior = b
+		}
+	}
+	return errs
 }
 
 // index orders the groups by index and their clusters by name, without
@@ -145,6 +156,7 @@ func (s *sim) index(fleet Fleet) {
 		}
 		gi := len(s.groups)
 		s.byKey[g.GroupKey] = gi
+		s.names[g.Name]++
 		s.groups = append(s.groups, group{key: g.GroupKey})
 		s.res.Groups = append(s.res.Groups, GroupTimes{GroupKey: g.GroupKey})
 		names := g.Clusters

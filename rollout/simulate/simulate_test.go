@@ -151,8 +151,10 @@ func TestRun(t *testing.T) {
 		},
 		{
 			// Progressing past the deadline times out; failing later restarts
-			// the deadline from the failure, so the breach clears and comes
-			// back: two time-outs, two breaches.
+			// the deadline from the failure. The Failed cluster is in flight
+			// again, and an in-flight cluster of a group not yet walked stops
+			// the walk at dev (SEMANTICS §3.5), before stg's failures are
+			// counted: the breach clears until the second time-out.
 			name: "seed: stg times out, then fails, then times out again",
 			opts: simulate.Options{Strategy: seedStrategy()},
 			fleet: simulate.Fleet{Groups: seedGroups(), Default: twoMin,
@@ -167,6 +169,40 @@ func TestRun(t *testing.T) {
 				"42:00 TimedOut stg-cluster",
 				"42:00 Breach stg",
 			}),
+		},
+		{
+			name: "a deadline of 0s: a time-out at the apply, and another when the cluster fails",
+			opts: simulate.Options{Strategy: perGroup(0, "0s", intstr.FromInt32(0))},
+			fleet: simulate.Fleet{Groups: seedGroups()[:1],
+				Behaviors: map[string]simulate.Behavior{"dev-cluster": {ApplyDuration: 2 * time.Minute, Fail: true}}},
+			outcome: simulate.Halted,
+			end:     2 * time.Minute,
+			events: []string{
+				"00:00 GroupStarted dev", "00:00 Applied dev-cluster", "00:00 Progressing dev-cluster",
+				"00:00 TimedOut dev-cluster", "00:00 Breach dev",
+				"02:00 Failed dev-cluster", "02:00 TimedOut dev-cluster",
+			},
+		},
+		{
+			name: "two groups named dev: the reason tells them apart by index",
+			opts: simulate.Options{Strategy: seedStrategy()},
+			fleet: simulate.Fleet{Behaviors: map[string]simulate.Behavior{"b": {Silent: true}}, Groups: []grouping.Group{
+				{GroupKey: grouping.GroupKey{Name: "dev", Index: 0}, Clusters: []string{"a"}},
+				{GroupKey: grouping.GroupKey{Name: "dev", Index: 1}, Clusters: []string{"b"}},
+			}},
+			outcome: simulate.Halted,
+			reason:  `halted: group "dev" #1: 1 failed or timed out, maxFailures allows 0 in this group: "b" timed out at 00:20:00`,
+			end:     20 * time.Minute,
+			check: func(t *testing.T, r simulate.Result) {
+				assert.Contains(t, r.Timeline(), "+05:00 applied b (dev#1)\n")
+			},
+		},
+		{
+			name:    "an unnamed group that never finishes",
+			opts:    simulate.Options{Strategy: all("None")},
+			fleet:   simulate.Fleet{Default: simulate.Behavior{Silent: true}, Groups: []grouping.Group{{GroupKey: grouping.GroupKey{Index: 3}, Clusters: []string{"x"}}}},
+			outcome: simulate.Stuck,
+			reason:  `stuck: unnamed group #3: rolling out: 1 progressing; "x" progressing, no deadline`,
 		},
 		{
 			name: "seed: maxFailures 1 tolerates stg's time-out and prod starts",
