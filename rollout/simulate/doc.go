@@ -12,7 +12,10 @@
 // and then jumps the clock to the next instant at which something can
 // change: the earliest pending cluster transition, or the planner's
 // RecheckAfter, whichever comes first. Nothing happens between two steps,
-// so a rollout of weeks takes a few hundred planner calls.
+// so a rollout of weeks takes a few hundred planner calls. A step that
+// starts clusters is followed by a second planner call at the same
+// instant, as a controller reconciles when they report Progressing: only
+// then does the planner know their deadlines.
 //
 // # Simulated clusters
 //
@@ -43,6 +46,7 @@
 //
 //	+00:00 started group dev
 //	+00:00 applied dev-cluster (dev)
+//	+00:00 progressing dev-cluster (dev)
 //	+02:00 succeeded dev-cluster (dev)
 //	+07:00 completed group dev: 1 succeeded
 //	+07:00 started group stg
