@@ -263,6 +263,9 @@ func TestPlanRejectsInputs(t *testing.T) {
 			})}
 			res, err := p.Plan(tt.s, tt.groups, tt.statuses)
 			require.Error(t, err)
+			var fe *rollout.FieldError
+			require.ErrorAs(t, err, &fe, "errors.As finds a *FieldError in the joined error")
+			assert.Equal(t, tt.want[0], fe.Error())
 			assert.Equal(t, tt.want, messages(t, err))
 			assert.Equal(t, rollout.Result{}, res)
 		})
