@@ -110,7 +110,11 @@ func generate(seed uint64, index int) scenario {
 			})
 		}
 	}
-	for i := range r.IntN(4) / 2 * (1 + r.IntN(2)) {
+	removed := 0 // statuses of clusters that left every group
+	if r.IntN(2) == 0 {
+		removed = 1 + r.IntN(2)
+	}
+	for i := range removed {
 		sc.Statuses = append(sc.Statuses, rollout.ClusterStatus{
 			Cluster: "gone-" + strconv.Itoa(i), Status: rollout.Status(r.IntN(6)),
 			LastTransitionTime: genLTT(r, sc.Now, deadline, minSuccess),
