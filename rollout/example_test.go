@@ -66,7 +66,7 @@ func ExamplePlanner_Plan_all() {
 	// rollout  prod-2        ToApply      group prod#2
 	// timedout dev-2         group dev#0
 	// recheck after 10m0s
-	// dev   Complete complete: 1 succeeded, 1 timed out (within maxFailures)
+	// dev   Complete complete: 1 succeeded, 1 timed out
 	// stg   Active   rolling out: 1 starting now, 1 progressing; "stg-1" progressing, deadline 12:10:00 (10m0s left)
 	// prod  Active   rolling out: 2 starting now
 }

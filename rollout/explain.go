@@ -31,7 +31,7 @@ func (r *run) phase(gi int) (Phase, string) {
 	case r.breach && r.breachedHere(gi) && failures > 0:
 		return Breached, r.breachReason(gi)
 	case c.ToApply+c.Progressing+c.Soaking+c.Failed == 0:
-		return Complete, "complete: " + summary(c)
+		return Complete, "complete: " + summary(c, r.st.kind != clusterv1alpha1.All)
 	case o.held && c.ToApply > o.started:
 		return Blocked, o.reason
 	case o.started > 0 || c.Progressing+c.Soaking+c.Failed > 0:
@@ -179,13 +179,18 @@ func (r *run) clockTime(t time.Time) string {
 	return t.Format("15:04:05")
 }
 
-// summary counts a complete group's clusters.
-func summary(c Counts) string {
+// summary counts a complete group's clusters; budgeted says the strategy
+// has a failure budget that the timeouts were within.
+func summary(c Counts, budgeted bool) string {
+	timedOut := "timed out"
+	if budgeted {
+		timedOut += " (within maxFailures)"
+	}
 	var parts []string
 	for _, p := range []struct {
 		n    int
 		what string
-	}{{c.Succeeded, "succeeded"}, {c.Skipped, "skipped"}, {c.TimedOut, "timed out (within maxFailures)"}} {
+	}{{c.Succeeded, "succeeded"}, {c.Skipped, "skipped"}, {c.TimedOut, timedOut}} {
 		if p.n > 0 {
 			parts = append(parts, strconv.Itoa(p.n)+" "+p.what)
 		}

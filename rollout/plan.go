@@ -30,7 +30,7 @@ func (p Planner) Plan(s clusterv1alpha1.RolloutStrategy, groups []grouping.Group
 	}
 	f, err := index(groups, statuses)
 	errs = append(errs, err)
-	if err := errors.Join(errs...); err != nil {
+	if err := flatJoin(errs...); err != nil {
 		return Result{}, err
 	}
 
@@ -46,6 +46,20 @@ func (p Planner) Plan(s clusterv1alpha1.RolloutStrategy, groups []grouping.Group
 		r.all()
 	}
 	return r.result(), nil
+}
+
+// flatJoin joins errs, and the errors of any joins among them, into one
+// flat join, so that a caller unwrapping it sees every *FieldError at once.
+func flatJoin(errs ...error) error {
+	var flat []error
+	for _, err := range errs {
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			flat = append(flat, j.Unwrap()...)
+		} else if err != nil {
+			flat = append(flat, err)
+		}
+	}
+	return errors.Join(flat...)
 }
 
 // run is the state of one Plan call.

@@ -96,3 +96,9 @@ type GroupProgress struct {
 	// `waiting for group "dev": dev-cluster soaking until 12:07:00 (5m0s left)`.
 	Reason string
 }
+
+// String formats the group as `dev#0 Active: rolling out: ...`, so that a
+// printed GroupProgress shows its phase and reason, not only its key.
+func (g GroupProgress) String() string {
+	return g.GroupKey.String() + " " + g.Phase.String() + ": " + g.Reason
+}
