@@ -4,6 +4,8 @@ import (
 	"strconv"
 
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
+
+	"github.com/rolloutkit/rolloutkit/internal/field"
 )
 
 // GroupKey identifies a decision group: its name (empty for the unnamed
@@ -14,9 +16,14 @@ type GroupKey struct {
 	Index int32
 }
 
-// String formats the key as name#index, or #index for an unnamed group.
+// String formats the key as name#index, or #index for an unnamed group. A
+// name that is not a plain Kubernetes name is quoted.
 func (k GroupKey) String() string {
-	return k.Name + "#" + strconv.Itoa(int(k.Index))
+	name := ""
+	if k.Name != "" {
+		name = field.Name(k.Name)
+	}
+	return name + "#" + strconv.Itoa(int(k.Index))
 }
 
 // Group is one decision group: its key and its clusters, sorted by name in

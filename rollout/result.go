@@ -51,12 +51,19 @@ const (
 	Breached
 )
 
-var phaseNames = [...]string{"Waiting", "Active", "Complete", "Blocked", "Breached"}
-
 // String returns the phase's name.
 func (p Phase) String() string {
-	if p >= 0 && int(p) < len(phaseNames) {
-		return phaseNames[p]
+	switch p {
+	case Waiting:
+		return "Waiting"
+	case Active:
+		return "Active"
+	case Complete:
+		return "Complete"
+	case Blocked:
+		return "Blocked"
+	case Breached:
+		return "Breached"
 	}
 	return "Phase(" + strconv.Itoa(int(p)) + ")"
 }

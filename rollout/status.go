@@ -26,12 +26,21 @@ const (
 	Skip
 )
 
-var statusNames = [...]string{"ToApply", "Progressing", "Succeeded", "Failed", "TimeOut", "Skip"}
-
 // String returns the OCM name of s, or Status(N) for a value out of range.
 func (s Status) String() string {
-	if s >= 0 && int(s) < len(statusNames) {
-		return statusNames[s]
+	switch s {
+	case ToApply:
+		return "ToApply"
+	case Progressing:
+		return "Progressing"
+	case Succeeded:
+		return "Succeeded"
+	case Failed:
+		return "Failed"
+	case TimeOut:
+		return "TimeOut"
+	case Skip:
+		return "Skip"
 	}
 	return "Status(" + strconv.Itoa(int(s)) + ")"
 }

@@ -31,7 +31,7 @@ import (
 const oldTag = "v0.9.0"
 
 // defaultStart is the simulated start: a Monday, midnight UTC.
-var defaultStart = time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)
+func defaultStart() time.Time { return time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC) }
 
 // scenario is everything the story needs, checked before anything is told.
 type scenario struct {
@@ -49,7 +49,7 @@ type scenario struct {
 func prepare(o options) (scenario, error) {
 	sc := scenario{start: o.start}
 	if sc.start.IsZero() {
-		sc.start = defaultStart
+		sc.start = defaultStart()
 	}
 	clusters, err := fleetClusters(o.clusters)
 	if err != nil {

@@ -22,13 +22,6 @@ const (
 	legendH    = 40
 )
 
-var segmentColours = map[segmentKind]string{
-	progressingSeg: "#4a90d9",
-	soakingSeg:     "#f0c040",
-	failedSeg:      "#d9534f",
-	succeededSeg:   "#5cb85c",
-}
-
 type segmentKind int
 
 const (
@@ -38,7 +31,30 @@ const (
 	succeededSeg
 )
 
-var segmentNames = [...]string{"progressing", "soaking (minSuccessTime)", "failed", "succeeded"}
+// colour and name of each segment kind, for bars and the legend.
+func (k segmentKind) colour() string {
+	switch k {
+	case progressingSeg:
+		return "#4a90d9"
+	case soakingSeg:
+		return "#f0c040"
+	case failedSeg:
+		return "#d9534f"
+	}
+	return "#5cb85c"
+}
+
+func (k segmentKind) String() string {
+	switch k {
+	case progressingSeg:
+		return "progressing"
+	case soakingSeg:
+		return "soaking (minSuccessTime)"
+	case failedSeg:
+		return "failed"
+	}
+	return "succeeded"
+}
 
 type segment struct {
 	kind       segmentKind
@@ -146,7 +162,7 @@ func writeSVG(out io.Writer, res simulate.Result, groups []grouping.Group, minSu
 					x1 = x0 + 1
 				}
 				fmt.Fprintf(w, `<rect x="%.1f" y="%d" width="%.1f" height="%d" fill="%s"><title>%s %s %s-%s</title></rect>`+"\n",
-					x0, y+3, x1-x0, barHeight, segmentColours[s.kind], html.EscapeString(c), segmentNames[s.kind], offset(s.from.Sub(res.Start)), offset(s.till.Sub(res.Start)))
+					x0, y+3, x1-x0, barHeight, s.kind.colour(), html.EscapeString(c), s.kind, offset(s.from.Sub(res.Start)), offset(s.till.Sub(res.Start)))
 			}
 			for _, t := range timeouts[c] {
 				tx := x(t)
@@ -161,7 +177,7 @@ func writeSVG(out io.Writer, res simulate.Result, groups []grouping.Group, minSu
 	y += 20
 	lx := leftMargin
 	for k := progressingSeg; k <= succeededSeg; k++ {
-		fmt.Fprintf(w, `<rect x="%d" y="%d" width="14" height="12" fill="%s"/><text x="%d" y="%d">%s</text>`+"\n", lx, y, segmentColours[k], lx+18, y+11, segmentNames[k])
+		fmt.Fprintf(w, `<rect x="%d" y="%d" width="14" height="12" fill="%s"/><text x="%d" y="%d">%s</text>`+"\n", lx, y, k.colour(), lx+18, y+11, k)
 		lx += 190
 	}
 	fmt.Fprintf(w, `<path d="M%d %d l8 12 m0 -12 l-8 12" stroke="black" stroke-width="2"/><text x="%d" y="%d">timed out</text>`+"\n", lx, y, lx+14, y+11)

@@ -88,3 +88,18 @@ func TestErrorFormat(t *testing.T) {
 	assert.Equal(t, "", e.Object, "In must not modify the receiver")
 	assert.Equal(t, `a: b: f "v\n": want w`, (&field.Error{Object: "b", Field: "f", Value: "v\n", Want: "w"}).In("a").Error())
 }
+
+func TestName(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{"dev-cluster", "dev-cluster"},
+		{"a.b_C-9", "a.b_C-9"},
+		{"", `""`},
+		{"two words", `"two words"`},
+		{"evil\n+00:00 applied forged", `"evil\n+00:00 applied forged"`},
+		{"ünï", `"ünï"`},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, field.Name(tt.in))
+	}
+}

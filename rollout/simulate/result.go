@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rolloutkit/rolloutkit/grouping"
+	"github.com/rolloutkit/rolloutkit/internal/field"
 )
 
 // Result is the timeline of one simulated rollout.
@@ -47,12 +48,17 @@ const (
 	TimeLimit
 )
 
-var outcomeNames = [...]string{"Completed", "Halted", "Stuck", "TimeLimit"}
-
 // String returns the outcome's name.
 func (o Outcome) String() string {
-	if o >= 0 && int(o) < len(outcomeNames) {
-		return outcomeNames[o]
+	switch o {
+	case Completed:
+		return "Completed"
+	case Halted:
+		return "Halted"
+	case Stuck:
+		return "Stuck"
+	case TimeLimit:
+		return "TimeLimit"
 	}
 	return "Outcome(" + strconv.Itoa(int(o)) + ")"
 }
@@ -117,15 +123,41 @@ const (
 	BreachCleared
 )
 
-var eventKindNames = [...]string{"Applied", "Progressing", "Succeeded", "Failed", "TimedOut",
-	"Recovered", "GroupStarted", "GroupCompleted", "Breach", "GateHeld", "BreachCleared"}
-
 // String returns the kind's name.
 func (k EventKind) String() string {
-	if k >= 0 && int(k) < len(eventKindNames) {
-		return eventKindNames[k]
+	if name, _, ok := k.names(); ok {
+		return name
 	}
 	return "EventKind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// names returns the kind's name and its verb in a timeline.
+func (k EventKind) names() (name, verb string, ok bool) {
+	switch k {
+	case Applied:
+		return "Applied", "applied", true
+	case Progressing:
+		return "Progressing", "progressing", true
+	case Succeeded:
+		return "Succeeded", "succeeded", true
+	case Failed:
+		return "Failed", "failed", true
+	case TimedOut:
+		return "TimedOut", "timed out", true
+	case Recovered:
+		return "Recovered", "recovered", true
+	case GroupStarted:
+		return "GroupStarted", "started", true
+	case GroupCompleted:
+		return "GroupCompleted", "completed", true
+	case Breach:
+		return "Breach", "breach", true
+	case GateHeld:
+		return "GateHeld", "held", true
+	case BreachCleared:
+		return "BreachCleared", "breach cleared", true
+	}
+	return "", "", false
 }
 
 // Timeline renders the result as text, one event a line, each with its
@@ -135,7 +167,9 @@ func (k EventKind) String() string {
 //	+07:00 completed group dev: 1 succeeded
 //	+21:00 completed: all 3 groups complete (7 planner calls)
 //
-// Offsets are +MM:SS, or +H:MM:SS from one hour on. A group is shown by its
+// Offsets are +MM:SS, or +H:MM:SS from one hour on. Cluster and group
+// names that are not plain Kubernetes names are quoted, so that no name
+// can forge a line. A group is shown by its
 // name, by #index when it has none, and as name#index when several groups
 // share its name.
 func (r Result) Timeline() string {
@@ -151,9 +185,9 @@ func (r Result) Timeline() string {
 		b.WriteString(offset(e.At.Sub(r.Start)))
 		b.WriteByte(' ')
 		g := label(e.Group)
-		verb := e.Kind.String()
-		if e.Kind >= 0 && int(e.Kind) < len(timelineVerbs) {
-			verb = timelineVerbs[e.Kind]
+		_, verb, ok := e.Kind.names()
+		if !ok {
+			verb = e.Kind.String()
 		}
 		switch e.Kind {
 		case GroupStarted, GroupCompleted, GateHeld:
@@ -161,7 +195,7 @@ func (r Result) Timeline() string {
 		case Breach, BreachCleared:
 			b.WriteString(verb + " in group " + g)
 		default:
-			b.WriteString(verb + " " + e.Cluster + " (" + g + ")")
+			b.WriteString(verb + " " + field.Name(e.Cluster) + " (" + g + ")")
 		}
 		if e.Detail != "" {
 			b.WriteString(": " + e.Detail)
@@ -171,10 +205,6 @@ func (r Result) Timeline() string {
 	fmt.Fprintf(&b, "%s %s (%d planner calls)\n", offset(r.End.Sub(r.Start)), r.Reason, r.Plans)
 	return b.String()
 }
-
-// timelineVerbs are the kinds as Timeline writes them, indexed by kind.
-var timelineVerbs = [...]string{"applied", "progressing", "succeeded", "failed", "timed out",
-	"recovered", "started", "completed", "breach", "held", "breach cleared"}
 
 // groupLabels names every group for a timeline: its name when that is
 // unique, else name#index (#index when unnamed).
@@ -186,7 +216,7 @@ func groupLabels(groups []GroupTimes) map[grouping.GroupKey]string {
 	labels := make(map[grouping.GroupKey]string, len(groups))
 	for _, g := range groups {
 		if g.Name != "" && names[g.Name] == 1 {
-			labels[g.GroupKey] = g.Name
+			labels[g.GroupKey] = field.Name(g.Name)
 		} else {
 			labels[g.GroupKey] = g.GroupKey.String()
 		}
