@@ -107,7 +107,7 @@ func (r *run) waitReason(gi int) string {
 		case r.out[r.stop].held:
 			why = r.out[r.stop].reason
 		case r.holder >= 0:
-			why = r.describe(&r.f.entries[r.holder])
+			why = r.describe(r.holder)
 		}
 		return fmt.Sprintf("waiting for %s: %s", what[:len(what)-len("group")]+groupLabel(s.key), why)
 	}
@@ -130,16 +130,18 @@ func (r *run) describeWhere(gi int, keep func(*entry) bool) string {
 	if first < 0 {
 		return ""
 	}
-	s := r.describe(&r.f.entries[first])
+	s := r.describe(first)
 	if n > 1 {
 		s += fmt.Sprintf(" (and %d more)", n-1)
 	}
 	return s
 }
 
-// describe says where one cluster stands, quoting its name.
-func (r *run) describe(e *entry) string {
-	name := strconv.Quote(e.name)
+// describe says where entry i stands, quoting its name.
+func (r *run) describe(i int) string {
+	e := &r.f.entries[i]
+	name := strconv.Quote(r.f.name(i))
+	recheck := r.recheck(i)
 	switch e.state {
 	case untouched:
 		if e.listed {
@@ -147,18 +149,18 @@ func (r *run) describe(e *entry) string {
 		}
 		return name + " not started"
 	case soaking:
-		return name + " soaking until " + r.until(e.recheck)
+		return name + " soaking until " + r.until(recheck)
 	case progressing, failing:
 		verb := " progressing"
 		if e.state == failing {
 			verb = " failed"
 		}
-		if e.recheck.IsZero() {
+		if recheck.IsZero() {
 			return name + verb + ", no deadline"
 		}
-		return name + verb + ", deadline " + r.until(e.recheck)
+		return name + verb + ", deadline " + r.until(recheck)
 	case timingOut:
-		return name + " timed out at " + r.clockTime(e.recheck)
+		return name + " timed out at " + r.clockTime(recheck)
 	case timedOut:
 		return name + " timed out"
 	}

@@ -107,10 +107,10 @@ func (r *run) evaluate() {
 				continue
 			}
 			ev := r.st.evaluate(&r.statuses[e.status], r.now)
-			e.state, e.recheck = ev.state, ev.recheck
+			e.state = ev.state
 			if ev.unknown {
 				if r.unknownN < maxNamed {
-					r.unknownLTT = append(r.unknownLTT, e.name)
+					r.unknownLTT = append(r.unknownLTT, r.f.name(i))
 				}
 				r.unknownN++
 			}
@@ -201,10 +201,10 @@ func (r *run) result() Result {
 		}
 	}
 	if nList > 0 {
-		res.ToRollout = make([]ClusterStatus, 0, nList)
+		res.ToRollout = make([]ClusterStatus, nList)
 	}
 	if nTimed > 0 {
-		res.TimedOut = make([]ClusterStatus, 0, nTimed)
+		res.TimedOut = make([]ClusterStatus, nTimed)
 	}
 	var recheck time.Duration
 	consider := func(d time.Duration) {
@@ -212,18 +212,22 @@ func (r *run) result() Result {
 			recheck = d
 		}
 	}
+	nList, nTimed = 0, 0
 	for i := range r.f.entries {
 		e := &r.f.entries[i]
 		switch {
 		case e.listed:
-			res.ToRollout = append(res.ToRollout, r.clusterStatus(e))
-			if !e.recheck.IsZero() {
-				consider(e.recheck.Sub(r.now))
+			cs := &res.ToRollout[nList]
+			nList++
+			r.fillStatus(cs, i)
+			if !cs.RecheckTime.IsZero() {
+				consider(cs.RecheckTime.Sub(r.now))
 			}
 		case e.state == timingOut:
-			cs := r.clusterStatus(e)
+			cs := &res.TimedOut[nTimed]
+			nTimed++
+			r.fillStatus(cs, i)
 			cs.Status = TimeOut
-			res.TimedOut = append(res.TimedOut, cs)
 		}
 	}
 	for gi := range r.out {
@@ -237,14 +241,27 @@ func (r *run) result() Result {
 	return res
 }
 
-// clusterStatus is the output form of an entry: its evaluated status, its
+// recheck is entry i's recheck time: the end of its soak, its deadline or
+// the deadline that passed. It is evaluated again rather than kept in
+// every entry, since only the entries that are output or explained need it.
+func (r *run) recheck(i int) time.Time {
+	if s := r.f.entries[i].status; s >= 0 {
+		return r.st.evaluate(&r.statuses[s], r.now).recheck
+	}
+	return time.Time{}
+}
+
+// fillStatus writes the output form of entry i into cs, in place (the
+// result of a call can hold a million of them): its evaluated status, its
 // input transition time, its group and its recheck time.
-func (r *run) clusterStatus(e *entry) ClusterStatus {
-	cs := ClusterStatus{Cluster: e.name, Group: r.f.groups[e.group].key, RecheckTime: e.recheck}
+func (r *run) fillStatus(cs *ClusterStatus, i int) {
+	e := &r.f.entries[i]
+	cs.Cluster, cs.Group = r.f.name(i), r.f.groups[e.group].key
 	if e.status >= 0 {
 		in := &r.statuses[e.status]
 		cs.LastTransitionTime = in.LastTransitionTime
 		cs.Status = in.Status
+		cs.RecheckTime = r.st.evaluate(in, r.now).recheck
 	}
 	switch e.state {
 	case untouched:
@@ -256,5 +273,4 @@ func (r *run) clusterStatus(e *entry) ClusterStatus {
 	case soaking:
 		cs.Status = Succeeded
 	}
-	return cs
 }

@@ -104,7 +104,7 @@ func (r *run) nextUntouched(gi, pos int) cursor {
 	}
 	c := cursor{group: gi, pos: pos}
 	if pos < end {
-		c.name = r.f.entries[pos].name
+		c.name = r.f.name(pos)
 	}
 	return c
 }
