@@ -335,7 +335,7 @@ func (rp *replay) checkEnd(r simulate.Result) string {
 	if sc.healthy && r.Outcome != simulate.Completed {
 		return "a healthy fleet did not complete: " + r.Reason
 	}
-	if r.End.After(sc.opts.Start.Add(30 * 24 * time.Hour)) {
+	if r.End.After(sc.opts.Start.Add(sc.limit())) {
 		return "ended after the time limit"
 	}
 	noDeadline := false
@@ -384,4 +384,13 @@ func (rp *replay) checkEnd(r simulate.Result) string {
 		}
 	}
 	return ""
+}
+
+// limit is the simulation's time limit: Options.Limit, or 30 days when it
+// is zero.
+func (sc *scenario) limit() time.Duration {
+	if sc.opts.Limit > 0 {
+		return sc.opts.Limit
+	}
+	return 30 * 24 * time.Hour
 }
