@@ -17,39 +17,60 @@ package rollout
 // clusters; and a timeout anywhere stalls its mandatory phase for ever.
 func (r *run) progressivePerGroup() {
 	r.listInFlight()
-	holding := 0
-	for i := range r.f.entries {
-		if r.f.entries[i].state.inFlight() {
-			holding++
-		}
-	}
+	holding := r.inFlight(false)
 	r.stop, r.holder = -1, -1
 	for _, gi := range r.walkOrder() {
-		g, o := r.f.groups[gi], &r.out[gi]
-		o.reached = true
-		o.budget = 0
-		if !g.mandatory {
-			o.budget = r.st.failureBudget(g.size())
+		budget := 0
+		if g := r.f.groups[gi]; !g.mandatory {
+			budget = r.st.failureBudget(g.size())
 		}
-		holding -= o.counts.Failed // a counted failure within budget does not hold
-		if o.counts.Failed+o.counts.TimedOut > o.budget {
-			r.breach, r.stop = true, gi
-			return
-		}
-		if o.counts.ToApply > 0 {
-			if !r.admit(gi) {
-				r.stop = gi
-				return
-			}
-			r.start(gi)
-			holding += o.started
-		}
-		if holding > 0 {
-			r.stop = gi
-			r.holder = r.firstHolder(gi, false)
+		if r.walkStep(gi, budget, &holding, false) {
 			return
 		}
 	}
+}
+
+// inFlight counts the clusters in flight (only those of mandatory groups,
+// when onlyMandatory is set).
+func (r *run) inFlight(onlyMandatory bool) int {
+	n := 0
+	for i := range r.f.entries {
+		if e := &r.f.entries[i]; e.state.inFlight() && (!onlyMandatory || r.f.groups[e.group].mandatory) {
+			n++
+		}
+	}
+	return n
+}
+
+// walkStep walks group gi of a group walk (SEMANTICS §3.5): the group's
+// failures are counted against budget (over budget: a breach, and nothing
+// starts); then its untouched clusters start, unless a gate holds it. It
+// reports whether the walk stops here: on a breach, a held group, or while
+// holding, the clusters that still hold the walk, is above zero. A Failed
+// cluster of a walked group no longer holds: it is a counted failure.
+// onlyMandatory says only mandatory clusters hold (Progressive).
+func (r *run) walkStep(gi, budget int, holding *int, onlyMandatory bool) bool {
+	o := &r.out[gi]
+	o.reached, o.budget = true, budget
+	*holding -= o.counts.Failed
+	if o.counts.Failed+o.counts.TimedOut > budget {
+		r.breach, r.stop = true, gi
+		return true
+	}
+	if o.counts.ToApply > 0 {
+		if !r.admit(gi) {
+			r.stop = gi
+			return true
+		}
+		r.start(gi)
+		*holding += o.started
+	}
+	if *holding > 0 {
+		r.stop = gi
+		r.holder = r.firstHolder(gi, onlyMandatory)
+		return true
+	}
+	return false
 }
 
 // firstHolder returns an entry that holds the walk stopped at group stop:

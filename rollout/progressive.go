@@ -23,35 +23,12 @@ import (
 func (r *run) progressive(def *intstr.IntOrString) {
 	r.listInFlight()
 	r.stop, r.holder = -1, -1
-	holding := 0
-	for i := range r.f.entries {
-		if e := &r.f.entries[i]; e.state.inFlight() && r.f.groups[e.group].mandatory {
-			holding++
-		}
-	}
+	holding := r.inFlight(true)
 	remaining := 0
 	for gi, g := range r.f.groups {
 		if !g.mandatory {
 			remaining += g.size()
-			continue
-		}
-		o := &r.out[gi]
-		o.reached = true
-		if o.counts.Failed+o.counts.TimedOut > 0 {
-			r.breach, r.stop = true, gi
-			return
-		}
-		if o.counts.ToApply > 0 {
-			if !r.admit(gi) {
-				r.stop = gi
-				return
-			}
-			r.start(gi)
-			holding += o.started
-		}
-		if holding > 0 {
-			r.stop = gi
-			r.holder = r.firstHolder(gi, true)
+		} else if r.walkStep(gi, 0, &holding, true) {
 			return
 		}
 	}
