@@ -67,11 +67,14 @@ func TestParity(t *testing.T) {
 	if replay || t.Failed() {
 		return
 	}
+	assert.GreaterOrEqual(t, float64(st.exact)/float64(st.scenarios), 0.5, "exact agreement share, seed %d", *seedFlag)
+	if st.scenarios < 5000 {
+		return // too few to require that every divergence shows (-short with another seed)
+	}
 	for _, d := range divergences {
 		assert.Positive(t, st.fired[d.ID], "%s (%s): its predicate never held in %d scenarios of seed %d", d.ID, d.Summary, st.scenarios, *seedFlag)
 		assert.Positive(t, st.observed[d.ID], "%s (%s): never explained a disagreement in %d scenarios of seed %d", d.ID, d.Summary, st.scenarios, *seedFlag)
 	}
-	assert.GreaterOrEqual(t, float64(st.exact)/float64(st.scenarios), 0.5, "exact agreement share, seed %d", *seedFlag)
 }
 
 // checkScenario runs both planners on sc and returns why it fails, or "".
