@@ -43,7 +43,10 @@ const (
 	// Active: the group has clusters to start or in flight.
 	Active
 	// Complete: every cluster of the group succeeded (and soaked), was
-	// skipped, or failed within the budget.
+	// skipped, or timed out within the failure budget. A Failed cluster
+	// still inside its deadline is in flight, so its group is Active (though
+	// ProgressivePerGroup may already start the next group: a failure within
+	// budget does not hold the rollout).
 	Complete
 	// Blocked: the group could start, but a gate holds it.
 	Blocked

@@ -2,6 +2,7 @@ package simulate_test
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -125,7 +126,9 @@ func randomScenario(rng *rand.Rand) *scenario {
 	sc.fleet = simulate.Fleet{Groups: groups, Default: simulate.Behavior{ApplyDuration: randomDuration(rng, 30)}}
 	if !sc.healthy {
 		sc.fleet.Behaviors = map[string]simulate.Behavior{}
-		for name := range sc.group {
+		// In name order: ranging over the map would draw from rng in a
+		// random order, and a case could not be rebuilt from its seed.
+		for _, name := range slices.Sorted(maps.Keys(sc.group)) {
 			if b, ok := randomBehavior(rng); ok {
 				sc.fleet.Behaviors[name] = b
 			}
