@@ -400,3 +400,19 @@ func TestNoDivergence_InputsUnmodified(t *testing.T) {
 		})
 	}
 }
+
+// D17
+func TestDivergence_UnknownStatusListedAsProgressing(t *testing.T) {
+	now := baseNow
+	groups := groupsOf(t, "prod#0: a b")
+	statuses := statusesOf(t, now, groups, "a=Progressing@-1m")
+	statuses = append(statuses, rollout.ClusterStatus{Cluster: "b", Status: rollout.Status(42), LastTransitionTime: now.Add(-time.Minute)})
+
+	ours, theirs := plans(t, now, all("15m"), groups, statuses)
+
+	require.Len(t, ours.ToRollout, 2)
+	require.Len(t, theirs.ToRollout, 2)
+	assert.Equal(t, rollout.Progressing, ours.ToRollout[1].Status, "ours: an unknown value is evaluated as Progressing (SEMANTICS §3.3)")
+	assert.Equal(t, rollout.Status(42), theirs.ToRollout[1].Status, "OCM echoes the unknown value")
+	assert.Equal(t, ours.ToRollout[1].Recheck, theirs.ToRollout[1].Recheck, "both give it the deadline of a progressing cluster")
+}
