@@ -338,40 +338,7 @@ func approvedBy(approvals []grouping.GroupKey, groups []grouping.Group) map[grou
 // randomScenario does: mandatory groups (by name, else by index), the walk
 // order, the Progressive window over the non-mandatory clusters.
 func (lc *loadCase) derive() {
-	sc := lc.scenario
-	keys := make([]grouping.GroupKey, 0, len(sc.members))
-	for k := range sc.members {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b grouping.GroupKey) int { return int(a.Index - b.Index) })
-	for _, m := range lc.mandatorySpec {
-		for _, k := range keys {
-			if (m.GroupName != "" && k.Name == m.GroupName) || (m.GroupName == "" && k.Index == m.GroupIndex) {
-				sc.mandatory[k] = true
-			}
-		}
-	}
-	remaining := 0
-	for _, k := range keys {
-		if sc.mandatory[k] {
-			sc.keys = append(sc.keys, k)
-		} else {
-			remaining += len(sc.members[k])
-		}
-	}
-	for _, k := range keys {
-		if !sc.mandatory[k] {
-			sc.keys = append(sc.keys, k)
-		}
-	}
-	mc := lc.maxConcurrency
-	if portionOf(mc, 100) == 0 && sc.opts.Planner.DefaultConcurrency != nil {
-		mc = *sc.opts.Planner.DefaultConcurrency
-	}
-	sc.window = portionOf(mc, remaining)
-	if sc.window <= 0 || sc.window > remaining {
-		sc.window = remaining
-	}
+	lc.scenario.deriveWalk(lc.mandatorySpec, lc.maxConcurrency)
 }
 
 // dump is a compact description of the case: the strategy, the gate, each

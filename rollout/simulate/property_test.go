@@ -188,9 +188,15 @@ func randomScenario(rng *rand.Rand) *scenario {
 		sc.opts.Planner.Gates = []rollout.Gate{randomWindow(rng)}
 	}
 
-	// What the checks derive from the strategy: mandatory groups (by name,
-	// else by index), the walk order, the Progressive window.
-	keys := make([]grouping.GroupKey, 0, nGroups)
+	sc.deriveWalk(mandatory, maxConcurrency)
+	return sc
+}
+
+// deriveWalk sets what the checks derive from the strategy: the mandatory
+// groups (by name, else by index), the walk order (mandatory groups first,
+// then the others, each by index) and the Progressive window.
+func (sc *scenario) deriveWalk(mandatory []clusterv1alpha1.MandatoryDecisionGroup, maxConcurrency intstr.IntOrString) {
+	keys := make([]grouping.GroupKey, 0, len(sc.members))
 	for k := range sc.members {
 		keys = append(keys, k)
 	}
@@ -223,7 +229,6 @@ func randomScenario(rng *rand.Rand) *scenario {
 	if sc.window <= 0 || sc.window > remaining {
 		sc.window = remaining
 	}
-	return sc
 }
 
 // randomDuration is 0 to maxMinutes minutes, sometimes with seconds.
