@@ -18,7 +18,6 @@ const (
 
 func (s state) inFlight() bool { return s == progressing || s == failing || s == soaking }
 func (s state) failure() bool  { return s == failing || s == timedOut || s == timingOut }
-func (s state) done() bool     { return s == succeeded || s == skipped }
 
 // evaluation is what evaluate concludes of one cluster.
 type evaluation struct {

@@ -77,7 +77,7 @@ func parseStrategy(s clusterv1alpha1.RolloutStrategy) (strategy, error) {
 	} else if st.kind != clusterv1alpha1.All {
 		st.minSuccess = d
 	}
-	st.deadline, st.hasDeadline, _ = parseDeadline(st.prefix+".progressDeadline", cfg.ProgressDeadline, &errs)
+	st.deadline, st.hasDeadline = parseDeadline(st.prefix+".progressDeadline", cfg.ProgressDeadline, &errs)
 	mf, err := field.ParsePortion(st.prefix+".maxFailures", cfg.MaxFailures, false)
 	errs = append(errs, err)
 	st.maxFailures = mf
@@ -93,24 +93,24 @@ func parseStrategy(s clusterv1alpha1.RolloutStrategy) (strategy, error) {
 
 // parseDeadline parses progressDeadline: "" and "None" mean no deadline;
 // anything else must be a non-negative Go duration ("90s", "1h30m").
-func parseDeadline(path, v string, errs *[]error) (time.Duration, bool, bool) {
+func parseDeadline(path, v string, errs *[]error) (time.Duration, bool) {
 	if v == "" || v == "None" {
-		return 0, false, true
+		return 0, false
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil || d < 0 {
 		*errs = append(*errs, &FieldError{Field: path, Value: v,
 			Want: `"None" or a non-negative duration such as "90s" or "1h30m"`})
-		return 0, false, false
+		return 0, false
 	}
-	return d, true, true
+	return d, true
 }
 
 // ParseDeadline parses a progressDeadline value as Plan does. It reports
 // ok=false with no deadline for "" and "None".
 func ParseDeadline(v string) (d time.Duration, ok bool, err error) {
 	var errs []error
-	d, ok, _ = parseDeadline("progressDeadline", v, &errs)
+	d, ok = parseDeadline("progressDeadline", v, &errs)
 	return d, ok, errors.Join(errs...)
 }
 
