@@ -2,7 +2,6 @@ package placement_test
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -11,36 +10,14 @@ import (
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 
 	"github.com/rolloutkit/rolloutkit/clock/fake"
+	"github.com/rolloutkit/rolloutkit/internal/seed"
 	"github.com/rolloutkit/rolloutkit/placement"
 )
 
 var benchSizes = []int{1_000, 10_000, 100_000}
 
-// benchFleet returns n ManagedClusters in random order: 10% dev, 30% stg,
-// 55% prod and 5% qa (not selected by the seed's predicate), all with
-// cluster-proxy=enabled and a few more labels, as real clusters have.
-func benchFleet(n int) []*clusterv1.ManagedCluster {
-	r := rand.New(rand.NewPCG(1, 2))
-	out := make([]*clusterv1.ManagedCluster, n)
-	for i := range out {
-		var env string
-		switch p := r.IntN(100); {
-		case p < 10:
-			env = "dev"
-		case p < 40:
-			env = "stg"
-		case p < 95:
-			env = "prod"
-		default:
-			env = "qa"
-		}
-		name := fmt.Sprintf("cluster-%06d", i)
-		out[i] = mc(name, "cluster-proxy=enabled", "environment="+env, "name="+name, "vendor=OpenShift",
-			"region="+[]string{"eu-west-1", "us-east-1", "ap-south-1"}[r.IntN(3)])
-	}
-	r.Shuffle(n, func(i, j int) { out[i], out[j] = out[j], out[i] })
-	return out
-}
+// benchFleet is seed.LargeFleet: the seed's clusters, n of them.
+func benchFleet(n int) []*clusterv1.ManagedCluster { return seed.LargeFleet(n) }
 
 // BenchmarkSchedule schedules the seed's Placement (its predicate and its
 // three decision groups) over a fleet.

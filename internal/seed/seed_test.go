@@ -49,3 +49,17 @@ func TestDocumentsSkipsEmpty(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, docs, 2)
 }
+
+func TestLargeFleet(t *testing.T) {
+	t.Parallel()
+	a, b := seed.LargeFleet(1000), seed.LargeFleet(1000)
+	require.Len(t, a, 1000)
+	assert.Equal(t, a, b, "the same n gives the same fleet")
+	envs := map[string]int{}
+	for _, mc := range a {
+		envs[mc.Labels["environment"]]++
+	}
+	assert.Len(t, envs, 4)
+	assert.InDelta(t, 550, envs["prod"], 60)
+	assert.InDelta(t, 50, envs["qa"], 25)
+}
