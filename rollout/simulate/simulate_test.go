@@ -16,15 +16,32 @@ import (
 
 // seedUntilStg is the seed's timeline until stg starts: dev applies in 2m,
 // then soaks for 5m.
-var seedUntilStg = []string{
-	"00:00 GroupStarted dev",
-	"00:00 Applied dev-cluster",
-	"00:00 Progressing dev-cluster",
-	"02:00 Succeeded dev-cluster",
-	"07:00 GroupCompleted dev",
-	"07:00 GroupStarted stg",
-	"07:00 Applied stg-cluster",
-	"07:00 Progressing stg-cluster",
+func seedUntilStg() []string {
+	return []string{
+		"00:00 GroupStarted dev",
+		"00:00 Applied dev-cluster",
+		"00:00 Progressing dev-cluster",
+		"02:00 Succeeded dev-cluster",
+		"07:00 GroupCompleted dev",
+		"07:00 GroupStarted stg",
+		"07:00 Applied stg-cluster",
+		"07:00 Progressing stg-cluster",
+	}
+}
+
+// stgRecoversAt37 is the rest of the seed's timeline once a timed-out
+// stg-cluster recovers at +37:00: the breach clears, stg soaks 5m, prod runs.
+func stgRecoversAt37() []string {
+	return []string{
+		"37:00 Recovered stg-cluster",
+		"37:00 BreachCleared stg",
+		"42:00 GroupCompleted stg",
+		"42:00 GroupStarted prod",
+		"42:00 Applied prod-cluster",
+		"42:00 Progressing prod-cluster",
+		"44:00 Succeeded prod-cluster",
+		"49:00 GroupCompleted prod",
+	}
 }
 
 func join(parts ...[]string) []string {
@@ -55,7 +72,7 @@ func TestRun(t *testing.T) {
 			outcome: simulate.Completed,
 			reason:  "completed: all 3 groups complete",
 			end:     21 * time.Minute,
-			events: join(seedUntilStg, []string{
+			events: join(seedUntilStg(), []string{
 				"09:00 Succeeded stg-cluster",
 				"14:00 GroupCompleted stg",
 				"14:00 GroupStarted prod",
@@ -84,7 +101,7 @@ func TestRun(t *testing.T) {
 			outcome: simulate.Halted,
 			reason:  `halted: group "stg": 1 failed or timed out, maxFailures allows 0 in this group: "stg-cluster" timed out at 00:24:00`,
 			end:     24 * time.Minute,
-			events: join(seedUntilStg, []string{
+			events: join(seedUntilStg(), []string{
 				"09:00 Failed stg-cluster",
 				"24:00 TimedOut stg-cluster",
 				"24:00 Breach stg",
@@ -102,7 +119,7 @@ func TestRun(t *testing.T) {
 			outcome: simulate.Halted,
 			reason:  `halted: group "stg": 1 failed or timed out, maxFailures allows 0 in this group: "stg-cluster" timed out at 00:22:00`,
 			end:     22 * time.Minute,
-			events:  join(seedUntilStg, []string{"22:00 TimedOut stg-cluster", "22:00 Breach stg"}),
+			events:  join(seedUntilStg(), []string{"22:00 TimedOut stg-cluster", "22:00 Breach stg"}),
 		},
 		{
 			name: "seed: stg times out, recovers later, and the rollout resumes after its soak",
@@ -112,18 +129,10 @@ func TestRun(t *testing.T) {
 			outcome: simulate.Completed,
 			reason:  "completed: all 3 groups complete",
 			end:     49 * time.Minute,
-			events: join(seedUntilStg, []string{
+			events: join(seedUntilStg(), []string{
 				"22:00 TimedOut stg-cluster",
 				"22:00 Breach stg",
-				"37:00 Recovered stg-cluster",
-				"37:00 BreachCleared stg",
-				"42:00 GroupCompleted stg",
-				"42:00 GroupStarted prod",
-				"42:00 Applied prod-cluster",
-				"42:00 Progressing prod-cluster",
-				"44:00 Succeeded prod-cluster",
-				"49:00 GroupCompleted prod",
-			}),
+			}, stgRecoversAt37()),
 		},
 		{
 			name: "seed: stg fails, recovers, and the rollout resumes",
@@ -132,19 +141,11 @@ func TestRun(t *testing.T) {
 				Behaviors: map[string]simulate.Behavior{"stg-cluster": {ApplyDuration: 2 * time.Minute, Fail: true, RecoverAfter: 30 * time.Minute}}},
 			outcome: simulate.Completed,
 			end:     49 * time.Minute,
-			events: join(seedUntilStg, []string{
+			events: join(seedUntilStg(), []string{
 				"09:00 Failed stg-cluster",
 				"24:00 TimedOut stg-cluster",
 				"24:00 Breach stg",
-				"37:00 Recovered stg-cluster",
-				"37:00 BreachCleared stg",
-				"42:00 GroupCompleted stg",
-				"42:00 GroupStarted prod",
-				"42:00 Applied prod-cluster",
-				"42:00 Progressing prod-cluster",
-				"44:00 Succeeded prod-cluster",
-				"49:00 GroupCompleted prod",
-			}),
+			}, stgRecoversAt37()),
 			check: func(t *testing.T, r simulate.Result) {
 				assert.Equal(t, "from Failed", eventsOf(r, simulate.Recovered)[0].Detail)
 			},
@@ -161,7 +162,7 @@ func TestRun(t *testing.T) {
 				Behaviors: map[string]simulate.Behavior{"stg-cluster": {ApplyDuration: 20 * time.Minute, Fail: true}}},
 			outcome: simulate.Halted,
 			end:     42 * time.Minute,
-			events: join(seedUntilStg, []string{
+			events: join(seedUntilStg(), []string{
 				"22:00 TimedOut stg-cluster",
 				"22:00 Breach stg",
 				"27:00 Failed stg-cluster",
@@ -212,7 +213,7 @@ func TestRun(t *testing.T) {
 			outcome: simulate.Completed,
 			reason:  "completed: all 3 groups complete, 1 cluster(s) timed out within maxFailures",
 			end:     29 * time.Minute,
-			events: join(seedUntilStg, []string{
+			events: join(seedUntilStg(), []string{
 				"22:00 TimedOut stg-cluster",
 				"22:00 GroupCompleted stg",
 				"22:00 GroupStarted prod",
@@ -230,7 +231,7 @@ func TestRun(t *testing.T) {
 			outcome: simulate.Stuck,
 			reason:  `stuck: group "dev": rolling out: 1 progressing; "dev-cluster" progressing, no deadline`,
 			end:     0,
-			events:  seedUntilStg[:3],
+			events:  seedUntilStg()[:3],
 		},
 		{
 			name: "mandatory group first: prod, then dev and stg",
@@ -339,7 +340,7 @@ func TestRun(t *testing.T) {
 			outcome: simulate.Stuck,
 			reason:  `stuck: group "prod": held: waiting for approval of group "prod"`,
 			end:     14 * time.Minute,
-			events:  join(seedUntilStg, []string{"09:00 Succeeded stg-cluster", "14:00 GroupCompleted stg", "14:00 GateHeld prod"}),
+			events:  join(seedUntilStg(), []string{"09:00 Succeeded stg-cluster", "14:00 GroupCompleted stg", "14:00 GateHeld prod"}),
 			check: func(t *testing.T, r simulate.Result) {
 				assert.Equal(t, `waiting for approval of group "prod"`, eventsOf(r, simulate.GateHeld)[0].Detail)
 			},
