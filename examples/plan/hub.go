@@ -17,6 +17,8 @@ import (
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/rolloutkit/rolloutkit/examples/internal/planreport"
 )
 
 // hub is what the YAML said about the hub: the objects of the kinds the
@@ -31,6 +33,18 @@ type hub struct {
 	// (e.g. a ManagedProxyConfiguration) can be hashed.
 	others  []*unstructured.Unstructured
 	ignored map[string]int // kind -> count
+}
+
+// planHub is what the planner reads of h. The objects are shared.
+func (h *hub) planHub() *planreport.Hub {
+	return &planreport.Hub{
+		Clusters:                h.clusters,
+		Placements:              h.placements,
+		Decisions:               h.decisions,
+		ClusterManagementAddOns: h.cmas,
+		ManagedClusterAddOns:    h.mcas,
+		Configs:                 h.others,
+	}
 }
 
 // readHub reads multi-document YAML (or JSON), with `kind: List` documents

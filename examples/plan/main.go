@@ -10,6 +10,7 @@ import (
 	"time"
 	_ "time/tzdata" // -window names a time zone; work on machines without a tz database
 
+	"github.com/rolloutkit/rolloutkit/examples/internal/planreport"
 	"github.com/rolloutkit/rolloutkit/grouping"
 	"github.com/rolloutkit/rolloutkit/rollout"
 )
@@ -54,15 +55,15 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "plan: %s: %v\n", opts.file, err)
 		return 1
 	}
-	rep, err := planAddon(h, opts.addon, opts.now, opts.gates)
+	rep, err := planreport.Plan(h.planHub(), opts.addon, opts.now, opts.gates)
 	if err != nil {
 		fmt.Fprintln(stderr, "plan:", err)
 		return 1
 	}
 	if opts.output == "json" {
-		err = rep.writeJSON(stdout)
+		err = rep.WriteJSON(stdout)
 	} else {
-		err = rep.writeText(stdout)
+		err = rep.WriteText(stdout)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "plan:", err)

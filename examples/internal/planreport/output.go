@@ -1,4 +1,4 @@
-package main
+package planreport
 
 import (
 	"encoding/json"
@@ -9,13 +9,17 @@ import (
 	"time"
 )
 
-func (r *report) writeJSON(w io.Writer) error {
+// WriteJSON writes r as one indented JSON object and a newline.
+func (r *Report) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)
 }
 
-func (r *report) writeText(w io.Writer) error {
+// WriteText writes r for a person: per placement a table of its groups,
+// the held groups and the next clusters, then the totals and the warnings.
+// It writes once, when the text is complete.
+func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "add-on %q at %s\n", r.Addon, r.Now.UTC().Format(time.RFC3339))
 	for _, p := range r.Placements {
@@ -76,6 +80,7 @@ func clusterList(names []string) string {
 	return s
 }
 
+// listOrNone shows names quoted and comma-separated, or (none).
 func listOrNone(names []string) string {
 	if len(names) == 0 {
 		return "(none)"

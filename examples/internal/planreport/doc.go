@@ -1,0 +1,35 @@
+// Package planreport plans the next step of an add-on's rollout from the
+// objects of a hub, and renders the plan as text or JSON.
+//
+// It is what the example programs share: examples/plan fills a [Hub] from
+// the YAML of `kubectl get -o yaml`, a controller fills one from a live
+// read, and both print the same [Report]:
+//
+//	h := &planreport.Hub{Clusters: clusters, Placements: placements, ...}
+//	for _, name := range h.AddonNames() {
+//		rep, err := planreport.Plan(h, name, now, gates)
+//		if err != nil {
+//			return err
+//		}
+//		if err := rep.WriteText(os.Stdout); err != nil {
+//			return err
+//		}
+//	}
+//
+// # What a plan is
+//
+// For one ClusterManagementAddOn, [Plan] plans every placement of its
+// install strategy: the decision groups (from the placement's
+// PlacementDecisions if the hub has any, else by scheduling the Placement
+// against the hub's ManagedClusters), each group's phase and reason, the
+// clusters to update next, the clusters that timed out or left, whether the
+// failure budget is breached, when to look again, and the install
+// progression message OCM's add-on manager would write. Gates hold groups
+// back; a held group has phase Blocked and the gate's reason.
+//
+// # Determinism
+//
+// A plan depends only on the hub's objects, the time and the gates: not on
+// the order of the hub's lists, which are sorted (in a copy) by namespace
+// and name first. Nothing the caller passes is modified.
+package planreport

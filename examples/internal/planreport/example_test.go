@@ -1,0 +1,41 @@
+package planreport_test
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/rolloutkit/rolloutkit/examples/internal/planreport"
+)
+
+// ExamplePlan plans the seed's rollout at 12:10: dev is done, stg is in
+// flight, prod waits for stg.
+func ExamplePlan() {
+	h := seedHub(true, midRollout()...)
+	for _, name := range h.AddonNames() {
+		rep, err := planreport.Plan(h, name, at(12, 10), nil)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		if err := rep.WriteText(os.Stdout); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	// Output:
+	// add-on "cluster-proxy" at 2026-11-30T12:10:00Z
+	//
+	// placement "open-cluster-management/cluster-proxy-placement", ProgressivePerGroup, groups from 3 PlacementDecisions
+	//   INDEX  GROUP  PHASE     CLUSTERS        REASON
+	//   0      dev    Complete  "dev-cluster"   complete: 1 succeeded
+	//   1      stg    Active    "stg-cluster"   rolling out: 1 progressing; "stg-cluster" progressing, deadline 12:21:00 (11m0s left)
+	//   2      prod   Waiting   "prod-cluster"  waiting for group "stg": "stg-cluster" progressing, deadline 12:21:00 (11m0s left)
+	//   next: "stg-cluster"
+	//   progression: selected clusters 3. configured addons 2/3 progressing..., 0 failed 0 timeout.
+	//
+	// next clusters to update: "stg-cluster"
+	// timed out: (none)
+	// removed: (none)
+	// failure budget breached: false
+	// look again in: 11m0s
+}

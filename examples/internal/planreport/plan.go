@@ -1,0 +1,161 @@
+package planreport
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/intstr"
+	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
+
+	"github.com/rolloutkit/rolloutkit/clock/fake"
+	"github.com/rolloutkit/rolloutkit/grouping"
+	"github.com/rolloutkit/rolloutkit/placement"
+	"github.com/rolloutkit/rolloutkit/rollout"
+	"github.com/rolloutkit/rolloutkit/rollout/addon"
+)
+
+// Plan plans, at now and held back by gates, every install-strategy
+// placement of the ClusterManagementAddOn named name, or of the hub's only
+// one when name is empty. It fails when the add-on is not in the hub (or,
+// with name empty, the hub has none or several), when a placement is found
+// neither as a Placement nor as PlacementDecisions, and on objects the
+// planner refuses. h is not modified.
+func Plan(h *Hub, name string, now time.Time, gates []rollout.Gate) (*Report, error) {
+	h = h.sorted()
+	cma, err := pickAddon(h, name)
+	if err != nil {
+		return nil, err
+	}
+	if len(cma.Spec.InstallStrategy.Placements) == 0 {
+		return nil, fmt.Errorf("clustermanagementaddon %q: spec.installStrategy has no placements: want type Placements with at least one placement", cma.Name)
+	}
+	rep := &Report{Addon: cma.Name, Now: now, Next: []string{}, TimedOut: []string{}, Removed: []string{}, Warnings: []string{}}
+	var recheck time.Duration
+	for i, ps := range cma.Spec.InstallStrategy.Placements {
+		pr, res, warnings, err := planPlacement(h, cma, i, ps, now, gates)
+		if err != nil {
+			return nil, err
+		}
+		rep.Placements = append(rep.Placements, pr)
+		rep.Next = append(rep.Next, pr.Next...)
+		for _, c := range res.TimedOut {
+			rep.TimedOut = append(rep.TimedOut, c.Cluster)
+		}
+		for _, c := range res.Removed {
+			rep.Removed = append(rep.Removed, c.Cluster)
+		}
+		rep.Breach = rep.Breach || res.MaxFailureBreach
+		if d := res.RecheckAfter; d > 0 && (recheck == 0 || d < recheck) {
+			recheck = d
+		}
+		rep.Warnings = append(rep.Warnings, warnings...)
+	}
+	rep.RecheckAfter = recheck.Seconds()
+	return rep, nil
+}
+
+// pickAddon returns the add-on named name, or the only one when name is
+// empty.
+func pickAddon(h *Hub, name string) (*addonv1beta1.ClusterManagementAddOn, error) {
+	var names []string
+	for _, c := range h.ClusterManagementAddOns {
+		if c.Name == name {
+			return c, nil
+		}
+		names = append(names, c.Name)
+	}
+	switch {
+	case name != "":
+		return nil, fmt.Errorf("clustermanagementaddon %q is not in the input (found %s)", name, quoteList(names))
+	case len(h.ClusterManagementAddOns) == 0:
+		return nil, errors.New("no ClusterManagementAddOn in the input: include clustermanagementaddons in the kubectl get")
+	case len(h.ClusterManagementAddOns) > 1:
+		return nil, fmt.Errorf("%d ClusterManagementAddOns in the input (%s): choose one with -addon", len(h.ClusterManagementAddOns), quoteList(names))
+	}
+	return h.ClusterManagementAddOns[0], nil
+}
+
+// planPlacement plans one install-strategy placement.
+func planPlacement(h *Hub, cma *addonv1beta1.ClusterManagementAddOn, i int, ps addonv1beta1.PlacementStrategy, now time.Time, gates []rollout.Gate) (Placement, rollout.Result, []string, error) {
+	ref := fmt.Sprintf("placement %q (clustermanagementaddon %q spec.installStrategy.placements[%d])", ps.Namespace+"/"+ps.Name, cma.Name, i)
+	pr := Placement{Namespace: ps.Namespace, Name: ps.Name, Strategy: string(ps.RolloutStrategy.Type), Next: []string{}}
+	if pr.Strategy == "" {
+		pr.Strategy = "All"
+	}
+	var warnings []string
+	warn := func(msg string) { warnings = append(warnings, ps.Namespace+"/"+ps.Name+": "+msg) }
+
+	p := h.placement(ps.Namespace, ps.Name)
+	var scheduled *placement.Result
+	if p != nil {
+		res, err := placement.Scheduler{Clock: fake.New(now)}.Schedule(p, h.Clusters)
+		if err != nil {
+			return pr, rollout.Result{}, nil, fmt.Errorf("%s: %w", ref, err)
+		}
+		scheduled = &res
+		for _, w := range res.Warnings {
+			warn(w.String())
+		}
+	}
+	var groups []grouping.Group
+	if ds := h.decisionsOf(ps.Namespace, ps.Name); len(ds) > 0 {
+		gs, err := placement.GroupsFromDecisions(ds)
+		if err != nil {
+			return pr, rollout.Result{}, nil, fmt.Errorf("%s: %w", ref, err)
+		}
+		groups = gs
+		pr.Source = fmt.Sprintf("%d PlacementDecisions", len(ds))
+	} else if scheduled != nil {
+		groups = scheduled.Groups
+		pr.Source = fmt.Sprintf("scheduled from the Placement and %d ManagedClusters (no PlacementDecisions in the input)", len(h.Clusters))
+	} else {
+		return pr, rollout.Result{}, nil, fmt.Errorf("%s: neither the Placement nor its PlacementDecisions are in the input: include placements and placementdecisions in the kubectl get", ref)
+	}
+
+	addons, err := addon.Evaluate(cma, ps.PlacementRef, h.addonsOn(cma.Name, groups), h.specHash(cma))
+	if err != nil {
+		return pr, rollout.Result{}, nil, fmt.Errorf("%s: %w", ref, err)
+	}
+	planner := rollout.Planner{Clock: fake.New(now), Gates: gates}
+	if p != nil && ps.RolloutStrategy.Type == "Progressive" {
+		// OCM's add-on manager uses clustersPerDecisionGroup as the window
+		// when maxConcurrency is unset.
+		cpg := p.Spec.DecisionStrategy.GroupStrategy.ClustersPerDecisionGroup
+		if cpg != (intstr.IntOrString{}) {
+			planner.DefaultConcurrency = &cpg
+		}
+	}
+	res, err := planner.Plan(ps.RolloutStrategy, groups, addon.Statuses(addons))
+	if err != nil {
+		return pr, rollout.Result{}, nil, fmt.Errorf("%s: rolloutStrategy: %w", ref, err)
+	}
+	for _, w := range res.Warnings {
+		warn(w)
+	}
+	for gi, g := range groups {
+		gp := res.Groups[gi]
+		pr.Groups = append(pr.Groups, Group{Index: g.Index, Name: g.Name, Clusters: append([]string{}, g.Clusters...),
+			Phase: gp.Phase.String(), Reason: gp.Reason})
+	}
+	for _, c := range res.ToRollout {
+		pr.Next = append(pr.Next, c.Cluster)
+	}
+	pr.Progress = addon.Tally(groups, addons, res).Condition().Message
+	return pr, res, warnings, nil
+}
+
+// quoteList shows names quoted, sorted and comma-separated, or none.
+func quoteList(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	sort.Strings(q)
+	return strings.Join(q, ", ")
+}

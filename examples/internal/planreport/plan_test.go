@@ -1,0 +1,210 @@
+package planreport_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
+
+	"github.com/rolloutkit/rolloutkit/examples/internal/planreport"
+	"github.com/rolloutkit/rolloutkit/rollout"
+)
+
+func TestPlan(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name         string
+		hub          *planreport.Hub
+		now          time.Time
+		gates        []rollout.Gate
+		source       string
+		phases       []string
+		next         []string
+		timedOut     []string
+		breach       bool
+		recheckAfter float64
+		text         []string
+	}{
+		{
+			name: "nothing installed: scheduled, dev starts", hub: seedHub(false), now: at(12, 0),
+			source: "scheduled from the Placement and 3 ManagedClusters (no PlacementDecisions in the input)",
+			phases: []string{"Active", "Waiting", "Waiting"}, next: []string{"dev-cluster"}, timedOut: []string{},
+			text: []string{
+				`  0      dev    Active   "dev-cluster"   rolling out: 1 starting now`,
+				`  2      prod   Waiting  "prod-cluster"  waiting for group "dev": "dev-cluster" starting now`,
+				`next clusters to update: "dev-cluster"`,
+				"look again in: (nothing to wait for)",
+			},
+		},
+		{
+			name: "dev done, stg in flight", hub: seedHub(true, midRollout()...), now: at(12, 10),
+			source: "3 PlacementDecisions",
+			phases: []string{"Complete", "Active", "Waiting"}, next: []string{"stg-cluster"}, timedOut: []string{},
+			recheckAfter: (11 * time.Minute).Seconds(),
+			text: []string{
+				`  0      dev    Complete  "dev-cluster"   complete: 1 succeeded`,
+				`  1      stg    Active    "stg-cluster"   rolling out: 1 progressing; "stg-cluster" progressing, deadline 12:21:00 (11m0s left)`,
+				`  progression: selected clusters 3. configured addons 2/3 progressing..., 0 failed 0 timeout.`,
+				`next clusters to update: "stg-cluster"`,
+				"look again in: 11m0s",
+			},
+		},
+		{
+			name: "stg past its deadline halts the rollout", hub: seedHub(true, midRollout()...), now: at(12, 30),
+			source: "3 PlacementDecisions",
+			phases: []string{"Complete", "Breached", "Waiting"}, next: []string{}, timedOut: []string{"stg-cluster"}, breach: true,
+			text: []string{
+				`halted: 1 failed or timed out, maxFailures allows 0 in this group: "stg-cluster" timed out at 12:21:00`,
+				`timed out: "stg-cluster"`,
+				"failure budget breached: true",
+			},
+		},
+		{
+			name: "paused: dev held", hub: seedHub(false), now: at(12, 0), gates: []rollout.Gate{rollout.Paused("change freeze")},
+			source: "scheduled from the Placement and 3 ManagedClusters (no PlacementDecisions in the input)",
+			phases: []string{"Blocked", "Waiting", "Waiting"}, next: []string{}, timedOut: []string{},
+			text: []string{
+				`  held: group "dev": held: rollout paused: change freeze`,
+				"next clusters to update: (none)",
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rep, err := planreport.Plan(tt.hub, "", tt.now, tt.gates)
+			require.NoError(t, err)
+			assert.Equal(t, addonName, rep.Addon)
+			require.Len(t, rep.Placements, 1)
+			p := rep.Placements[0]
+			assert.Equal(t, "ProgressivePerGroup", p.Strategy)
+			assert.Equal(t, tt.source, p.Source)
+			var phases []string
+			for _, g := range p.Groups {
+				phases = append(phases, g.Phase)
+			}
+			assert.Equal(t, tt.phases, phases)
+			assert.Equal(t, []string{"dev-cluster"}, p.Groups[0].Clusters)
+			assert.Equal(t, tt.next, p.Next)
+			assert.Equal(t, tt.next, rep.Next)
+			assert.Equal(t, tt.timedOut, rep.TimedOut)
+			assert.Equal(t, tt.breach, rep.Breach)
+			assert.InDelta(t, tt.recheckAfter, rep.RecheckAfter, 0)
+
+			var text bytes.Buffer
+			require.NoError(t, rep.WriteText(&text))
+			for _, want := range tt.text {
+				assert.Contains(t, text.String(), want)
+			}
+		})
+	}
+}
+
+func TestPlanErrors(t *testing.T) {
+	t.Parallel()
+	two := seedHub(true)
+	two.ClusterManagementAddOns = append(two.ClusterManagementAddOns, seedAddon("managed-serviceaccount"))
+	noPlacement := seedHub(false)
+	noPlacement.Placements = nil
+	tests := []struct {
+		name  string
+		hub   *planreport.Hub
+		addon string
+		want  string
+	}{
+		{"nil hub", nil, "", "no ClusterManagementAddOn in the input"},
+		{"unknown add-on", seedHub(true), "nope", `clustermanagementaddon "nope" is not in the input (found "cluster-proxy")`},
+		{"two add-ons, none named", two, "", `2 ClusterManagementAddOns in the input ("cluster-proxy", "managed-serviceaccount")`},
+		{"neither placement nor decisions", noPlacement, addonName,
+			`placement "open-cluster-management/cluster-proxy-placement" (clustermanagementaddon "cluster-proxy" spec.installStrategy.placements[0]): neither the Placement nor its PlacementDecisions are in the input`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rep, err := planreport.Plan(tt.hub, tt.addon, at(12, 0), nil)
+			require.Error(t, err)
+			assert.Nil(t, rep)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+}
+
+// TestPlanIgnoresOrder plans a hub listed in reverse, as a live read may
+// list it: the text is the same, and the caller's lists keep their order.
+func TestPlanIgnoresOrder(t *testing.T) {
+	t.Parallel()
+	sorted := seedHub(true, midRollout()...)
+	reversed := seedHub(true, midRollout()...)
+	slices.Reverse(reversed.Clusters)
+	slices.Reverse(reversed.Decisions)
+	slices.Reverse(reversed.ManagedClusterAddOns)
+	before := slices.Clone(reversed.Decisions)
+
+	texts := make([]string, 2)
+	for i, h := range []*planreport.Hub{sorted, reversed} {
+		rep, err := planreport.Plan(h, addonName, at(12, 10), nil)
+		require.NoError(t, err)
+		var b bytes.Buffer
+		require.NoError(t, rep.WriteText(&b))
+		texts[i] = b.String()
+	}
+	assert.Equal(t, texts[0], texts[1])
+	assert.Equal(t, before, reversed.Decisions, "Plan must not reorder the caller's lists")
+}
+
+func TestAddonNames(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		hub  *planreport.Hub
+		want []string
+	}{
+		{"nil hub", nil, nil},
+		{"empty hub", &planreport.Hub{}, nil},
+		{"sorted, nil skipped", &planreport.Hub{ClusterManagementAddOns: []*addonv1beta1.ClusterManagementAddOn{
+			seedAddon("managed-serviceaccount"), nil, seedAddon("cluster-proxy"),
+		}}, []string{"cluster-proxy", "managed-serviceaccount"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tt.want, tt.hub.AddonNames())
+		})
+	}
+}
+
+// TestWriteJSON pins the JSON field names, which scripts read.
+func TestWriteJSON(t *testing.T) {
+	t.Parallel()
+	rep, err := planreport.Plan(seedHub(true, midRollout()...), addonName, at(12, 10), nil)
+	require.NoError(t, err)
+	var b bytes.Buffer
+	require.NoError(t, rep.WriteJSON(&b))
+	var report map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(b.Bytes(), &report))
+	assert.ElementsMatch(t, []string{"addon", "now", "placements", "next", "timedOut", "removed", "breach", "recheckAfter", "warnings"}, keys(report))
+	var placements []map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(report["placements"], &placements))
+	require.Len(t, placements, 1)
+	assert.ElementsMatch(t, []string{"namespace", "name", "strategy", "source", "groups", "next", "progress"}, keys(placements[0]))
+	var groups []map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(placements[0]["groups"], &groups))
+	require.Len(t, groups, 3)
+	assert.ElementsMatch(t, []string{"index", "name", "clusters", "phase", "reason"}, keys(groups[1]))
+	assert.JSONEq(t, `"Active"`, string(groups[1]["phase"]))
+	assert.JSONEq(t, `["stg-cluster"]`, string(report["next"]))
+	assert.JSONEq(t, `660`, string(report["recheckAfter"]))
+}
+
+func keys(m map[string]json.RawMessage) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	return ks
+}

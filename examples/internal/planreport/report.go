@@ -1,0 +1,63 @@
+package planreport
+
+import "time"
+
+// Report is the plan of one add-on, in the shape of its JSON output.
+type Report struct {
+	// Addon is the name of the ClusterManagementAddOn.
+	Addon string `json:"addon"`
+	// Now is the time the plan was made at.
+	Now time.Time `json:"now"`
+	// Placements are the plans of the install-strategy placements, in the
+	// order of spec.installStrategy.placements.
+	Placements []Placement `json:"placements"`
+	// Next are the clusters to update now, over every placement.
+	Next []string `json:"next"`
+	// TimedOut are the clusters past their progress deadline.
+	TimedOut []string `json:"timedOut"`
+	// Removed are the clusters with an add-on status but in no decision
+	// group.
+	Removed []string `json:"removed"`
+	// Breach tells whether a placement's failure budget is exceeded.
+	Breach bool `json:"breach"`
+	// RecheckAfter is the number of seconds after which to plan again:
+	// the nearest end of a soak, a deadline, or a gate's change; 0 when
+	// there is nothing to wait for.
+	RecheckAfter float64 `json:"recheckAfter"`
+	// Warnings are the scheduler's and the planner's warnings about the
+	// input, each prefixed with its placement's namespace/name.
+	Warnings []string `json:"warnings"`
+}
+
+// Placement is the plan of one install-strategy placement.
+type Placement struct {
+	// Namespace and Name name the Placement.
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	// Strategy is the rollout strategy type; All when unset.
+	Strategy string `json:"strategy"`
+	// Source says where the groups came from: the PlacementDecisions, or
+	// scheduling the Placement.
+	Source string `json:"source"`
+	// Groups are the decision groups, in index order.
+	Groups []Group `json:"groups"`
+	// Next are the clusters of this placement to update now.
+	Next []string `json:"next"`
+	// Progress is the message of the ClusterManagementAddOn's install
+	// progression condition for this placement.
+	Progress string `json:"progress"`
+}
+
+// Group is the plan of one decision group.
+type Group struct {
+	// Index and Name identify the decision group; Name may be empty.
+	Index int32  `json:"index"`
+	Name  string `json:"name"`
+	// Clusters are the group's clusters.
+	Clusters []string `json:"clusters"`
+	// Phase is the group's rollout phase (rollout.Phase's String, such as
+	// Active, Waiting, Complete, Breached or Blocked).
+	Phase string `json:"phase"`
+	// Reason says why the group is in its phase.
+	Reason string `json:"reason"`
+}
