@@ -215,7 +215,13 @@ func override(refs []ref, level []addonv1beta1.AddOnConfig) []ref {
 }
 
 func compareRefs(a, b ref) int {
-	return cmp.Or(cmp.Compare(a.gr.Group, b.gr.Group), cmp.Compare(a.gr.Resource, b.gr.Resource))
+	return compareGroupResources(a.gr, b.gr)
+}
+
+// compareGroupResources orders group/resources as OCM's add-on manager
+// does (orderedKeys): by group, then resource.
+func compareGroupResources(a, b addonv1beta1.ConfigGroupResource) int {
+	return cmp.Or(cmp.Compare(a.Group, b.Group), cmp.Compare(a.Resource, b.Resource))
 }
 
 // withHashes looks up the hash of every ref; all lookup errors are returned

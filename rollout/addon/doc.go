@@ -1,8 +1,9 @@
 // Package addon connects OCM add-ons to the rollout planner: it computes the
 // configs each ManagedClusterAddOn should run with, maps each add-on to the
-// cluster status the planner takes, and writes the ClusterManagementAddOn's
-// install progression condition, all as OCM's add-on manager
-// (pkg/addon/controllers/addonconfiguration) does.
+// cluster status the planner takes, and computes the status the rollout
+// writes: the add-ons' config references and the ClusterManagementAddOn's
+// install progression, all as OCM's add-on manager
+// (pkg/addon/controllers/addonconfiguration and cmainstallprogression) does.
 //
 // # One reconcile
 //
@@ -10,12 +11,24 @@
 //
 //	addons, err := addon.Evaluate(cma, placementRef, mcas, specHash)
 //	result, err := planner.Plan(strategy, groups, addon.Statuses(addons))
-//	// write addons[i].Configs to the add-ons whose cluster is in result.ToRollout
-//	cond := addon.Tally(groups, addons, result).Condition()
+//
+//	// Each add-on whose cluster is in result.ToRollout gets its configs:
+//	refs := addon.ConfigReferences(mca.Status.ConfigReferences, addons[i].Configs)
+//	// write refs to mca's status.configReferences, unless equal
+//
+//	// The ClusterManagementAddOn records the placement's progress:
+//	desired, err := addon.Desired(cma, placementRef, nil, specHash)
+//	ip := addon.InstallProgression(cma.Status.InstallProgressions, placementRef,
+//		desired, addon.Tally(groups, addons, result), clock.Now())
+//	// put ip in place of placementRef's entry of status.installProgressions,
+//	// unless equal
 //
 // [Desired] and [ClusterStatus] are the two steps of Evaluate for a single
 // add-on. specHash is a [SpecHashFunc], typically hash.Spec of the config
-// object read from a cache.
+// object read from a cache. The time comes from the caller's clock, and
+// both writes can be skipped when the computed status equals the one read:
+// ConfigReferences and InstallProgression return it unchanged when nothing
+// changed.
 //
 // # Which configs
 //
@@ -31,6 +44,19 @@
 // has not applied them yet (lastAppliedConfig differs) is Progressing or
 // Failed by its Progressing condition; otherwise it is Succeeded
 // ([ClusterStatus]).
+//
+// # What is written
+//
+// An add-on the rollout lists gets the desired configs in its
+// status.configReferences[].desiredConfig, keeping the lastAppliedConfig
+// its agent reported ([ConfigReferences]); the agent then applies them and
+// the add-on goes from ToApply to Progressing to Succeeded.
+//
+// The ClusterManagementAddOn's status.installProgressions[] entry of the
+// placement carries the placement's desired configs, the Progressing
+// condition of [Progress], and each config's lastAppliedConfig and
+// lastKnownGoodConfig, which become the desired config only when every
+// selected cluster has succeeded ([InstallProgression]).
 //
 // # What is staged, and what is not (the seed's caveats)
 //

@@ -18,7 +18,7 @@ type Addon struct {
 	Status rollout.ClusterStatus
 	// Configs are the configs the add-on should run with, from [Desired].
 	// Write them to the add-on's status.configReferences[].desiredConfig when
-	// the rollout lists its cluster.
+	// the rollout lists its cluster, with [ConfigReferences].
 	Configs []Config
 	// Custom reports that the add-on has spec.configs of its own. OCM's
 	// install progression never counts such an add-on as succeeded or

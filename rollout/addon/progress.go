@@ -90,7 +90,7 @@ func (p Progress) Completed() bool {
 // with Selected; Rolling+Succeeded (progressing) or Succeeded (completed);
 // Selected; Failed; TimedOut. LastTransitionTime and ObservedGeneration are
 // left zero: set the condition with meta.SetStatusCondition, which keeps the
-// time when the status does not change.
+// time when the status does not change, as [InstallProgression] does.
 //
 // OCM v1.2.0 writes the same reasons and numbers but its message has no
 // "selected clusters %d. configured addons " prefix (it starts at "%d/%d");

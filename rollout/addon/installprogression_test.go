@@ -1,0 +1,429 @@
+package addon_test
+
+import (
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
+	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
+
+	"github.com/rolloutkit/rolloutkit/clock/fake"
+	"github.com/rolloutkit/rolloutkit/grouping"
+	"github.com/rolloutkit/rolloutkit/rollout"
+	"github.com/rolloutkit/rolloutkit/rollout/addon"
+)
+
+// Progress of the seed's three clusters.
+var (
+	starting = addon.Progress{Selected: 3, Rolling: 1}
+	halfway  = addon.Progress{Selected: 3, Rolling: 1, Succeeded: 1}
+	finished = addon.Progress{Selected: 3, Succeeded: 3}
+)
+
+// progressing returns p's condition as set at since.
+func progressing(p addon.Progress, since time.Time) metav1.Condition {
+	c := p.Condition()
+	c.LastTransitionTime = metav1.NewTime(since)
+	return c
+}
+
+// proxyInstallConfig returns an install progression's config reference to
+// a ManagedProxyConfiguration with the desired, last-applied and
+// last-known-good spec hashes ("" for none).
+func proxyInstallConfig(name, desired, applied, good string) addonv1beta1.InstallConfigReference {
+	return addonv1beta1.InstallConfigReference{
+		ConfigGroupResource: proxyGR,
+		DesiredConfig:       specHash("", name, desired),
+		LastAppliedConfig:   specHash("", name, applied),
+		LastKnownGoodConfig: specHash("", name, good),
+	}
+}
+
+// seedProgression returns the install progression of the seed's placement
+// for the cluster-proxy config.
+func seedProgression(desired, applied, good string, conds ...metav1.Condition) addonv1beta1.InstallProgression {
+	return addonv1beta1.InstallProgression{
+		PlacementRef:     seedPlacement,
+		ConfigReferences: []addonv1beta1.InstallConfigReference{proxyInstallConfig("cluster-proxy", desired, applied, good)},
+		Conditions:       conds,
+	}
+}
+
+func cloneProgressions(ps []addonv1beta1.InstallProgression) []addonv1beta1.InstallProgression {
+	if ps == nil {
+		return nil
+	}
+	out := make([]addonv1beta1.InstallProgression, len(ps))
+	for i := range ps {
+		ps[i].DeepCopyInto(&out[i])
+	}
+	return out
+}
+
+func TestInstallProgression(t *testing.T) {
+	t.Parallel()
+	var (
+		installed = time.Date(2026, 11, 2, 9, 14, 27, 0, time.UTC)  // the seed's add-ons completed
+		upgraded  = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)  // the new config's rollout started
+		reverted  = time.Date(2026, 11, 30, 14, 0, 0, 0, time.UTC)  // the revert's rollout started
+		now       = time.Date(2026, 11, 30, 15, 30, 0, 0, time.UTC) // this call
+	)
+	proxyNew := []addon.Config{config(proxyGR, "", "cluster-proxy", newHash)}
+	proxyOld := []addon.Config{config(proxyGR, "", "cluster-proxy", oldHash)}
+	otherPlacement := addonv1beta1.PlacementRef{Namespace: "open-cluster-management", Name: "canary"}
+	tests := []struct {
+		name    string
+		prev    []addonv1beta1.InstallProgression
+		desired []addon.Config
+		p       addon.Progress
+		want    addonv1beta1.InstallProgression
+	}{
+		{
+			name:    "first rollout: nothing applied or known good yet",
+			desired: proxyNew,
+			p:       starting,
+			want:    seedProgression(newHash, "", "", progressing(starting, now)),
+		},
+		{
+			name:    "first rollout done: both become the desired config",
+			desired: proxyNew,
+			p:       finished,
+			want:    seedProgression(newHash, newHash, newHash, progressing(finished, now)),
+		},
+		{
+			name:    "cluster-proxy upgrade starts: last-known-good stays the old config",
+			prev:    []addonv1beta1.InstallProgression{seedProgression(oldHash, oldHash, oldHash, progressing(finished, installed))},
+			desired: proxyNew,
+			p:       starting,
+			want:    seedProgression(newHash, oldHash, oldHash, progressing(starting, now)),
+		},
+		{
+			name:    "cluster-proxy upgrade in flight: the condition keeps its time, its message moves on",
+			prev:    []addonv1beta1.InstallProgression{seedProgression(newHash, oldHash, oldHash, progressing(starting, upgraded))},
+			desired: proxyNew,
+			p:       halfway,
+			want:    seedProgression(newHash, oldHash, oldHash, progressing(halfway, upgraded)),
+		},
+		{
+			name:    "cluster-proxy upgrade done: both become the new config",
+			prev:    []addonv1beta1.InstallProgression{seedProgression(newHash, oldHash, oldHash, progressing(halfway, upgraded))},
+			desired: proxyNew,
+			p:       finished,
+			want:    seedProgression(newHash, newHash, newHash, progressing(finished, now)),
+		},
+		{
+			name:    "revert after the upgrade: last-known-good stays the new config until done",
+			prev:    []addonv1beta1.InstallProgression{seedProgression(newHash, newHash, newHash, progressing(finished, upgraded))},
+			desired: proxyOld,
+			p:       halfway,
+			want:    seedProgression(oldHash, newHash, newHash, progressing(halfway, now)),
+		},
+		{
+			name:    "revert done: both become the old config again",
+			prev:    []addonv1beta1.InstallProgression{seedProgression(oldHash, newHash, newHash, progressing(halfway, reverted))},
+			desired: proxyOld,
+			p:       finished,
+			want:    seedProgression(oldHash, oldHash, oldHash, progressing(finished, now)),
+		},
+		{
+			name:    "revert while the upgrade is in flight: last-known-good stays the old config",
+			prev:    []addonv1beta1.InstallProgression{seedProgression(newHash, oldHash, oldHash, progressing(halfway, upgraded))},
+			desired: proxyOld,
+			p:       starting,
+			want:    seedProgression(oldHash, oldHash, oldHash, progressing(starting, upgraded)),
+		},
+		{
+			name:    "an empty placement never completes: last-known-good stays",
+			prev:    []addonv1beta1.InstallProgression{seedProgression(newHash, oldHash, oldHash, progressing(starting, upgraded))},
+			desired: proxyNew,
+			p:       addon.Progress{},
+			want:    seedProgression(newHash, oldHash, oldHash, progressing(addon.Progress{}, upgraded)),
+		},
+		{
+			name: "another config: the entry starts afresh, old conditions and all",
+			prev: []addonv1beta1.InstallProgression{{
+				PlacementRef:     seedPlacement,
+				ConfigReferences: []addonv1beta1.InstallConfigReference{proxyInstallConfig("cluster-proxy-v1", oldHash, oldHash, oldHash)},
+				Conditions:       []metav1.Condition{progressing(starting, upgraded)},
+			}},
+			desired: proxyNew,
+			p:       halfway,
+			want:    seedProgression(newHash, "", "", progressing(halfway, now)),
+		},
+		{
+			name: "another placement's entry is not used",
+			prev: []addonv1beta1.InstallProgression{{
+				PlacementRef:     otherPlacement,
+				ConfigReferences: []addonv1beta1.InstallConfigReference{proxyInstallConfig("cluster-proxy", newHash, oldHash, oldHash)},
+				Conditions:       []metav1.Condition{progressing(starting, upgraded)},
+			}},
+			desired: proxyNew,
+			p:       halfway,
+			want:    seedProgression(newHash, "", "", progressing(halfway, now)),
+		},
+		{
+			name: "an old entry listing more configs is carried over, as in OCM",
+			prev: []addonv1beta1.InstallProgression{{
+				PlacementRef: seedPlacement,
+				ConfigReferences: []addonv1beta1.InstallConfigReference{
+					{ConfigGroupResource: deployGR, DesiredConfig: specHash("", "deploy", "h1")},
+					proxyInstallConfig("cluster-proxy", newHash, oldHash, oldHash),
+				},
+				Conditions: []metav1.Condition{progressing(starting, upgraded)},
+			}},
+			desired: proxyNew,
+			p:       halfway,
+			want:    seedProgression(newHash, oldHash, oldHash, progressing(halfway, upgraded)),
+		},
+		{
+			name: "an old config reference without desiredConfig matches nothing",
+			prev: []addonv1beta1.InstallProgression{{
+				PlacementRef:     seedPlacement,
+				ConfigReferences: []addonv1beta1.InstallConfigReference{{ConfigGroupResource: proxyGR, LastKnownGoodConfig: specHash("", "cluster-proxy", oldHash)}},
+				Conditions:       []metav1.Condition{progressing(starting, upgraded)},
+			}},
+			desired: proxyNew,
+			p:       halfway,
+			want:    seedProgression(newHash, "", "", progressing(halfway, now)),
+		},
+		{
+			name: "the first entry for the placement that lists the configs is used",
+			prev: []addonv1beta1.InstallProgression{
+				{ // lists another config
+					PlacementRef:     seedPlacement,
+					ConfigReferences: []addonv1beta1.InstallConfigReference{proxyInstallConfig("cluster-proxy-v1", oldHash, "x", "x")},
+					Conditions:       []metav1.Condition{progressing(starting, installed)},
+				},
+				seedProgression(newHash, oldHash, oldHash, progressing(starting, upgraded)),
+				seedProgression(newHash, "y", "y", progressing(starting, reverted)),
+			},
+			desired: []addon.Config{config(proxyGR, "", "cluster-proxy", newHash)},
+			p:       halfway,
+			want:    seedProgression(newHash, oldHash, oldHash, progressing(halfway, upgraded)),
+		},
+		{
+			name: "several configs, each with its own history, in desired order",
+			prev: []addonv1beta1.InstallProgression{{
+				PlacementRef: seedPlacement,
+				ConfigReferences: []addonv1beta1.InstallConfigReference{
+					proxyInstallConfig("cluster-proxy", oldHash, oldHash, oldHash),
+					{ConfigGroupResource: deployGR, DesiredConfig: specHash("ns", "deploy", "h2"), LastAppliedConfig: specHash("ns", "deploy", "h1"), LastKnownGoodConfig: specHash("ns", "deploy", "h0")},
+				},
+			}},
+			desired: []addon.Config{config(deployGR, "ns", "deploy", "h2"), config(proxyGR, "", "cluster-proxy", newHash)},
+			p:       starting,
+			want: addonv1beta1.InstallProgression{
+				PlacementRef: seedPlacement,
+				ConfigReferences: []addonv1beta1.InstallConfigReference{
+					{ConfigGroupResource: deployGR, DesiredConfig: specHash("ns", "deploy", "h2"), LastAppliedConfig: specHash("ns", "deploy", "h1"), LastKnownGoodConfig: specHash("ns", "deploy", "h0")},
+					proxyInstallConfig("cluster-proxy", newHash, oldHash, oldHash),
+				},
+				Conditions: []metav1.Condition{progressing(starting, now)},
+			},
+		},
+		{
+			name:    "a config repeated in desired is taken once, the first time",
+			desired: []addon.Config{config(proxyGR, "", "cluster-proxy", newHash), config(proxyGR, "", "cluster-proxy", oldHash)},
+			p:       finished,
+			want:    seedProgression(newHash, newHash, newHash, progressing(finished, now)),
+		},
+		{
+			name: "no configs",
+			p:    finished,
+			want: addonv1beta1.InstallProgression{PlacementRef: seedPlacement, Conditions: []metav1.Condition{progressing(finished, now)}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			prev, desired := cloneProgressions(tt.prev), append([]addon.Config(nil), tt.desired...)
+
+			got := addon.InstallProgression(prev, seedPlacement, desired, tt.p, now)
+			assert.Equal(t, tt.want, got)
+
+			// The inputs are untouched, and the result shares nothing with them.
+			for i := range got.ConfigReferences {
+				r := &got.ConfigReferences[i]
+				for _, h := range []*addonv1beta1.ConfigSpecHash{r.DesiredConfig, r.LastAppliedConfig, r.LastKnownGoodConfig} {
+					if h != nil {
+						h.SpecHash, h.Name = "mutated", "mutated"
+					}
+				}
+			}
+			for i := range got.Conditions {
+				got.Conditions[i].Message = "mutated"
+			}
+			assert.Equal(t, tt.prev, prev)
+			assert.Equal(t, tt.desired, desired)
+		})
+	}
+}
+
+// TestInstallProgressionUnchanged checks that a caller can skip the write:
+// with nothing to change, later, the result is equal to the previous entry
+// (and the condition keeps its time).
+func TestInstallProgressionUnchanged(t *testing.T) {
+	t.Parallel()
+	since := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	later := since.Add(90 * time.Minute)
+	proxyNew := []addon.Config{config(proxyGR, "", "cluster-proxy", newHash)}
+	tests := []struct {
+		name    string
+		prev    addonv1beta1.InstallProgression
+		desired []addon.Config
+		p       addon.Progress
+	}{
+		{"installed", seedProgression(newHash, newHash, newHash, progressing(finished, since)), proxyNew, finished},
+		{"upgrading", seedProgression(newHash, oldHash, oldHash, progressing(halfway, since)), proxyNew, halfway},
+		{"first rollout", seedProgression(newHash, "", "", progressing(starting, since)), proxyNew, starting},
+		{"no configs, nil", addonv1beta1.InstallProgression{PlacementRef: seedPlacement, Conditions: []metav1.Condition{progressing(finished, since)}}, nil, finished},
+		{"no configs, empty", addonv1beta1.InstallProgression{
+			PlacementRef: seedPlacement, ConfigReferences: []addonv1beta1.InstallConfigReference{},
+			Conditions: []metav1.Condition{progressing(finished, since)},
+		}, nil, finished},
+		{"other conditions are kept", addonv1beta1.InstallProgression{
+			PlacementRef:     seedPlacement,
+			ConfigReferences: []addonv1beta1.InstallConfigReference{proxyInstallConfig("cluster-proxy", newHash, newHash, newHash)},
+			Conditions: []metav1.Condition{
+				{Type: "Other", Status: metav1.ConditionTrue, Reason: "Set", LastTransitionTime: metav1.NewTime(since)},
+				progressing(finished, since),
+			},
+		}, proxyNew, finished},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			other := addonv1beta1.InstallProgression{PlacementRef: addonv1beta1.PlacementRef{Namespace: "ns", Name: "other"}}
+			prev := []addonv1beta1.InstallProgression{other, tt.prev}
+			got := addon.InstallProgression(prev, seedPlacement, tt.desired, tt.p, later)
+			assert.True(t, reflect.DeepEqual(tt.prev, got), "reflect.DeepEqual:\nprev %#v\ngot  %#v", tt.prev, got)
+		})
+	}
+}
+
+// TestSeedUpgradeWithPlanner runs the seed's upgrade end to end, one
+// reconcile a minute: the planner picks the clusters, ConfigReferences
+// writes the new config to their add-ons, a fake agent applies it
+// (Progressing one minute, Completed the next), and InstallProgression keeps
+// the ClusterManagementAddOn's bookkeeping. Last-known-good stays the seed's
+// config until every cluster has soaked the new one.
+func TestSeedUpgradeWithPlanner(t *testing.T) {
+	t.Parallel()
+	cma := seedCMA(t)
+	strategy := cma.Spec.InstallStrategy.Placements[0].RolloutStrategy
+	groups := []grouping.Group{
+		{GroupKey: grouping.GroupKey{Name: "dev", Index: 0}, Clusters: []string{"dev-cluster"}},
+		{GroupKey: grouping.GroupKey{Name: "stg", Index: 1}, Clusters: []string{"stg-cluster"}},
+		{GroupKey: grouping.GroupKey{Name: "prod", Index: 2}, Clusters: []string{"prod-cluster"}},
+	}
+	start := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	w := &world{cma: cma, strategy: strategy, groups: groups, mcas: readMCAs(t, "managedclusteraddons.yaml")}
+
+	// Before the upgrade: the seed's config everywhere, complete.
+	w.reconcile(t, lookup(t, proxyConfig(t)), start.Add(-time.Hour))
+	assert.Equal(t, seedProgression(oldHash, oldHash, oldHash, progressing(finished, start.Add(-time.Hour))), w.progression[0])
+
+	upgraded := lookup(t, proxyConfig(t, "proxyAgent", "proxyServer"))
+	var (
+		order []string // clusters in the order the rollout first lists them
+		seen  = map[string]bool{}
+		done  time.Time
+	)
+	for now := start; now.Before(start.Add(time.Hour)); now = now.Add(time.Minute) {
+		listed := w.reconcile(t, upgraded, now)
+		t.Logf("%s wrote %v: %s", now.Format("15:04"), listed, w.progression[0].Conditions[0].Message)
+		for _, c := range listed {
+			if !seen[c] {
+				seen[c] = true
+				order = append(order, c)
+			}
+		}
+		if w.progression[0].Conditions[0].Reason == addonv1beta1.ProgressingReasonCompleted {
+			done = now
+			break
+		}
+		assert.Equal(t, seedProgression(newHash, oldHash, oldHash, w.progression[0].Conditions[0]), w.progression[0], now)
+		assert.Equal(t, metav1.ConditionTrue, w.progression[0].Conditions[0].Status, now)
+		assert.Equal(t, start, w.progression[0].Conditions[0].LastTransitionTime.Time, "the rollout keeps its start time: %s", now)
+		w.agent(now)
+	}
+	assert.Equal(t, []string{"dev-cluster", "stg-cluster", "prod-cluster"}, order)
+	// Each group: listed, Progressing a minute later, Completed the next,
+	// then soaked for minSuccessTime (5m).
+	assert.Equal(t, start.Add(3*(1+5)*time.Minute), done)
+	assert.Equal(t, seedProgression(newHash, newHash, newHash, progressing(finished, done)), w.progression[0])
+
+	// Done: the next reconcile writes nothing.
+	before := cloneProgressions(w.progression)
+	assert.Empty(t, w.reconcile(t, upgraded, done.Add(time.Minute)))
+	assert.Equal(t, before, w.progression)
+}
+
+// world is the hub of TestSeedUpgradeWithPlanner: the add-ons' and the
+// ClusterManagementAddOn's status, as a controller and the agents leave them.
+type world struct {
+	cma         *addonv1beta1.ClusterManagementAddOn
+	strategy    clusterv1alpha1.RolloutStrategy
+	groups      []grouping.Group
+	mcas        []*addonv1beta1.ManagedClusterAddOn
+	progression []addonv1beta1.InstallProgression
+}
+
+// reconcile is one pass of the controller at now; it returns the clusters
+// whose add-on status it wrote.
+func (w *world) reconcile(t *testing.T, specHash addon.SpecHashFunc, now time.Time) []string {
+	t.Helper()
+	addons, err := addon.Evaluate(w.cma, seedPlacement, w.mcas, specHash)
+	require.NoError(t, err)
+	result, err := rollout.Planner{Clock: fake.New(now)}.Plan(w.strategy, w.groups, addon.Statuses(addons))
+	require.NoError(t, err)
+	var written []string
+	for _, c := range result.ToRollout {
+		i := slices.IndexFunc(addons, func(a addon.Addon) bool { return a.Status.Cluster == c.Cluster })
+		j := slices.IndexFunc(w.mcas, func(m *addonv1beta1.ManagedClusterAddOn) bool { return m.Namespace == c.Cluster })
+		require.True(t, i >= 0 && j >= 0, c.Cluster)
+		refs := addon.ConfigReferences(w.mcas[j].Status.ConfigReferences, addons[i].Configs)
+		if reflect.DeepEqual(refs, w.mcas[j].Status.ConfigReferences) {
+			continue
+		}
+		mca := w.mcas[j].DeepCopy()
+		mca.Status.ConfigReferences = refs
+		w.mcas = slices.Clone(w.mcas)
+		w.mcas[j] = mca
+		written = append(written, c.Cluster)
+	}
+	desired, err := addon.Desired(w.cma, seedPlacement, nil, specHash)
+	require.NoError(t, err)
+	next := addon.InstallProgression(w.progression, seedPlacement, desired, addon.Tally(w.groups, addons, result), now)
+	w.progression = []addonv1beta1.InstallProgression{next}
+	return written
+}
+
+// agent is every cluster's add-on agent at now: it starts applying a new
+// desired config (Progressing), and a minute later has applied it
+// (Completed).
+func (w *world) agent(now time.Time) {
+	for j, m := range w.mcas {
+		ref := m.Status.ConfigReferences[0]
+		if reflect.DeepEqual(ref.DesiredConfig, ref.LastAppliedConfig) {
+			continue
+		}
+		mca := m.DeepCopy()
+		cond := metav1.Condition{Type: addonv1beta1.ManagedClusterAddOnConditionProgressing, LastTransitionTime: metav1.NewTime(now)}
+		if meta.IsStatusConditionTrue(m.Status.Conditions, cond.Type) {
+			mca.Status.ConfigReferences[0].LastAppliedConfig = ref.DesiredConfig.DeepCopy()
+			cond.Status, cond.Reason = metav1.ConditionFalse, addonv1beta1.ProgressingReasonCompleted
+		} else {
+			cond.Status, cond.Reason = metav1.ConditionTrue, addonv1beta1.ProgressingReasonProgressing
+		}
+		meta.SetStatusCondition(&mca.Status.Conditions, cond)
+		w.mcas = slices.Clone(w.mcas)
+		w.mcas[j] = mca
+	}
+}
