@@ -1,0 +1,232 @@
+// Package agent is a stand-in for the spoke side of an OCM add-on, for
+// tests and demos on a hub with no real managed clusters.
+//
+// On a real hub, the add-on manager's progressing controller turns each
+// cluster's ManifestWork status into its ManagedClusterAddOn's
+// status.configReferences[].lastAppliedConfig and Progressing condition. The
+// Agent here plays that part: when a ManagedClusterAddOn's desiredConfig
+// differs from its lastAppliedConfig it reports Progressing at once, and
+// after Delay it either copies every desiredConfig into lastAppliedConfig
+// and reports Completed, or, for a cluster it is told to fail, reports
+// Failed and leaves lastAppliedConfig alone. It writes the way OCM's
+// controller does (conditions set with meta.SetStatusCondition), as a merge
+// patch of the status that carries the resourceVersion it read, so it never
+// overwrites the rollout controller's desiredConfig.
+package agent
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/rolloutkit/rolloutkit/clock"
+)
+
+// Agent plays the spoke side of every ManagedClusterAddOn on the hub.
+type Agent struct {
+	// Client reads from a cache and writes to the API server.
+	Client client.Client
+	// Version is the add-on API version to read and write
+	// ManagedClusterAddOns in (v1alpha1 or v1beta1); the fields the agent
+	// touches have the same shape in both.
+	Version string
+	// Delay is how long applying a config takes.
+	Delay time.Duration
+	// Fail names the clusters (namespaces) where applying fails.
+	Fail map[string]bool
+	// Clock stamps the conditions. Nil: the real clock.
+	Clock clock.Clock
+
+	mu      sync.Mutex
+	started map[string]start // namespace/name -> the apply under way
+}
+
+// start is an apply under way: which desired configs, since when.
+type start struct {
+	target string
+	at     time.Time
+}
+
+// GVK is the ManagedClusterAddOn kind in a's version.
+func (a *Agent) GVK() schema.GroupVersionKind {
+	return schema.GroupVersionKind{Group: addonv1beta1.GroupName, Version: a.Version, Kind: "ManagedClusterAddOn"}
+}
+
+// SetupWithManager registers the agent with mgr.
+func (a *Agent) SetupWithManager(mgr ctrl.Manager) error {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(a.GVK())
+	return ctrl.NewControllerManagedBy(mgr).Named("fake-agent").For(u).Complete(a)
+}
+
+// Reconcile moves one add-on's apply forward.
+func (a *Agent) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(a.GVK())
+	if err := a.Client.Get(ctx, req.NamespacedName, u); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	refs, _, err := unstructured.NestedSlice(u.Object, "status", "configReferences")
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	target, pending := desiredTarget(refs)
+	key := req.String()
+	if !pending {
+		a.forget(key)
+		return ctrl.Result{}, nil
+	}
+	now := clock.NowOf(a.Clock)
+	began, ok := a.begun(key, target)
+	if !ok {
+		if failedFor(u, target) {
+			return ctrl.Result{}, nil // failed: stays so until the desired configs change
+		}
+		if err := a.write(ctx, u, refs, false, progressing(target, now)); err != nil {
+			return ctrl.Result{}, err
+		}
+		a.begin(key, start{target: target, at: now})
+		return ctrl.Result{RequeueAfter: a.Delay}, nil
+	}
+	if left := began.Add(a.Delay).Sub(now); left > 0 {
+		return ctrl.Result{RequeueAfter: left}, nil
+	}
+	cond := completed(now)
+	if a.Fail[req.Namespace] {
+		cond = failed(target, now)
+	}
+	if err := a.write(ctx, u, refs, !a.Fail[req.Namespace], cond); err != nil {
+		return ctrl.Result{}, err
+	}
+	log.FromContext(ctx).V(1).Info("applied", "addon", key, "reason", cond.Reason)
+	a.forget(key)
+	return ctrl.Result{}, nil
+}
+
+// desiredTarget names the desired configs of refs, and tells whether any
+// of them is not applied yet.
+func desiredTarget(refs []any) (string, bool) {
+	var hashes []string
+	pending := false
+	for _, r := range refs {
+		m, ok := r.(map[string]any)
+		if !ok || m["desiredConfig"] == nil {
+			continue
+		}
+		d, _ := m["desiredConfig"].(map[string]any)
+		h, _ := d["specHash"].(string)
+		hashes = append(hashes, h)
+		if !reflect.DeepEqual(m["desiredConfig"], m["lastAppliedConfig"]) {
+			pending = true
+		}
+	}
+	return strings.Join(hashes, ","), pending
+}
+
+// failedFor reports that the add-on's Progressing condition already says
+// the apply of target failed.
+func failedFor(u *unstructured.Unstructured, target string) bool {
+	c := meta.FindStatusCondition(conditions(u), addonv1beta1.ManagedClusterAddOnConditionProgressing)
+	return c != nil && c.Reason == addonv1beta1.ProgressingReasonFailed && c.Message == failed(target, time.Time{}).Message
+}
+
+func progressing(target string, now time.Time) metav1.Condition {
+	return metav1.Condition{Type: addonv1beta1.ManagedClusterAddOnConditionProgressing, Status: metav1.ConditionTrue,
+		Reason: addonv1beta1.ProgressingReasonProgressing, Message: "progressing... applying " + target, LastTransitionTime: metav1.NewTime(now)}
+}
+
+func completed(now time.Time) metav1.Condition {
+	return metav1.Condition{Type: addonv1beta1.ManagedClusterAddOnConditionProgressing, Status: metav1.ConditionFalse,
+		Reason: addonv1beta1.ProgressingReasonCompleted, Message: "completed with no errors.", LastTransitionTime: metav1.NewTime(now)}
+}
+
+func failed(target string, now time.Time) metav1.Condition {
+	return metav1.Condition{Type: addonv1beta1.ManagedClusterAddOnConditionProgressing, Status: metav1.ConditionFalse,
+		Reason: addonv1beta1.ProgressingReasonFailed, Message: "failed to apply " + target, LastTransitionTime: metav1.NewTime(now)}
+}
+
+// conditions decodes the add-on's status.conditions.
+func conditions(u *unstructured.Unstructured) []metav1.Condition {
+	raw, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	var out struct {
+		Conditions []metav1.Condition `json:"conditions"`
+	}
+	_ = runtime.DefaultUnstructuredConverter.FromUnstructured(map[string]any{"conditions": raw}, &out)
+	return out.Conditions
+}
+
+// write patches the add-on's status: the Progressing condition, and when
+// applied, lastAppliedConfig = desiredConfig for every reference. The patch
+// carries the resourceVersion read, so a concurrent write by the rollout
+// controller makes it fail and the agent reads again.
+func (a *Agent) write(ctx context.Context, u *unstructured.Unstructured, refs []any, applied bool, cond metav1.Condition) error {
+	next := u.DeepCopy()
+	if applied {
+		out := make([]any, len(refs))
+		for i, r := range refs {
+			m, ok := r.(map[string]any)
+			if !ok {
+				out[i] = r
+				continue
+			}
+			m = runtime.DeepCopyJSON(m)
+			if d, ok := m["desiredConfig"]; ok && d != nil {
+				m["lastAppliedConfig"] = runtime.DeepCopyJSONValue(d)
+			}
+			out[i] = m
+		}
+		if err := unstructured.SetNestedSlice(next.Object, out, "status", "configReferences"); err != nil {
+			return err
+		}
+	}
+	conds := conditions(u)
+	meta.SetStatusCondition(&conds, cond)
+	raw, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&struct {
+		Conditions []metav1.Condition `json:"conditions"`
+	}{conds})
+	if err != nil {
+		return err
+	}
+	if err := unstructured.SetNestedField(next.Object, raw["conditions"], "status", "conditions"); err != nil {
+		return err
+	}
+	if err := a.Client.Status().Patch(ctx, next, client.MergeFromWithOptions(u, client.MergeFromWithOptimisticLock{})); err != nil {
+		return fmt.Errorf("agent: patching %s/%s: %w", u.GetNamespace(), u.GetName(), err)
+	}
+	return nil
+}
+
+func (a *Agent) begun(key, target string) (time.Time, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s, ok := a.started[key]
+	return s.at, ok && s.target == target
+}
+
+func (a *Agent) begin(key string, s start) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.started == nil {
+		a.started = make(map[string]start)
+	}
+	a.started[key] = s
+}
+
+func (a *Agent) forget(key string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	delete(a.started, key)
+}

@@ -1,0 +1,317 @@
+package e2e_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
+	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
+	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/rolloutkit/rolloutkit/examples/controller/agent"
+	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
+	"github.com/rolloutkit/rolloutkit/hash"
+)
+
+// requireHub is set by CI: there a missing test API server fails the tests
+// instead of skipping them.
+const requireHub = "ROLLOUTKIT_REQUIRE_APISERVER"
+
+// env is one real hub and the clients a test drives it with.
+type env struct {
+	hub *testhub.Hub
+	c   client.Client // uncached, as the test's own eyes and hands
+}
+
+// newEnv starts a hub of its own for the test, or skips the test when the
+// test API server has not been built (fails, under CI).
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("end-to-end test against a real kube-apiserver: not in -short mode")
+	}
+	if _, err := testhub.Assets(); err != nil {
+		if os.Getenv(requireHub) != "" {
+			t.Fatalf("%s is set and there is no test API server: %v", requireHub, err)
+		}
+		t.Skipf("SKIP (no test API server): %v", err)
+	}
+	h, err := testhub.Start()
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = h.Stop() })
+	scheme, err := hubctl.NewScheme()
+	require.NoError(t, err)
+	c, err := client.New(h.Config, client.Options{Scheme: scheme})
+	require.NoError(t, err)
+	return &env{hub: h, c: c}
+}
+
+// writes counts the API writes one client makes.
+type writes struct {
+	mu    sync.Mutex
+	all   []write
+	inner http.RoundTripper
+}
+
+type write struct {
+	method, path string
+	code         int
+}
+
+func (w *writes) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := w.inner.RoundTrip(r)
+	if r.Method != http.MethodGet && !strings.Contains(r.URL.Path, "/events") {
+		code := 0
+		if resp != nil {
+			code = resp.StatusCode
+		}
+		w.mu.Lock()
+		w.all = append(w.all, write{method: r.Method, path: r.URL.Path, code: code})
+		w.mu.Unlock()
+	}
+	return resp, err
+}
+
+// count returns how many writes were sent whose path contains every one of
+// parts.
+func (w *writes) count(parts ...string) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := 0
+next:
+	for _, x := range w.all {
+		for _, p := range parts {
+			if !strings.Contains(x.path, p) {
+				continue next
+			}
+		}
+		n++
+	}
+	return n
+}
+
+// conflicts returns how many writes the API server refused as conflicts.
+func (w *writes) conflicts() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := 0
+	for _, x := range w.all {
+		if x.code == http.StatusConflict {
+			n++
+		}
+	}
+	return n
+}
+
+// running is a started manager.
+type running struct {
+	cancel context.CancelFunc
+	done   chan error
+	writes *writes
+}
+
+// stop stops the manager and waits for it.
+func (r *running) stop(t *testing.T) {
+	t.Helper()
+	r.cancel()
+	select {
+	case err := <-r.done:
+		require.NoError(t, err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("manager did not stop within 30s")
+	}
+}
+
+// start runs a manager with what setup registers, its API writes counted.
+func (e *env) start(t *testing.T, setup func(ctrl.Manager) error) *running {
+	t.Helper()
+	cfg := rest.CopyConfig(e.hub.Config)
+	w := &writes{}
+	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { w.inner = rt; return w }
+	scheme, err := hubctl.NewScheme()
+	require.NoError(t, err)
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                 scheme,
+		Client:                 client.Options{Cache: &client.CacheOptions{Unstructured: true}},
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Logger:                 zap.New(zap.WriteTo(testWriter{t}), zap.UseDevMode(true)),
+		// Several managers run the same controllers in one test process.
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	require.NoError(t, err)
+	require.NoError(t, setup(mgr))
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &running{cancel: cancel, done: make(chan error, 1), writes: w}
+	go func() { r.done <- mgr.Start(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		<-r.done
+	})
+	return r
+}
+
+// controller starts the rollout controller (both reconcilers).
+func (e *env) controller(t *testing.T) *running {
+	return e.start(t, func(mgr ctrl.Manager) error {
+		_, err := hubctl.Setup(context.Background(), mgr, hubctl.Options{Placements: true, Addons: true})
+		return err
+	})
+}
+
+// agents starts the fake agent: applying takes delay, and fails on the
+// clusters named.
+func (e *env) agents(t *testing.T, delay time.Duration, fail ...string) *running {
+	f := make(map[string]bool)
+	for _, c := range fail {
+		f[c] = true
+	}
+	return e.start(t, func(mgr ctrl.Manager) error {
+		a := &agent.Agent{Client: mgr.GetClient(), Version: hubctl.V1alpha1, Delay: delay, Fail: f}
+		return a.SetupWithManager(mgr)
+	})
+}
+
+// testWriter sends logs to the test's log.
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+// addonState is what a test reads of one cluster's add-on.
+type addonState struct {
+	desired, applied string // spec hashes; "" when unset
+	progressing      *metav1.Condition
+	configured       *metav1.Condition
+	exists           bool
+}
+
+func (e *env) addon(t *testing.T, cluster, name string) addonState {
+	t.Helper()
+	var mca addonv1alpha1.ManagedClusterAddOn
+	err := e.c.Get(context.Background(), types.NamespacedName{Namespace: cluster, Name: name}, &mca)
+	if err != nil {
+		require.True(t, client.IgnoreNotFound(err) == nil, "reading add-on %s/%s: %v", cluster, name, err)
+		return addonState{}
+	}
+	s := addonState{exists: true}
+	for _, r := range mca.Status.ConfigReferences {
+		if r.DesiredConfig != nil {
+			s.desired = r.DesiredConfig.SpecHash
+		}
+		if r.LastAppliedConfig != nil {
+			s.applied = r.LastAppliedConfig.SpecHash
+		}
+	}
+	s.progressing = meta.FindStatusCondition(mca.Status.Conditions, addonv1beta1.ManagedClusterAddOnConditionProgressing)
+	s.configured = meta.FindStatusCondition(mca.Status.Conditions, addonv1beta1.ManagedClusterAddOnConditionConfigured)
+	return s
+}
+
+// progression returns the add-on's install progression of its only
+// placement, as stored.
+func (e *env) progression(t *testing.T, name string) (addonv1alpha1.InstallProgression, bool) {
+	t.Helper()
+	var cma addonv1alpha1.ClusterManagementAddOn
+	require.NoError(t, e.c.Get(context.Background(), types.NamespacedName{Name: name}, &cma))
+	if len(cma.Status.InstallProgressions) == 0 {
+		return addonv1alpha1.InstallProgression{}, false
+	}
+	return cma.Status.InstallProgressions[0], true
+}
+
+// eventually polls cond every 100ms until it holds or timeout passes; the
+// failure message is the last thing cond said.
+func eventually(t *testing.T, timeout time.Duration, what string, cond func() (bool, string)) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	var last string
+	for {
+		ok, msg := cond()
+		if ok {
+			return
+		}
+		last = msg
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %s: %s", what, timeout, last)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// specHash is the hash the rollout must carry for the seed's config with
+// that agent image.
+func specHash(t *testing.T, image string) string {
+	t.Helper()
+	h, err := hash.Spec(testhub.WithAgentImage(image))
+	require.NoError(t, err)
+	return h
+}
+
+// installed waits until every cluster's add-on has applied the config
+// whose hash is h and the install progression is Completed.
+func (e *env) installed(t *testing.T, o testhub.SeedOptions, name, h string, timeout time.Duration) {
+	t.Helper()
+	eventually(t, timeout, "rollout of "+h[:8]+" completed", func() (bool, string) {
+		for _, c := range o.Clusters() {
+			s := e.addon(t, c, name)
+			if s.applied != h || s.desired != h {
+				return false, fmt.Sprintf("%s: desired %.8s applied %.8s", c, s.desired, s.applied)
+			}
+		}
+		ip, ok := e.progression(t, name)
+		if !ok {
+			return false, "no install progression"
+		}
+		cond := meta.FindStatusCondition(ip.Conditions, addonv1beta1.ManagedClusterAddOnConditionProgressing)
+		if cond == nil || cond.Reason != addonv1beta1.ProgressingReasonCompleted {
+			return false, fmt.Sprintf("progression condition %+v", cond)
+		}
+		return true, ""
+	})
+}
+
+// rawAddon reads a cluster's add-on as stored.
+func (e *env) rawAddon(t *testing.T, cluster string) *addonv1alpha1.ManagedClusterAddOn {
+	t.Helper()
+	var mca addonv1alpha1.ManagedClusterAddOn
+	require.NoError(t, e.c.Get(context.Background(), types.NamespacedName{Namespace: cluster, Name: addonName}, &mca))
+	return &mca
+}
+
+// decisions reads the seed placement's PlacementDecisions.
+func (e *env) decisions(t *testing.T) []clusterv1beta1.PlacementDecision {
+	t.Helper()
+	var l clusterv1beta1.PlacementDecisionList
+	require.NoError(t, e.c.List(context.Background(), &l, client.InNamespace("open-cluster-management"),
+		client.MatchingLabels{clusterv1beta1.PlacementLabel: "cluster-proxy-placement"}))
+	return l.Items
+}
+
+// placement reads the seed's Placement.
+func (e *env) placement(t *testing.T) *clusterv1beta1.Placement {
+	t.Helper()
+	var p clusterv1beta1.Placement
+	require.NoError(t, e.c.Get(context.Background(), types.NamespacedName{Namespace: "open-cluster-management", Name: "cluster-proxy-placement"}, &p))
+	return &p
+}

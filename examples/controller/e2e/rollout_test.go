@@ -1,0 +1,329 @@
+package e2e_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/types"
+	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
+)
+
+const (
+	addonName = "cluster-proxy"
+	newImage  = "quay.io/open-cluster-management/cluster-proxy:v0.9.1"
+	soak      = 2 * time.Second
+	applyTime = time.Second
+)
+
+// seedHub writes the seed's story with a soak of 2s, the given deadline and
+// failure budget 0.
+func seedHub(t *testing.T, e *env, deadline string) testhub.SeedOptions {
+	t.Helper()
+	o := testhub.SeedOptions{Strategy: testhub.Strategy(soak.String(), deadline, 0)}
+	require.NoError(t, testhub.Seed(context.Background(), e.c, o))
+	return o
+}
+
+// observer records, every 50ms, each cluster's desired and applied spec
+// hashes, and when each was first seen.
+type observer struct {
+	mu       sync.Mutex
+	desired  map[string][]string // cluster -> desired hashes in the order seen
+	firstSet map[string]time.Time
+	firstApp map[string]time.Time
+	applied  map[string][]string
+	stop     chan struct{}
+	done     chan struct{}
+}
+
+func (e *env) observe(t *testing.T, clusters []string, name, h string) *observer {
+	ob := &observer{desired: map[string][]string{}, applied: map[string][]string{}, firstSet: map[string]time.Time{},
+		firstApp: map[string]time.Time{}, stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(ob.done)
+		for {
+			for _, c := range clusters {
+				s := e.addon(t, c, name)
+				ob.mu.Lock()
+				if d := ob.desired[c]; s.desired != "" && (len(d) == 0 || d[len(d)-1] != s.desired) {
+					ob.desired[c] = append(d, s.desired)
+				}
+				if a := ob.applied[c]; s.applied != "" && (len(a) == 0 || a[len(a)-1] != s.applied) {
+					ob.applied[c] = append(a, s.applied)
+				}
+				if _, ok := ob.firstSet[c]; !ok && s.desired == h {
+					ob.firstSet[c] = time.Now()
+				}
+				if _, ok := ob.firstApp[c]; !ok && s.applied == h {
+					ob.firstApp[c] = time.Now()
+				}
+				ob.mu.Unlock()
+			}
+			select {
+			case <-ob.stop:
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}()
+	t.Cleanup(ob.close)
+	return ob
+}
+
+func (ob *observer) close() {
+	select {
+	case <-ob.stop:
+	default:
+		close(ob.stop)
+	}
+	<-ob.done
+}
+
+// requireOrder checks that the clusters got the hash in the order given,
+// each only after the one before had applied it and soaked (from the
+// stored transition time, which has one-second precision).
+func (e *env) requireOrder(t *testing.T, ob *observer, name string, clusters ...string) {
+	t.Helper()
+	ob.mu.Lock()
+	defer ob.mu.Unlock()
+	for i := 1; i < len(clusters); i++ {
+		prev, next := clusters[i-1], clusters[i]
+		require.Contains(t, ob.firstApp, prev, "%s never applied", prev)
+		require.Contains(t, ob.firstSet, next, "%s never got the config", next)
+		done := e.addon(t, prev, name).progressing
+		require.NotNil(t, done)
+		soakEnd := done.LastTransitionTime.Add(soak)
+		assert.False(t, ob.firstSet[next].Before(soakEnd),
+			"%s got the config at %s, before %s's soak ended at %s", next, ob.firstSet[next].Format("15:04:05.000"), prev, soakEnd.Format("15:04:05.000"))
+	}
+}
+
+// TestSeedRollout is the seed's story on a real API server: the add-on
+// installs dev, stg, prod in order; a new proxyAgent.image rolls out the same
+// way, each group only after the one before has soaked; the install
+// progression completes with the new config as last known good; and a
+// change of only metadata or status of the config starts nothing.
+func TestSeedRollout(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	o := seedHub(t, e, "30s")
+	ctl := e.controller(t)
+	e.agents(t, applyTime)
+	oldHash, newHash := specHash(t, testhub.Image), specHash(t, newImage)
+	e.installed(t, o, addonName, oldHash, 60*time.Second)
+
+	ob := e.observe(t, o.Clusters(), addonName, newHash)
+	require.NoError(t, testhub.SetAgentImage(context.Background(), e.c, newImage))
+	e.installed(t, o, addonName, newHash, 60*time.Second)
+	ob.close()
+	e.requireOrder(t, ob, addonName, "dev-cluster", "stg-cluster", "prod-cluster")
+	for _, c := range o.Clusters() {
+		assert.Equal(t, []string{oldHash, newHash}, ob.desired[c], "%s: desired hashes in order", c)
+	}
+
+	ip, ok := e.progression(t, addonName)
+	require.True(t, ok)
+	require.Len(t, ip.ConfigReferences, 1)
+	ref := ip.ConfigReferences[0]
+	assert.Equal(t, newHash, ref.DesiredConfig.SpecHash)
+	assert.Equal(t, newHash, ref.LastAppliedConfig.SpecHash)
+	assert.Equal(t, newHash, ref.LastKnownGoodConfig.SpecHash, "last known good is the new config")
+	cond := meta.FindStatusCondition(ip.Conditions, addonv1beta1.ManagedClusterAddOnConditionProgressing)
+	require.NotNil(t, cond)
+	assert.Equal(t, "selected clusters 3. configured addons 3/3 completed with no errors, 0 failed 0 timeout.", cond.Message)
+
+	// The placement reconciler wrote what the seed shows.
+	e.requireSeedDecisions(t)
+
+	// Only metadata, then only status: no new rollout, no write.
+	quiet(t, ctl, 2*soak)
+	before := ctl.writes.count()
+	u := testhub.ProxyConfig(newImage)
+	require.NoError(t, e.c.Patch(context.Background(), u, client.RawPatch(types.MergePatchType,
+		[]byte(`{"metadata":{"labels":{"touched":"yes"},"annotations":{"note":"metadata only"}}}`))))
+	require.NoError(t, e.c.Status().Patch(context.Background(), u, client.RawPatch(types.MergePatchType,
+		[]byte(`{"status":{"observed":"status only"}}`))))
+	time.Sleep(2 * soak)
+	assert.Equal(t, before, ctl.writes.count(), "a metadata or status change of the config wrote something")
+	for _, c := range o.Clusters() {
+		assert.Equal(t, newHash, e.addon(t, c, addonName).desired)
+	}
+}
+
+// quiet waits until the manager has written nothing for d.
+func quiet(t *testing.T, r *running, d time.Duration) {
+	t.Helper()
+	last := r.writes.count()
+	since := time.Now()
+	eventually(t, 30*time.Second, "controller quiet", func() (bool, string) {
+		if n := r.writes.count(); n != last {
+			last, since = n, time.Now()
+		}
+		return time.Since(since) >= d, fmt.Sprintf("%d writes", last)
+	})
+}
+
+// requireSeedDecisions checks the PlacementDecisions and Placement status
+// against the seed's table.
+func (e *env) requireSeedDecisions(t *testing.T) {
+	t.Helper()
+	want := map[string][3]string{ // decision -> index, group, cluster
+		"cluster-proxy-placement-decision-1": {"0", "dev", "dev-cluster"},
+		"cluster-proxy-placement-decision-2": {"1", "stg", "stg-cluster"},
+		"cluster-proxy-placement-decision-3": {"2", "prod", "prod-cluster"},
+	}
+	ds := e.decisions(t)
+	require.Len(t, ds, 3)
+	for _, d := range ds {
+		w, ok := want[d.Name]
+		require.True(t, ok, "unexpected decision %s", d.Name)
+		assert.Equal(t, w[0], d.Labels["cluster.open-cluster-management.io/decision-group-index"])
+		assert.Equal(t, w[1], d.Labels["cluster.open-cluster-management.io/decision-group-name"])
+		require.Len(t, d.Status.Decisions, 1)
+		assert.Equal(t, w[2], d.Status.Decisions[0].ClusterName)
+		require.Len(t, d.OwnerReferences, 1)
+		assert.Equal(t, "cluster-proxy-placement", d.OwnerReferences[0].Name)
+	}
+	p := e.placement(t)
+	assert.EqualValues(t, 3, p.Status.NumberOfSelectedClusters)
+	require.Len(t, p.Status.DecisionGroups, 3)
+	sat := meta.FindStatusCondition(p.Status.Conditions, "PlacementSatisfied")
+	require.NotNil(t, sat)
+	assert.Equal(t, "AllDecisionsScheduled", sat.Reason)
+}
+
+// TestHalt: the agent fails stg-cluster. The rollout stops there: prod
+// never gets the new hash, the install progression reports the failure and
+// then the time-out, and once halted the controller writes nothing more.
+func TestHalt(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	o := seedHub(t, e, "4s")
+	ctl := e.controller(t)
+	e.agents(t, applyTime) // install cleanly
+	oldHash, newHash := specHash(t, testhub.Image), specHash(t, newImage)
+	e.installed(t, o, addonName, oldHash, 60*time.Second)
+	e.agents(t, applyTime, "stg-cluster") // a second agent, failing stg's next apply
+	e.haltAtStg(t, o, ctl, newHash)
+}
+
+// haltAtStg rolls newImage out with stg-cluster failing and checks the halt.
+func (e *env) haltAtStg(t *testing.T, o testhub.SeedOptions, ctl *running, newHash string) {
+	t.Helper()
+	require.NoError(t, testhub.SetAgentImage(context.Background(), e.c, newImage))
+	eventually(t, 60*time.Second, "stg-cluster fails and times out", func() (bool, string) {
+		ip, ok := e.progression(t, addonName)
+		if !ok {
+			return false, "no progression"
+		}
+		c := meta.FindStatusCondition(ip.Conditions, addonv1beta1.ManagedClusterAddOnConditionProgressing)
+		if c == nil {
+			return false, "no condition"
+		}
+		return c.Message == "selected clusters 3. configured addons 1/3 progressing..., 1 failed 1 timeout.", c.Message
+	})
+	assert.Equal(t, newHash, e.addon(t, "dev-cluster", addonName).applied)
+	stg := e.addon(t, "stg-cluster", addonName)
+	assert.Equal(t, newHash, stg.desired)
+	assert.Equal(t, addonv1beta1.ProgressingReasonFailed, stg.progressing.Reason)
+	quiet(t, ctl, 2*time.Second)
+	before := ctl.writes.count()
+	time.Sleep(3 * soak)
+	assert.Equal(t, before, ctl.writes.count(), "the controller wrote after the halt")
+	prod := e.addon(t, "prod-cluster", addonName)
+	assert.NotEqual(t, newHash, prod.desired, "prod got the new hash after a halt")
+	ip, _ := e.progression(t, addonName)
+	assert.NotEqual(t, newHash, ip.ConfigReferences[0].LastKnownGoodConfig.SpecHash)
+}
+
+// TestRestart stops the controller while stg is in flight and starts a new
+// one: the rollout completes in order, every cluster gets the new hash
+// once, and nothing is lost.
+func TestRestart(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	o := seedHub(t, e, "30s")
+	first := e.controller(t)
+	e.agents(t, 3*time.Second)
+	oldHash, newHash := specHash(t, testhub.Image), specHash(t, newImage)
+	e.installed(t, o, addonName, oldHash, 90*time.Second)
+
+	ob := e.observe(t, o.Clusters(), addonName, newHash)
+	require.NoError(t, testhub.SetAgentImage(context.Background(), e.c, newImage))
+	eventually(t, 60*time.Second, "stg in flight", func() (bool, string) {
+		s := e.addon(t, "stg-cluster", addonName)
+		return s.desired == newHash && s.applied != newHash, fmt.Sprintf("stg desired %.8s applied %.8s", s.desired, s.applied)
+	})
+	first.stop(t)
+	second := e.controller(t)
+	e.installed(t, o, addonName, newHash, 60*time.Second)
+	ob.close()
+	e.requireOrder(t, ob, addonName, "dev-cluster", "stg-cluster", "prod-cluster")
+	for _, c := range o.Clusters() {
+		assert.Equal(t, []string{oldHash, newHash}, ob.desired[c], "%s: desired hashes in order", c)
+		assert.Equal(t, []string{oldHash, newHash}, ob.applied[c], "%s: applied hashes in order", c)
+	}
+	assert.Zero(t, second.writes.count("stg-cluster", "managedclusteraddons", "dev-cluster"), "sanity: paths name one cluster")
+	assert.Zero(t, second.writes.count("/namespaces/dev-cluster/managedclusteraddons"), "the new controller rewrote dev, which was done")
+}
+
+// TestOwnership runs the agent with no delay on twelve clusters, so that
+// it and the controller write the same ManagedClusterAddOns at the same
+// time. Neither loses its fields: once a cluster has applied the new hash
+// it never shows an older one again, and every add-on ends with the
+// controller's Configured condition, the agent's Completed condition and
+// lastAppliedConfig = desiredConfig.
+func TestOwnership(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	o := testhub.SeedOptions{PerEnvironment: 4, Strategy: testhub.Strategy("1s", "30s", 0)}
+	require.NoError(t, testhub.Seed(context.Background(), e.c, o))
+	ctl := e.controller(t)
+	agents := e.agents(t, 0)
+	oldHash, newHash := specHash(t, testhub.Image), specHash(t, newImage)
+	e.installed(t, o, addonName, oldHash, 90*time.Second)
+	ob := e.observe(t, o.Clusters(), addonName, newHash)
+	require.NoError(t, testhub.SetAgentImage(context.Background(), e.c, newImage))
+	e.installed(t, o, addonName, newHash, 90*time.Second)
+	ob.close()
+	for _, c := range o.Clusters() {
+		assert.Equal(t, []string{oldHash, newHash}, ob.applied[c], "%s: applied hashes went back", c)
+		s := e.addon(t, c, addonName)
+		require.NotNil(t, s.configured, c)
+		assert.Equal(t, "ConfigurationsConfigured", s.configured.Reason, c)
+		require.NotNil(t, s.progressing, c)
+		assert.Equal(t, addonv1beta1.ProgressingReasonCompleted, s.progressing.Reason, c)
+	}
+	t.Logf("conflicts met and retried: controller %d, agent %d", ctl.writes.conflicts(), agents.writes.conflicts())
+}
+
+// TestStaleWriteConflicts shows the mechanism TestOwnership relies on: a
+// status write computed from a stale read is refused, not applied over the
+// agent's newer data.
+func TestStaleWriteConflicts(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	o := seedHub(t, e, "30s")
+	e.controller(t)
+	e.agents(t, 0)
+	e.installed(t, o, addonName, specHash(t, testhub.Image), 60*time.Second)
+	ctx := context.Background()
+	stale := e.rawAddon(t, "dev-cluster")
+	fresh := stale.DeepCopy()
+	fresh.Status.ConfigReferences[0].LastAppliedConfig.SpecHash = "agent-wrote-this"
+	require.NoError(t, e.c.Status().Update(ctx, fresh))
+	next := stale.DeepCopy()
+	next.Status.ConfigReferences[0].DesiredConfig.SpecHash = "controller-wrote-this"
+	err := e.c.Status().Patch(ctx, next, client.MergeFromWithOptions(stale, client.MergeFromWithOptimisticLock{}))
+	require.Error(t, err)
+	assert.Equal(t, "agent-wrote-this", e.rawAddon(t, "dev-cluster").Status.ConfigReferences[0].LastAppliedConfig.SpecHash)
+}

@@ -1,0 +1,131 @@
+package hubctl
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/rolloutkit/rolloutkit/examples/internal/planreport"
+)
+
+// DryRun reads the live hub through c (add-ons in version) and writes, for
+// every ClusterManagementAddOn whose install strategy is Placements, what
+// the next step of its rollout would be, in the words of examples/plan. It
+// writes nothing to the hub.
+func DryRun(ctx context.Context, c client.Reader, mapper meta.RESTMapper, version string, now time.Time, w io.Writer) error {
+	h, err := ReadHub(ctx, c, mapper, version)
+	if err != nil {
+		return err
+	}
+	names := h.AddonNames()
+	planned := 0
+	for _, name := range names {
+		if !placementsStrategy(h, name) {
+			continue
+		}
+		if planned > 0 {
+			if _, err := fmt.Fprintln(w); err != nil {
+				return err
+			}
+		}
+		rep, err := planreport.Plan(h, name, now, nil)
+		if err != nil {
+			return err
+		}
+		if err := rep.WriteText(w); err != nil {
+			return err
+		}
+		planned++
+	}
+	if planned == 0 {
+		_, err := fmt.Fprintf(w, "no ClusterManagementAddOn with install strategy Placements on the hub (%d add-ons)\n", len(names))
+		return err
+	}
+	return nil
+}
+
+func placementsStrategy(h *planreport.Hub, name string) bool {
+	for _, cma := range h.ClusterManagementAddOns {
+		if cma.Name == name {
+			return cma.Spec.InstallStrategy.Type == addonv1beta1.AddonInstallStrategyPlacements
+		}
+	}
+	return false
+}
+
+// ReadHub reads what a plan needs from a live hub: ManagedClusters,
+// Placements, PlacementDecisions, ClusterManagementAddOns and
+// ManagedClusterAddOns (in version, converted to v1beta1), and every config
+// object the add-ons name.
+func ReadHub(ctx context.Context, c client.Reader, mapper meta.RESTMapper, version string) (*planreport.Hub, error) {
+	api, err := newAddonAPI(version)
+	if err != nil {
+		return nil, err
+	}
+	h := &planreport.Hub{}
+	var mcs clusterv1.ManagedClusterList
+	var ps clusterv1beta1.PlacementList
+	var ds clusterv1beta1.PlacementDecisionList
+	cmaList, mcaList := api.newCMAList(), api.newMCAList()
+	for _, l := range []client.ObjectList{&mcs, &ps, &ds, cmaList, mcaList} {
+		if err := c.List(ctx, l); err != nil {
+			return nil, fmt.Errorf("reading the hub: %w", err)
+		}
+	}
+	for i := range mcs.Items {
+		h.Clusters = append(h.Clusters, &mcs.Items[i])
+	}
+	for i := range ps.Items {
+		h.Placements = append(h.Placements, &ps.Items[i])
+	}
+	for i := range ds.Items {
+		h.Decisions = append(h.Decisions, &ds.Items[i])
+	}
+	grs := make(map[schema.GroupResource]bool)
+	for _, o := range api.cmas(cmaList) {
+		cma, err := api.cma(o)
+		if err != nil {
+			return nil, err
+		}
+		h.ClusterManagementAddOns = append(h.ClusterManagementAddOns, cma)
+		for _, d := range cma.Spec.DefaultConfigs {
+			grs[schema.GroupResource{Group: d.Group, Resource: d.Resource}] = true
+		}
+		for _, p := range cma.Spec.InstallStrategy.Placements {
+			for _, d := range p.Configs {
+				grs[schema.GroupResource{Group: d.Group, Resource: d.Resource}] = true
+			}
+		}
+	}
+	for _, o := range api.mcas(mcaList) {
+		mca, err := api.mca(o)
+		if err != nil {
+			return nil, err
+		}
+		h.ManagedClusterAddOns = append(h.ManagedClusterAddOns, mca)
+	}
+	for gr := range grs {
+		gvk, err := mapper.KindFor(gr.WithVersion(""))
+		if err != nil {
+			continue // not served: the plan says which config it cannot hash
+		}
+		var l unstructured.UnstructuredList
+		l.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+		if err := c.List(ctx, &l); err != nil {
+			return nil, fmt.Errorf("reading config objects %q: %w", gr.String(), err)
+		}
+		for i := range l.Items {
+			h.Configs = append(h.Configs, &l.Items[i])
+		}
+	}
+	return h, nil
+}

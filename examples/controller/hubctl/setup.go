@@ -1,0 +1,170 @@
+package hubctl
+
+import (
+	"context"
+	"fmt"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
+	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	"github.com/rolloutkit/rolloutkit/clock"
+)
+
+// FieldManager is the name the controller writes under.
+const FieldManager = "rolloutkit-controller"
+
+// Options choose what Setup registers.
+type Options struct {
+	// Placements turns on the Placement reconciler. Leave it off on a hub
+	// where OCM's placement controller runs.
+	Placements bool
+	// Addons turns on the add-on rollout reconciler.
+	Addons bool
+	// AddonVersion is the version to read and write ClusterManagementAddOns
+	// and ManagedClusterAddOns in: V1alpha1 or V1beta1. Empty: the version
+	// the hub stores (StorageVersion).
+	AddonVersion string
+	// Clock is the reconcilers' clock. Nil: the real clock.
+	Clock clock.Clock
+}
+
+// NewScheme returns a scheme with the Kubernetes, OCM cluster and add-on
+// (both versions) and CustomResourceDefinition types.
+func NewScheme() (*runtime.Scheme, error) {
+	s := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{
+		clientgoscheme.AddToScheme,
+		apiextensionsv1.AddToScheme,
+		clusterv1.Install,
+		clusterv1beta1.Install,
+		addonv1alpha1.Install,
+		addonv1beta1.Install,
+	} {
+		if err := add(s); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// Setup registers the reconcilers that opts turns on with mgr, whose client
+// must read unstructured objects from its cache (client.CacheOptions
+// Unstructured) so that config objects are cached too. It returns the
+// add-on API version in use ("" when the add-on reconciler is off).
+func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) (string, error) {
+	if opts.Placements {
+		r := &PlacementReconciler{Client: mgr.GetClient(), Clock: opts.Clock}
+		if err := r.SetupWithManager(mgr); err != nil {
+			return "", fmt.Errorf("setting up the placement reconciler: %w", err)
+		}
+	}
+	if !opts.Addons {
+		return "", nil
+	}
+	version := opts.AddonVersion
+	if version == "" {
+		v, err := StorageVersion(ctx, mgr.GetAPIReader())
+		if err != nil {
+			return "", fmt.Errorf("finding the stored add-on API version (or set it): %w", err)
+		}
+		version = v
+	}
+	api, err := newAddonAPI(version)
+	if err != nil {
+		return "", err
+	}
+	if err := mgr.GetFieldIndexer().IndexField(ctx, api.newMCA(), mcaNameIndex, func(o client.Object) []string {
+		return []string{o.GetName()}
+	}); err != nil {
+		return "", err
+	}
+	r := &AddonReconciler{
+		Client:   mgr.GetClient(),
+		Clock:    opts.Clock,
+		Recorder: mgr.GetEventRecorder(FieldManager),
+		api:      api,
+		phases:   newPhaseLog(),
+	}
+	c, err := ctrl.NewControllerManagedBy(mgr).
+		Named("addon-rollout").
+		For(api.newCMA(), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Watches(api.newMCA(), handler.EnqueueRequestsFromMapFunc(addonOfManagedAddon)).
+		Watches(&clusterv1beta1.PlacementDecision{}, handler.EnqueueRequestsFromMapFunc(r.addonsOfDecision)).
+		Build(r)
+	if err != nil {
+		return "", fmt.Errorf("setting up the add-on reconciler: %w", err)
+	}
+	r.configs = &configWatches{
+		client:  mgr.GetClient(),
+		mapper:  mgr.GetRESTMapper(),
+		watched: make(map[schema.GroupResource]schema.GroupVersionKind),
+		watch: func(gvk schema.GroupVersionKind) error {
+			u := &unstructured.Unstructured{}
+			u.SetGroupVersionKind(gvk)
+			return c.Watch(source.Kind(mgr.GetCache(), client.Object(u), handler.EnqueueRequestsFromMapFunc(r.allAddons), specChanged()))
+		},
+	}
+	return version, nil
+}
+
+// addonOfManagedAddon enqueues the ClusterManagementAddOn a
+// ManagedClusterAddOn belongs to: the one with its name.
+func addonOfManagedAddon(_ context.Context, o client.Object) []reconcile.Request {
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: o.GetName()}}}
+}
+
+// addonsOfDecision enqueues the ClusterManagementAddOns whose install
+// strategy names the placement of a PlacementDecision.
+func (r *AddonReconciler) addonsOfDecision(ctx context.Context, o client.Object) []reconcile.Request {
+	ref := addonv1beta1.PlacementRef{Namespace: o.GetNamespace(), Name: o.GetLabels()[clusterv1beta1.PlacementLabel]}
+	if ref.Name == "" {
+		return nil
+	}
+	return r.addonsWhere(ctx, func(cma *addonv1beta1.ClusterManagementAddOn) bool {
+		for _, ps := range cma.Spec.InstallStrategy.Placements {
+			if ps.PlacementRef == ref {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// allAddons enqueues every ClusterManagementAddOn with a Placements install
+// strategy: a config object changed, and any of them may use it.
+func (r *AddonReconciler) allAddons(ctx context.Context, _ client.Object) []reconcile.Request {
+	return r.addonsWhere(ctx, func(*addonv1beta1.ClusterManagementAddOn) bool { return true })
+}
+
+func (r *AddonReconciler) addonsWhere(ctx context.Context, keep func(*addonv1beta1.ClusterManagementAddOn) bool) []reconcile.Request {
+	list := r.api.newCMAList()
+	if err := r.Client.List(ctx, list); err != nil {
+		log.FromContext(ctx).Error(err, "listing clustermanagementaddons")
+		return nil
+	}
+	var reqs []reconcile.Request
+	for _, o := range r.api.cmas(list) {
+		cma, err := r.api.cma(o)
+		if err != nil || cma.Spec.InstallStrategy.Type != addonv1beta1.AddonInstallStrategyPlacements || !keep(cma) {
+			continue
+		}
+		reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Name: cma.Name}})
+	}
+	return reqs
+}

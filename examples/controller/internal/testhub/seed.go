@@ -1,0 +1,181 @@
+package testhub
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
+	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
+	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/rolloutkit/rolloutkit/internal/seed"
+)
+
+// Image is the agent image the seed's hub starts with.
+const Image = "quay.io/open-cluster-management/cluster-proxy:v0.9.0"
+
+// SeedOptions scale the seed's story for a hub.
+type SeedOptions struct {
+	// PerEnvironment is the number of clusters in each of dev, stg and
+	// prod; 0 or 1 gives the seed's dev-cluster, stg-cluster and
+	// prod-cluster, more gives dev-0001, dev-0002, ...
+	PerEnvironment int
+	// Strategy replaces the seed's rollout strategy when its type is set
+	// (tests scale the soak and the deadline down to seconds).
+	Strategy clusterv1alpha1.RolloutStrategy
+	// Addon names the ClusterManagementAddOn; empty: cluster-proxy.
+	Addon string
+}
+
+// Clusters returns the cluster names of the seed's story at that scale, in
+// rollout order: dev, then stg, then prod.
+func (o SeedOptions) Clusters() []string {
+	var out []string
+	for _, env := range []string{"dev", "stg", "prod"} {
+		if o.PerEnvironment <= 1 {
+			out = append(out, env+"-cluster")
+			continue
+		}
+		for i := 1; i <= o.PerEnvironment; i++ {
+			out = append(out, fmt.Sprintf("%s-%04d", env, i))
+		}
+	}
+	return out
+}
+
+// Seed writes the seed's story to the hub through c: a namespace and a
+// ManagedCluster for every cluster, the cluster-proxy Placement, the
+// ClusterManagementAddOn (written in v1alpha1, the version OCM's CRDs store,
+// converted from the seed's v1beta1 with the API module's own conversion, so
+// that its default config survives a hub without a conversion webhook) and
+// the ManagedProxyConfiguration with the agent image Image.
+func Seed(ctx context.Context, c client.Client, o SeedOptions) error {
+	mcs, err := seed.ManagedClusters()
+	if err != nil {
+		return err
+	}
+	labels := make(map[string]map[string]string)
+	for _, mc := range mcs {
+		labels[mc.Labels["environment"]] = mc.Labels
+	}
+	for _, name := range o.Clusters() {
+		env := name[:3]
+		if env == "pro" {
+			env = "prod"
+		}
+		mc := mcs[0].DeepCopy()
+		mc.ObjectMeta = metav1.ObjectMeta{Name: name, Labels: labels[env]}
+		if err := createAll(ctx, c, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, mc); err != nil {
+			return err
+		}
+	}
+	p, err := seed.Placement()
+	if err != nil {
+		return err
+	}
+	if err := createAll(ctx, c, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: p.Namespace}}, p); err != nil {
+		return err
+	}
+	if err := createAll(ctx, c, ProxyConfig(Image)); err != nil {
+		return err
+	}
+	cma, err := seed.ClusterManagementAddOn()
+	if err != nil {
+		return err
+	}
+	if o.Addon != "" {
+		cma.Name = o.Addon
+	}
+	if o.Strategy.Type != "" {
+		cma.Spec.InstallStrategy.Placements[0].RolloutStrategy = o.Strategy
+	}
+	alpha, err := AddonV1alpha1(cma)
+	if err != nil {
+		return err
+	}
+	return createAll(ctx, c, alpha)
+}
+
+// AddonV1alpha1 converts a v1beta1 ClusterManagementAddOn to v1alpha1 with
+// open-cluster-management.io/api's conversion.
+func AddonV1alpha1(cma *addonv1beta1.ClusterManagementAddOn) (*addonv1alpha1.ClusterManagementAddOn, error) {
+	out := &addonv1alpha1.ClusterManagementAddOn{}
+	if err := addonv1beta1.Convert_v1beta1_ClusterManagementAddOn_To_v1alpha1_ClusterManagementAddOn(cma.DeepCopy(), out, nil); err != nil {
+		return nil, err
+	}
+	out.APIVersion, out.Kind = addonv1alpha1.GroupVersion.String(), "ClusterManagementAddOn"
+	return out, nil
+}
+
+// ProxyConfig returns the seed's ManagedProxyConfiguration with both images
+// set to image.
+func ProxyConfig(image string) *unstructured.Unstructured {
+	u, err := seed.ManagedProxyConfiguration()
+	if err != nil {
+		panic(err) // the embedded manifest is checked by internal/seed's tests
+	}
+	for _, part := range []string{"proxyServer", "proxyAgent"} {
+		_ = unstructured.SetNestedField(u.Object, image, "spec", part, "image")
+	}
+	return u
+}
+
+// WithAgentImage returns the seed's ManagedProxyConfiguration as the hub
+// has it after SetAgentImage(image): the server image is still Image.
+func WithAgentImage(image string) *unstructured.Unstructured {
+	u := ProxyConfig(Image)
+	_ = unstructured.SetNestedField(u.Object, image, "spec", "proxyAgent", "image")
+	return u
+}
+
+// SetAgentImage changes spec.proxyAgent.image of the seed's
+// ManagedProxyConfiguration, the change the seed rolls out.
+func SetAgentImage(ctx context.Context, c client.Client, image string) error {
+	u := ProxyConfig(image)
+	patch := []byte(fmt.Sprintf(`{"spec":{"proxyAgent":{"image":%q}}}`, image))
+	return c.Patch(ctx, u, client.RawPatch(types.MergePatchType, patch))
+}
+
+// Strategy is the seed's ProgressivePerGroup strategy with the given soak,
+// deadline and failure budget.
+func Strategy(soak, deadline string, maxFailures int) clusterv1alpha1.RolloutStrategy {
+	d, err := parseDuration(soak)
+	if err != nil {
+		panic(err)
+	}
+	return clusterv1alpha1.RolloutStrategy{
+		Type: clusterv1alpha1.ProgressivePerGroup,
+		ProgressivePerGroup: &clusterv1alpha1.RolloutProgressivePerGroup{
+			RolloutConfig: clusterv1alpha1.RolloutConfig{
+				MinSuccessTime:   d,
+				ProgressDeadline: deadline,
+				MaxFailures:      intstr.FromInt32(int32(maxFailures)),
+			},
+		},
+	}
+}
+
+func createAll(ctx context.Context, c client.Client, objs ...client.Object) error {
+	for _, o := range objs {
+		if err := c.Create(ctx, o); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("creating %T %q: %w", o, o.GetNamespace()+"/"+o.GetName(), err)
+		}
+	}
+	return nil
+}
+
+func parseDuration(s string) (metav1.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return metav1.Duration{}, err
+	}
+	return metav1.Duration{Duration: d}, nil
+}

@@ -1,0 +1,180 @@
+// Package testhub starts a real hub for tests and demos: etcd and
+// kube-apiserver (built from Go modules by hack/test-apiserver.sh) run by
+// controller-runtime's envtest on 127.0.0.1, with OCM's CustomResourceDefinitions
+// installed from the open-cluster-management.io/api module's own YAML files
+// and a minimal CRD for the seed's ManagedProxyConfiguration.
+package testhub
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+)
+
+// EnvAssets is the environment variable envtest reads the binaries'
+// directory from.
+const EnvAssets = "KUBEBUILDER_ASSETS"
+
+// Hub is a running test hub.
+type Hub struct {
+	// Config reaches the API server as an administrator.
+	Config *rest.Config
+	env    *envtest.Environment
+}
+
+// Assets returns the directory holding etcd and kube-apiserver: $KUBEBUILDER_ASSETS
+// when set, else the cache hack/test-apiserver.sh builds into. It is an
+// error when the binaries are not there; the message says how to build them.
+func Assets() (string, error) {
+	dir := os.Getenv(EnvAssets)
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", err
+		}
+		dir = filepath.Join(home, ".cache", "rolloutkit", "k8s-v1.37.2", "bin")
+		if c := os.Getenv("ROLLOUTKIT_CACHE"); c != "" {
+			dir = filepath.Join(c, "k8s-v1.37.2", "bin")
+		}
+	}
+	for _, b := range []string{"etcd", "kube-apiserver"} {
+		if _, err := os.Stat(filepath.Join(dir, b)); err != nil {
+			return "", fmt.Errorf("no %s in %s: build the test API server with hack/test-apiserver.sh (or set %s)", b, dir, EnvAssets)
+		}
+	}
+	return dir, nil
+}
+
+// CRDFiles returns the OCM CustomResourceDefinition files the hub needs,
+// from the open-cluster-management.io/api module that the go command
+// resolves for this module.
+func CRDFiles() ([]string, error) {
+	out, err := exec.Command("go", "list", "-m", "-json", "open-cluster-management.io/api").Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return nil, fmt.Errorf("go list -m open-cluster-management.io/api: %w: %s", err, ee.Stderr)
+		}
+		return nil, fmt.Errorf("go list -m open-cluster-management.io/api: %w", err)
+	}
+	var mod struct{ Dir string }
+	if err := json.Unmarshal(out, &mod); err != nil {
+		return nil, err
+	}
+	if mod.Dir == "" {
+		return nil, errors.New("go list -m open-cluster-management.io/api: module not downloaded (run go mod download)")
+	}
+	files := []string{
+		"cluster/v1/0000_00_clusters.open-cluster-management.io_managedclusters.crd.yaml",
+		"cluster/v1beta1/0000_02_clusters.open-cluster-management.io_placements.crd.yaml",
+		"cluster/v1beta1/0000_03_clusters.open-cluster-management.io_placementdecisions.crd.yaml",
+		"cluster/v1beta2/0000_00_clusters.open-cluster-management.io_managedclustersets.crd.yaml",
+		"cluster/v1beta2/0000_01_clusters.open-cluster-management.io_managedclustersetbindings.crd.yaml",
+		// These serve both add-on versions (v1alpha1 stored, no conversion webhook).
+		"addon/v1beta1/0000_00_addon.open-cluster-management.io_clustermanagementaddons.crd.yaml",
+		"addon/v1beta1/0000_01_addon.open-cluster-management.io_managedclusteraddons.crd.yaml",
+	}
+	for i, f := range files {
+		files[i] = filepath.Join(mod.Dir, filepath.FromSlash(f))
+		if _, err := os.Stat(files[i]); err != nil {
+			return nil, err
+		}
+	}
+	return files, nil
+}
+
+// ProxyConfigCRD is a minimal CustomResourceDefinition for the seed's
+// cluster-scoped ManagedProxyConfiguration: any spec, and a status
+// subresource.
+func ProxyConfigCRD() *apiextensionsv1.CustomResourceDefinition {
+	preserve := true
+	return &apiextensionsv1.CustomResourceDefinition{
+		ObjectMeta: metav1.ObjectMeta{Name: "managedproxyconfigurations.proxy.open-cluster-management.io"},
+		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+			Group: "proxy.open-cluster-management.io",
+			Names: apiextensionsv1.CustomResourceDefinitionNames{
+				Plural: "managedproxyconfigurations", Singular: "managedproxyconfiguration",
+				Kind: "ManagedProxyConfiguration", ListKind: "ManagedProxyConfigurationList",
+			},
+			Scope: apiextensionsv1.ClusterScoped,
+			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{
+				Name: "v1alpha1", Served: true, Storage: true,
+				Subresources: &apiextensionsv1.CustomResourceSubresources{Status: &apiextensionsv1.CustomResourceSubresourceStatus{}},
+				Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{
+					Type: "object",
+					Properties: map[string]apiextensionsv1.JSONSchemaProps{
+						"spec":   {Type: "object", XPreserveUnknownFields: &preserve},
+						"status": {Type: "object", XPreserveUnknownFields: &preserve},
+					},
+				}},
+			}},
+		},
+	}
+}
+
+// Start starts etcd and kube-apiserver and installs the CRDs. Stop the hub
+// when done.
+func Start() (*Hub, error) {
+	assets, err := Assets()
+	if err != nil {
+		return nil, err
+	}
+	files, err := CRDFiles()
+	if err != nil {
+		return nil, err
+	}
+	env := &envtest.Environment{
+		BinaryAssetsDirectory: assets,
+		CRDInstallOptions: envtest.CRDInstallOptions{
+			Paths:              files,
+			CRDs:               []*apiextensionsv1.CustomResourceDefinition{ProxyConfigCRD()},
+			ErrorIfPathMissing: true,
+		},
+		ControlPlaneStartTimeout: 2 * time.Minute,
+		ControlPlaneStopTimeout:  30 * time.Second,
+	}
+	// kube-apiserver v1.37 will not reconcile its endpoint on a loopback
+	// address; nothing here needs that endpoint.
+	env.ControlPlane.GetAPIServer().Configure().Set("endpoint-reconciler-type", "none")
+	cfg, err := env.Start()
+	if err != nil {
+		_ = env.Stop()
+		return nil, fmt.Errorf("starting the test hub: %w", err)
+	}
+	return &Hub{Config: cfg, env: env}, nil
+}
+
+// KubeConfig returns a kubeconfig for an administrator of the hub.
+func (h *Hub) KubeConfig() ([]byte, error) {
+	u, err := h.env.AddUser(envtest.User{Name: "rolloutkit-admin", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return u.KubeConfig()
+}
+
+// Stop stops kube-apiserver, then etcd.
+func (h *Hub) Stop() error {
+	return h.env.Stop()
+}
+
+// Wait blocks until ctx is done; for programs that keep a hub running.
+func Wait(ctx context.Context) {
+	<-ctx.Done()
+}
+
+// Describe names the hub for a person: the API server's address.
+func (h *Hub) Describe() string {
+	return strings.TrimSuffix(h.Config.Host, "/")
+}

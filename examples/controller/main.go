@@ -1,0 +1,218 @@
+// Command controller is a hub controller built on rolloutkit: it schedules
+// Placements into PlacementDecisions, and rolls add-on configs out across
+// the decision groups of each ClusterManagementAddOn's placements, as OCM's
+// placement controller and add-on manager do. See package hubctl.
+//
+//	go -C examples/controller run . -kubeconfig FILE
+//
+// Exit codes: 0 after a clean stop (SIGINT or SIGTERM), 1 on a run-time
+// error, 2 for bad flags.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/rolloutkit/rolloutkit/examples/controller/agent"
+	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// options are the parsed flags.
+type options struct {
+	kubeconfig     string
+	placements     bool
+	addons         bool
+	addonVersion   string
+	leaderElect    bool
+	leaderNS       string
+	probeAddr      string
+	metricsAddr    string
+	dryRun         bool
+	simulateAgents time.Duration
+	failClusters   map[string]bool
+	zap            zap.Options
+}
+
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	o := options{zap: zap.Options{Development: true}}
+	fs := flag.NewFlagSet("controller", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig of the hub (default: $KUBECONFIG, in-cluster, or ~/.kube/config)")
+	fs.BoolVar(&o.placements, "placements", true, "reconcile Placements into PlacementDecisions and status (turn off where OCM's placement controller runs)")
+	fs.BoolVar(&o.addons, "addons", true, "roll add-on configs out across each ClusterManagementAddOn's placements")
+	fs.StringVar(&o.addonVersion, "addon-version", "", "add-on API version to read and write, v1alpha1 or v1beta1 (default: the version the hub stores)")
+	fs.BoolVar(&o.leaderElect, "leader-elect", false, "elect a leader with a Lease, so that only one replica writes")
+	fs.StringVar(&o.leaderNS, "leader-elect-namespace", "kube-system", "namespace of the leader-election Lease")
+	fs.StringVar(&o.probeAddr, "health-probe-bind-address", "127.0.0.1:8081", `address of the /healthz and /readyz probes ("0" turns them off)`)
+	fs.StringVar(&o.metricsAddr, "metrics-bind-address", "0", `address of the metrics endpoint ("0": off)`)
+	fs.BoolVar(&o.dryRun, "dry-run", false, "read the hub, print each add-on's next rollout step as examples/plan does, write nothing, and exit")
+	fs.DurationVar(&o.simulateAgents, "simulate-agents", 0, "also play the spoke agents: apply desired configs after this long (e.g. 2s), for a hub with no real clusters")
+	var fail string
+	fs.StringVar(&fail, "fail-clusters", "", "with -simulate-agents: comma-separated clusters whose apply fails")
+	o.zap.BindFlags(fs)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: controller -kubeconfig FILE [flags]\n\n"+
+			"Schedules Placements and rolls add-on configs out group by group with rolloutkit.\n"+
+			"Exit codes: 0 stopped cleanly, 1 run-time error, 2 bad flags.\n\nflags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected arguments %q: every option is a flag", fs.Args())
+	}
+	if o.simulateAgents < 0 {
+		return o, fmt.Errorf("-simulate-agents %s: want a positive duration such as 2s", o.simulateAgents)
+	}
+	if fail != "" && o.simulateAgents == 0 {
+		return o, errors.New("-fail-clusters needs -simulate-agents: without simulated agents nothing fails")
+	}
+	o.failClusters = make(map[string]bool)
+	for _, c := range strings.Split(fail, ",") {
+		if c = strings.TrimSpace(c); c != "" {
+			o.failClusters[c] = true
+		}
+	}
+	if o.addonVersion != "" && o.addonVersion != hubctl.V1alpha1 && o.addonVersion != hubctl.V1beta1 {
+		return o, fmt.Errorf("-addon-version %q: want %s or %s", o.addonVersion, hubctl.V1alpha1, hubctl.V1beta1)
+	}
+	if !o.placements && !o.addons && o.simulateAgents == 0 && !o.dryRun {
+		return o, errors.New("-placements=false and -addons=false: nothing to run")
+	}
+	return o, nil
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	o, err := parseFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "controller: %v\n", err)
+		return 2
+	}
+	cfg, err := restConfig(o.kubeconfig)
+	if err != nil {
+		fmt.Fprintf(stderr, "controller: %v\n", err)
+		return 2
+	}
+	logger := zap.New(zap.UseFlagOptions(&o.zap), zap.WriteTo(stderr))
+	ctrl.SetLogger(logger)
+	if o.dryRun {
+		if err := dryRun(ctx, cfg, o, stdout); err != nil {
+			fmt.Fprintf(stderr, "controller: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+	if err := serve(ctx, cfg, o); err != nil {
+		fmt.Fprintf(stderr, "controller: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func restConfig(kubeconfig string) (*rest.Config, error) {
+	if kubeconfig == "" {
+		return ctrl.GetConfig()
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("-kubeconfig %q: %w", kubeconfig, err)
+	}
+	return cfg, nil
+}
+
+// newManager builds the manager every mode shares: a cache that also holds
+// unstructured config objects, probes, metrics and leader election.
+func newManager(cfg *rest.Config, o options) (ctrl.Manager, error) {
+	scheme, err := hubctl.NewScheme()
+	if err != nil {
+		return nil, err
+	}
+	return ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                  scheme,
+		Client:                  client.Options{Cache: &client.CacheOptions{Unstructured: true}},
+		Metrics:                 metricsserver.Options{BindAddress: o.metricsAddr},
+		HealthProbeBindAddress:  o.probeAddr,
+		LeaderElection:          o.leaderElect,
+		LeaderElectionID:        "rolloutkit-controller",
+		LeaderElectionNamespace: o.leaderNS,
+	})
+}
+
+func serve(ctx context.Context, cfg *rest.Config, o options) error {
+	mgr, err := newManager(cfg, o)
+	if err != nil {
+		return err
+	}
+	version, err := hubctl.Setup(ctx, mgr, hubctl.Options{Placements: o.placements, Addons: o.addons, AddonVersion: o.addonVersion})
+	if err != nil {
+		return err
+	}
+	if o.simulateAgents > 0 {
+		if version == "" {
+			if version = o.addonVersion; version == "" {
+				if version, err = hubctl.StorageVersion(ctx, mgr.GetAPIReader()); err != nil {
+					return err
+				}
+			}
+		}
+		a := &agent.Agent{Client: mgr.GetClient(), Version: version, Delay: o.simulateAgents, Fail: o.failClusters}
+		if err := a.SetupWithManager(mgr); err != nil {
+			return err
+		}
+	}
+	if o.probeAddr != "0" {
+		if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+			return err
+		}
+		if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+			return err
+		}
+	}
+	ctrl.Log.Info("starting", "placements", o.placements, "addons", o.addons, "addonVersion", version,
+		"simulateAgents", o.simulateAgents.String(), "leaderElect", o.leaderElect)
+	return mgr.Start(ctx)
+}
+
+func dryRun(ctx context.Context, cfg *rest.Config, o options, stdout io.Writer) error {
+	scheme, err := hubctl.NewScheme()
+	if err != nil {
+		return err
+	}
+	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		return err
+	}
+	version := o.addonVersion
+	if version == "" {
+		if version, err = hubctl.StorageVersion(ctx, c); err != nil {
+			return err
+		}
+	}
+	return hubctl.DryRun(ctx, c, c.RESTMapper(), version, time.Now(), stdout)
+}
