@@ -8,7 +8,8 @@
 // differs from its lastAppliedConfig it reports Progressing at once, and
 // after Delay it either copies every desiredConfig into lastAppliedConfig
 // and reports Completed, or, for a cluster it is told to fail, reports
-// Failed and leaves lastAppliedConfig alone. It writes the way OCM's
+// Failed and leaves lastAppliedConfig alone. An add-on whose desired configs
+// are already applied (a revert to the running config) is reported Completed. It writes the way OCM's
 // controller does (conditions set with meta.SetStatusCondition), as a merge
 // patch of the status that carries the resourceVersion it read, so it never
 // overwrites the rollout controller's desiredConfig.
@@ -85,11 +86,17 @@ func (a *Agent) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, e
 	}
 	target, pending := desiredTarget(refs)
 	key := req.String()
+	now := clock.NowOf(a.Clock)
 	if !pending {
 		a.forget(key)
-		return ctrl.Result{}, nil
+		// What is desired is what runs (a revert to the config in place,
+		// say): the work is applied, so the apply is complete.
+		c := meta.FindStatusCondition(conditions(u), addonv1beta1.ManagedClusterAddOnConditionProgressing)
+		if len(refs) == 0 || c == nil || c.Reason == addonv1beta1.ProgressingReasonCompleted {
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, a.write(ctx, u, refs, true, completed(now))
 	}
-	now := clock.NowOf(a.Clock)
 	began, ok := a.begun(key, target)
 	if !ok {
 		if failedFor(u, target) {

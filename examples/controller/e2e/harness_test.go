@@ -124,7 +124,8 @@ func (w *writes) conflicts() int {
 // running is a started manager.
 type running struct {
 	cancel context.CancelFunc
-	done   chan error
+	done   chan struct{} // closed when the manager has stopped
+	err    error         // what Start returned, once done is closed
 	writes *writes
 }
 
@@ -133,8 +134,8 @@ func (r *running) stop(t *testing.T) {
 	t.Helper()
 	r.cancel()
 	select {
-	case err := <-r.done:
-		require.NoError(t, err)
+	case <-r.done:
+		require.NoError(t, r.err)
 	case <-time.After(30 * time.Second):
 		t.Fatal("manager did not stop within 30s")
 	}
@@ -160,8 +161,11 @@ func (e *env) start(t *testing.T, setup func(ctrl.Manager) error) *running {
 	require.NoError(t, err)
 	require.NoError(t, setup(mgr))
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &running{cancel: cancel, done: make(chan error, 1), writes: w}
-	go func() { r.done <- mgr.Start(ctx) }()
+	r := &running{cancel: cancel, done: make(chan struct{}), writes: w}
+	go func() {
+		r.err = mgr.Start(ctx)
+		close(r.done)
+	}()
 	t.Cleanup(func() {
 		cancel()
 		<-r.done

@@ -36,17 +36,18 @@ func seedHub(t *testing.T, e *env, deadline string) testhub.SeedOptions {
 // observer records, every 50ms, each cluster's desired and applied spec
 // hashes, and when each was first seen.
 type observer struct {
-	mu       sync.Mutex
-	desired  map[string][]string // cluster -> desired hashes in the order seen
-	firstSet map[string]time.Time
-	firstApp map[string]time.Time
-	applied  map[string][]string
-	stop     chan struct{}
-	done     chan struct{}
+	mu        sync.Mutex
+	desired   map[string][]string    // cluster -> desired hashes in the order seen
+	desiredAt map[string][]time.Time // when each was first seen
+	firstSet  map[string]time.Time
+	firstApp  map[string]time.Time
+	applied   map[string][]string
+	stop      chan struct{}
+	done      chan struct{}
 }
 
 func (e *env) observe(t *testing.T, clusters []string, name, h string) *observer {
-	ob := &observer{desired: map[string][]string{}, applied: map[string][]string{}, firstSet: map[string]time.Time{},
+	ob := &observer{desired: map[string][]string{}, desiredAt: map[string][]time.Time{}, applied: map[string][]string{}, firstSet: map[string]time.Time{},
 		firstApp: map[string]time.Time{}, stop: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(ob.done)
@@ -56,6 +57,7 @@ func (e *env) observe(t *testing.T, clusters []string, name, h string) *observer
 				ob.mu.Lock()
 				if d := ob.desired[c]; s.desired != "" && (len(d) == 0 || d[len(d)-1] != s.desired) {
 					ob.desired[c] = append(d, s.desired)
+					ob.desiredAt[c] = append(ob.desiredAt[c], time.Now())
 				}
 				if a := ob.applied[c]; s.applied != "" && (len(a) == 0 || a[len(a)-1] != s.applied) {
 					ob.applied[c] = append(a, s.applied)
@@ -209,10 +211,11 @@ func TestHalt(t *testing.T) {
 	e := newEnv(t)
 	o := seedHub(t, e, "4s")
 	ctl := e.controller(t)
-	e.agents(t, applyTime) // install cleanly
+	clean := e.agents(t, applyTime)
 	oldHash, newHash := specHash(t, testhub.Image), specHash(t, newImage)
 	e.installed(t, o, addonName, oldHash, 60*time.Second)
-	e.agents(t, applyTime, "stg-cluster") // a second agent, failing stg's next apply
+	clean.stop(t)
+	e.agents(t, applyTime, "stg-cluster") // from now on, stg's applies fail
 	e.haltAtStg(t, o, ctl, newHash)
 }
 

@@ -1,0 +1,151 @@
+package e2e_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	eventsv1 "k8s.io/api/events/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
+	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
+	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
+
+	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
+	"github.com/rolloutkit/rolloutkit/internal/seed"
+)
+
+// TestRevert: after a halt in stg, the config is put back. That is a new
+// rollout of the old hash: dev (which applied the bad config) and stg
+// (which failed it) get the old hash again, dev first; prod, which never
+// left the old config, is done at once and its desiredConfig is never
+// written.
+func TestRevert(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	o := seedHub(t, e, "4s")
+	ctl := e.controller(t)
+	clean := e.agents(t, applyTime)
+	oldHash, newHash := specHash(t, testhub.Image), specHash(t, newImage)
+	e.installed(t, o, addonName, oldHash, 60*time.Second)
+	clean.stop(t)
+	failing := e.agents(t, applyTime, "stg-cluster")
+	prodWrites := func() int { return ctl.writes.count("/namespaces/prod-cluster/managedclusteraddons") }
+	prodBefore := prodWrites()
+	ob := e.observe(t, o.Clusters(), addonName, oldHash)
+	e.haltAtStg(t, o, ctl, newHash)
+
+	failing.stop(t)
+	e.agents(t, applyTime) // stg's agent recovers
+	require.NoError(t, testhub.SetAgentImage(context.Background(), e.c, testhub.Image))
+	e.installed(t, o, addonName, oldHash, 60*time.Second)
+	ob.close()
+
+	assert.Equal(t, []string{oldHash, newHash, oldHash}, ob.desired["dev-cluster"])
+	assert.Equal(t, []string{oldHash, newHash, oldHash}, ob.applied["dev-cluster"])
+	assert.Equal(t, []string{oldHash, newHash, oldHash}, ob.desired["stg-cluster"])
+	assert.Equal(t, []string{oldHash}, ob.applied["stg-cluster"], "stg never applied the bad config")
+	assert.Equal(t, []string{oldHash}, ob.desired["prod-cluster"], "prod's desiredConfig was written")
+	// Reverting: dev got the old hash again before stg did.
+	require.Len(t, ob.desiredAt["dev-cluster"], 3)
+	require.Len(t, ob.desiredAt["stg-cluster"], 3)
+	devAgain, stgAgain := ob.desiredAt["dev-cluster"][2], ob.desiredAt["stg-cluster"][2]
+	assert.True(t, devAgain.Before(stgAgain), "dev reverted at %s, stg at %s", devAgain, stgAgain)
+	// Prod's add-on was written only to flip its Configured condition
+	// (not configured while the bad config was desired, configured again).
+	assert.LessOrEqual(t, prodWrites()-prodBefore, 2)
+	ip, _ := e.progression(t, addonName)
+	assert.Equal(t, oldHash, ip.ConfigReferences[0].LastKnownGoodConfig.SpecHash)
+}
+
+// TestBadInput: an add-on whose rollout strategy is invalid gets a
+// condition and an event carrying the field error, and no
+// ManagedClusterAddOn of it is written; a misconfigured Placement gets
+// OCM's PlacementMisconfigured condition and nothing is rolled out on it;
+// and the valid add-on beside them installs as usual.
+func TestBadInput(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	o := seedHub(t, e, "30s")
+	ctx := context.Background()
+
+	cma, err := seed.ClusterManagementAddOn()
+	require.NoError(t, err)
+	bad := cma.DeepCopy()
+	bad.Name = "bad-strategy"
+	bad.Spec.InstallStrategy.Placements[0].RolloutStrategy = testhub.Strategy("2s", "10mfoo", 0)
+	broken := cma.DeepCopy()
+	broken.Name = "broken-placement"
+	broken.Spec.InstallStrategy.Placements[0].Name = "broken"
+	for _, c := range []*addonv1beta1.ClusterManagementAddOn{bad, broken} {
+		alpha, err := testhub.AddonV1alpha1(c)
+		require.NoError(t, err)
+		require.NoError(t, e.c.Create(ctx, alpha))
+	}
+	p, err := seed.Placement()
+	require.NoError(t, err)
+	p.Name = "broken"
+	p.Spec.Predicates[0].RequiredClusterSelector.LabelSelector.MatchExpressions[0].Operator = "Within"
+	require.NoError(t, e.c.Create(ctx, p))
+
+	e.controller(t)
+	e.agents(t, applyTime)
+	e.installed(t, o, addonName, specHash(t, testhub.Image), 60*time.Second)
+
+	eventually(t, 30*time.Second, "invalid strategy reported", func() (bool, string) {
+		ip, ok := e.progression(t, "bad-strategy")
+		if !ok {
+			return false, "no progression"
+		}
+		c := meta.FindStatusCondition(ip.Conditions, addonv1beta1.ManagedClusterAddOnConditionProgressing)
+		if c == nil {
+			return false, "no condition"
+		}
+		return c.Reason == hubctl.ReasonInvalidRolloutStrategy, c.Reason + ": " + c.Message
+	})
+	ip, _ := e.progression(t, "bad-strategy")
+	c := meta.FindStatusCondition(ip.Conditions, addonv1beta1.ManagedClusterAddOnConditionProgressing)
+	assert.Equal(t, metav1.ConditionFalse, c.Status)
+	assert.Contains(t, c.Message, "spec.installStrategy.placements[0].rolloutStrategy")
+	assert.Contains(t, c.Message, "progressDeadline")
+	assert.Contains(t, c.Message, "10mfoo")
+	eventually(t, 30*time.Second, "warning event", func() (bool, string) {
+		var evs eventsv1.EventList
+		if err := e.c.List(ctx, &evs); err != nil {
+			return false, err.Error()
+		}
+		for _, ev := range evs.Items {
+			if ev.Reason == hubctl.ReasonInvalidRolloutStrategy && ev.Regarding.Name == "bad-strategy" && strings.Contains(ev.Note, "10mfoo") {
+				return true, ""
+			}
+		}
+		return false, "no event"
+	})
+
+	eventually(t, 30*time.Second, "placement misconfigured", func() (bool, string) {
+		var bp clusterv1beta1.Placement
+		if err := e.c.Get(ctx, types.NamespacedName{Namespace: p.Namespace, Name: "broken"}, &bp); err != nil {
+			return false, err.Error()
+		}
+		mc := meta.FindStatusCondition(bp.Status.Conditions, clusterv1beta1.PlacementConditionMisconfigured)
+		if mc == nil {
+			return false, "no condition"
+		}
+		return mc.Status == metav1.ConditionTrue && mc.Reason == "Misconfigured" && strings.Contains(mc.Message, "Within"), mc.Message
+	})
+	for _, name := range []string{"bad-strategy", "broken-placement"} {
+		var l addonv1alpha1.ManagedClusterAddOnList
+		require.NoError(t, e.c.List(ctx, &l))
+		for _, m := range l.Items {
+			if m.Name == name {
+				assert.Empty(t, m.Status.ConfigReferences, "%s/%s was rolled out", m.Namespace, m.Name)
+			}
+		}
+	}
+}
