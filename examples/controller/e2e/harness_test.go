@@ -43,7 +43,7 @@ type env struct {
 
 // newEnv starts a hub of its own for the test, or skips the test when the
 // test API server has not been built (fails, under CI).
-func newEnv(t *testing.T) *env {
+func newEnv(t testing.TB) *env {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("end-to-end test against a real kube-apiserver: not in -short mode")
@@ -130,7 +130,7 @@ type running struct {
 }
 
 // stop stops the manager and waits for it.
-func (r *running) stop(t *testing.T) {
+func (r *running) stop(t testing.TB) {
 	t.Helper()
 	r.cancel()
 	select {
@@ -142,7 +142,7 @@ func (r *running) stop(t *testing.T) {
 }
 
 // start runs a manager with what setup registers, its API writes counted.
-func (e *env) start(t *testing.T, setup func(ctrl.Manager) error) *running {
+func (e *env) start(t testing.TB, setup func(ctrl.Manager) error) *running {
 	t.Helper()
 	cfg := rest.CopyConfig(e.hub.Config)
 	w := &writes{}
@@ -174,7 +174,7 @@ func (e *env) start(t *testing.T, setup func(ctrl.Manager) error) *running {
 }
 
 // controller starts the rollout controller (both reconcilers).
-func (e *env) controller(t *testing.T) *running {
+func (e *env) controller(t testing.TB) *running {
 	return e.start(t, func(mgr ctrl.Manager) error {
 		_, err := hubctl.Setup(context.Background(), mgr, hubctl.Options{Placements: true, Addons: true})
 		return err
@@ -183,7 +183,7 @@ func (e *env) controller(t *testing.T) *running {
 
 // agents starts the fake agent: applying takes delay, and fails on the
 // clusters named.
-func (e *env) agents(t *testing.T, delay time.Duration, fail ...string) *running {
+func (e *env) agents(t testing.TB, delay time.Duration, fail ...string) *running {
 	f := make(map[string]bool)
 	for _, c := range fail {
 		f[c] = true
@@ -195,7 +195,7 @@ func (e *env) agents(t *testing.T, delay time.Duration, fail ...string) *running
 }
 
 // testWriter sends logs to the test's log.
-type testWriter struct{ t *testing.T }
+type testWriter struct{ t testing.TB }
 
 func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimRight(string(p), "\n"))
@@ -210,7 +210,7 @@ type addonState struct {
 	exists           bool
 }
 
-func (e *env) addon(t *testing.T, cluster, name string) addonState {
+func (e *env) addon(t testing.TB, cluster, name string) addonState {
 	t.Helper()
 	var mca addonv1alpha1.ManagedClusterAddOn
 	err := e.c.Get(context.Background(), types.NamespacedName{Namespace: cluster, Name: name}, &mca)
@@ -234,7 +234,7 @@ func (e *env) addon(t *testing.T, cluster, name string) addonState {
 
 // progression returns the add-on's install progression of its only
 // placement, as stored.
-func (e *env) progression(t *testing.T, name string) (addonv1alpha1.InstallProgression, bool) {
+func (e *env) progression(t testing.TB, name string) (addonv1alpha1.InstallProgression, bool) {
 	t.Helper()
 	var cma addonv1alpha1.ClusterManagementAddOn
 	require.NoError(t, e.c.Get(context.Background(), types.NamespacedName{Name: name}, &cma))
@@ -246,7 +246,7 @@ func (e *env) progression(t *testing.T, name string) (addonv1alpha1.InstallProgr
 
 // eventually polls cond every 100ms until it holds or timeout passes; the
 // failure message is the last thing cond said.
-func eventually(t *testing.T, timeout time.Duration, what string, cond func() (bool, string)) {
+func eventually(t testing.TB, timeout time.Duration, what string, cond func() (bool, string)) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	var last string
@@ -265,7 +265,7 @@ func eventually(t *testing.T, timeout time.Duration, what string, cond func() (b
 
 // specHash is the hash the rollout must carry for the seed's config with
 // that agent image.
-func specHash(t *testing.T, image string) string {
+func specHash(t testing.TB, image string) string {
 	t.Helper()
 	h, err := hash.Spec(testhub.WithAgentImage(image))
 	require.NoError(t, err)
@@ -274,7 +274,7 @@ func specHash(t *testing.T, image string) string {
 
 // installed waits until every cluster's add-on has applied the config
 // whose hash is h and the install progression is Completed.
-func (e *env) installed(t *testing.T, o testhub.SeedOptions, name, h string, timeout time.Duration) {
+func (e *env) installed(t testing.TB, o testhub.SeedOptions, name, h string, timeout time.Duration) {
 	t.Helper()
 	eventually(t, timeout, "rollout of "+h[:8]+" completed", func() (bool, string) {
 		for _, c := range o.Clusters() {
@@ -296,7 +296,7 @@ func (e *env) installed(t *testing.T, o testhub.SeedOptions, name, h string, tim
 }
 
 // rawAddon reads a cluster's add-on as stored.
-func (e *env) rawAddon(t *testing.T, cluster string) *addonv1alpha1.ManagedClusterAddOn {
+func (e *env) rawAddon(t testing.TB, cluster string) *addonv1alpha1.ManagedClusterAddOn {
 	t.Helper()
 	var mca addonv1alpha1.ManagedClusterAddOn
 	require.NoError(t, e.c.Get(context.Background(), types.NamespacedName{Namespace: cluster, Name: addonName}, &mca))
@@ -304,7 +304,7 @@ func (e *env) rawAddon(t *testing.T, cluster string) *addonv1alpha1.ManagedClust
 }
 
 // decisions reads the seed placement's PlacementDecisions.
-func (e *env) decisions(t *testing.T) []clusterv1beta1.PlacementDecision {
+func (e *env) decisions(t testing.TB) []clusterv1beta1.PlacementDecision {
 	t.Helper()
 	var l clusterv1beta1.PlacementDecisionList
 	require.NoError(t, e.c.List(context.Background(), &l, client.InNamespace("open-cluster-management"),
@@ -313,7 +313,7 @@ func (e *env) decisions(t *testing.T) []clusterv1beta1.PlacementDecision {
 }
 
 // placement reads the seed's Placement.
-func (e *env) placement(t *testing.T) *clusterv1beta1.Placement {
+func (e *env) placement(t testing.TB) *clusterv1beta1.Placement {
 	t.Helper()
 	var p clusterv1beta1.Placement
 	require.NoError(t, e.c.Get(context.Background(), types.NamespacedName{Namespace: "open-cluster-management", Name: "cluster-proxy-placement"}, &p))

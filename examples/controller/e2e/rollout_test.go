@@ -26,7 +26,7 @@ const (
 
 // seedHub writes the seed's story with a soak of 2s, the given deadline and
 // failure budget 0.
-func seedHub(t *testing.T, e *env, deadline string) testhub.SeedOptions {
+func seedHub(t testing.TB, e *env, deadline string) testhub.SeedOptions {
 	t.Helper()
 	o := testhub.SeedOptions{Strategy: testhub.Strategy(soak.String(), deadline, 0)}
 	require.NoError(t, testhub.Seed(context.Background(), e.c, o))
@@ -46,7 +46,7 @@ type observer struct {
 	done      chan struct{}
 }
 
-func (e *env) observe(t *testing.T, clusters []string, name, h string) *observer {
+func (e *env) observe(t testing.TB, clusters []string, name, h string) *observer {
 	ob := &observer{desired: map[string][]string{}, desiredAt: map[string][]time.Time{}, applied: map[string][]string{}, firstSet: map[string]time.Time{},
 		firstApp: map[string]time.Time{}, stop: make(chan struct{}), done: make(chan struct{})}
 	go func() {
@@ -93,7 +93,7 @@ func (ob *observer) close() {
 // requireOrder checks that the clusters got the hash in the order given,
 // each only after the one before had applied it and soaked (from the
 // stored transition time, which has one-second precision).
-func (e *env) requireOrder(t *testing.T, ob *observer, name string, clusters ...string) {
+func (e *env) requireOrder(t testing.TB, ob *observer, name string, clusters ...string) {
 	t.Helper()
 	ob.mu.Lock()
 	defer ob.mu.Unlock()
@@ -162,7 +162,7 @@ func TestSeedRollout(t *testing.T) {
 }
 
 // quiet waits until the manager has written nothing for d.
-func quiet(t *testing.T, r *running, d time.Duration) {
+func quiet(t testing.TB, r *running, d time.Duration) {
 	t.Helper()
 	last := r.writes.count()
 	since := time.Now()
@@ -176,7 +176,7 @@ func quiet(t *testing.T, r *running, d time.Duration) {
 
 // requireSeedDecisions checks the PlacementDecisions and Placement status
 // against the seed's table.
-func (e *env) requireSeedDecisions(t *testing.T) {
+func (e *env) requireSeedDecisions(t testing.TB) {
 	t.Helper()
 	want := map[string][3]string{ // decision -> index, group, cluster
 		"cluster-proxy-placement-decision-1": {"0", "dev", "dev-cluster"},
@@ -220,7 +220,7 @@ func TestHalt(t *testing.T) {
 }
 
 // haltAtStg rolls newImage out with stg-cluster failing and checks the halt.
-func (e *env) haltAtStg(t *testing.T, o testhub.SeedOptions, ctl *running, newHash string) {
+func (e *env) haltAtStg(t testing.TB, o testhub.SeedOptions, ctl *running, newHash string) {
 	t.Helper()
 	require.NoError(t, testhub.SetAgentImage(context.Background(), e.c, newImage))
 	eventually(t, 60*time.Second, "stg-cluster fails and times out", func() (bool, string) {
@@ -316,9 +316,11 @@ func TestStaleWriteConflicts(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	o := seedHub(t, e, "30s")
-	e.controller(t)
-	e.agents(t, 0)
+	ctl := e.controller(t)
+	ag := e.agents(t, 0)
 	e.installed(t, o, addonName, specHash(t, testhub.Image), 60*time.Second)
+	ag.stop(t) // from here on the test plays both writers
+	ctl.stop(t)
 	ctx := context.Background()
 	stale := e.rawAddon(t, "dev-cluster")
 	fresh := stale.DeepCopy()

@@ -28,6 +28,9 @@ type SeedOptions struct {
 	// prod; 0 or 1 gives the seed's dev-cluster, stg-cluster and
 	// prod-cluster, more gives dev-0001, dev-0002, ...
 	PerEnvironment int
+	// Sizes, when set, are the numbers of dev, stg and prod clusters
+	// (named as for PerEnvironment > 1); they win over PerEnvironment.
+	Sizes [3]int
 	// Strategy replaces the seed's rollout strategy when its type is set
 	// (tests scale the soak and the deadline down to seconds).
 	Strategy clusterv1alpha1.RolloutStrategy
@@ -39,12 +42,15 @@ type SeedOptions struct {
 // rollout order: dev, then stg, then prod.
 func (o SeedOptions) Clusters() []string {
 	var out []string
-	for _, env := range []string{"dev", "stg", "prod"} {
-		if o.PerEnvironment <= 1 {
+	for k, env := range []string{"dev", "stg", "prod"} {
+		n := o.PerEnvironment
+		if o.Sizes != [3]int{} {
+			n = o.Sizes[k]
+		} else if n <= 1 {
 			out = append(out, env+"-cluster")
 			continue
 		}
-		for i := 1; i <= o.PerEnvironment; i++ {
+		for i := 1; i <= n; i++ {
 			out = append(out, fmt.Sprintf("%s-%04d", env, i))
 		}
 	}

@@ -6,7 +6,6 @@
 package testhub
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -167,11 +166,6 @@ func (h *Hub) KubeConfig() ([]byte, error) {
 // Stop stops kube-apiserver, then etcd.
 func (h *Hub) Stop() error {
 	return h.env.Stop()
-}
-
-// Wait blocks until ctx is done; for programs that keep a hub running.
-func Wait(ctx context.Context) {
-	<-ctx.Done()
 }
 
 // Describe names the hub for a person: the API server's address.

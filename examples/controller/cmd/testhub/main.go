@@ -1,0 +1,148 @@
+// Command testhub starts a throwaway OCM hub on 127.0.0.1 for trying the
+// controller by hand: etcd and kube-apiserver (built by
+// hack/test-apiserver.sh), OCM's CRDs, and the seed's story (three clusters
+// labelled dev, stg and prod, the cluster-proxy Placement and
+// ClusterManagementAddOn, and the ManagedProxyConfiguration). It writes an
+// administrator's kubeconfig and runs until interrupted.
+//
+//	hack/test-hub.sh /tmp/hub.kubeconfig              # start (this wraps the next line)
+//	go -C examples/controller run ./cmd/testhub -kubeconfig /tmp/hub.kubeconfig
+//	go -C examples/controller run ./cmd/testhub -kubeconfig /tmp/hub.kubeconfig -set-agent-image quay.io/open-cluster-management/cluster-proxy:v0.9.1
+//
+// The second form does not start a hub: it changes the agent image on the
+// running one, the change the seed rolls out.
+//
+// Exit codes: 0 after a clean stop, 1 on a run-time error, 2 for bad flags.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+type options struct {
+	kubeconfig string
+	soak       time.Duration
+	deadline   time.Duration
+	setImage   string
+}
+
+func parse(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("testhub", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "where to write the hub's kubeconfig (with -set-agent-image: the hub to change); use an absolute path, go -C changes directory")
+	fs.DurationVar(&o.soak, "soak", 30*time.Second, "minSuccessTime of the seed's rollout strategy (the seed says 5m; shorter to watch it)")
+	fs.DurationVar(&o.deadline, "deadline", 2*time.Minute, "progressDeadline of the seed's rollout strategy (the seed says 15m)")
+	fs.StringVar(&o.setImage, "set-agent-image", "", "do not start a hub: set spec.proxyAgent.image of the running hub's ManagedProxyConfiguration, and exit")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
+	case o.kubeconfig == "":
+		return o, errors.New("-kubeconfig is required: where to write (or read) the hub's kubeconfig")
+	case o.soak < 0 || o.deadline <= 0:
+		return o, fmt.Errorf("-soak %s, -deadline %s: want a soak of 0 or more and a positive deadline", o.soak, o.deadline)
+	}
+	return o, nil
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	o, err := parse(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "testhub: %v\n", err)
+		return 2
+	}
+	if o.setImage != "" {
+		err = setImage(ctx, o)
+	} else {
+		err = serve(ctx, o, stdout)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "testhub: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func newClient(cfgPath string) (client.Client, error) {
+	cfg, err := clientcmd.BuildConfigFromFlags("", cfgPath)
+	if err != nil {
+		return nil, err
+	}
+	scheme, err := hubctl.NewScheme()
+	if err != nil {
+		return nil, err
+	}
+	return client.New(cfg, client.Options{Scheme: scheme})
+}
+
+func setImage(ctx context.Context, o options) error {
+	c, err := newClient(o.kubeconfig)
+	if err != nil {
+		return err
+	}
+	return testhub.SetAgentImage(ctx, c, o.setImage)
+}
+
+func serve(ctx context.Context, o options, stdout io.Writer) error {
+	h, err := testhub.Start()
+	if err != nil {
+		return err
+	}
+	defer func() { _ = h.Stop() }()
+	kc, err := h.KubeConfig()
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(o.kubeconfig, kc, 0o600); err != nil {
+		return err
+	}
+	c, err := newClient(o.kubeconfig)
+	if err != nil {
+		return err
+	}
+	so := testhub.SeedOptions{Strategy: testhub.Strategy(o.soak.String(), o.deadline.String(), 0)}
+	if err := testhub.Seed(ctx, c, so); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, `hub running at %s with OCM's CRDs and the seed's story
+  clusters: %v (ProgressivePerGroup, soak %s, deadline %s, maxFailures 0)
+  kubeconfig: %s
+
+run the controller with simulated agents (in another terminal, from the repository root):
+  go -C examples/controller run . -kubeconfig %s -simulate-agents 2s
+then change the agent image, and watch dev, stg and prod take it in turn:
+  go -C examples/controller run ./cmd/testhub -kubeconfig %s -set-agent-image quay.io/open-cluster-management/cluster-proxy:v0.9.1
+see the next step at any time:
+  go -C examples/controller run . -kubeconfig %s -dry-run
+
+Ctrl-C stops the hub.
+`, h.Describe(), so.Clusters(), o.soak, o.deadline, o.kubeconfig, o.kubeconfig, o.kubeconfig, o.kubeconfig)
+	<-ctx.Done()
+	return nil
+}

@@ -1,0 +1,216 @@
+package e2e_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/types"
+	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
+	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
+)
+
+// BenchmarkRollout1000 rolls a config change out over 1,000 clusters (100
+// dev, 300 stg, 600 prod, one add-on each) on a real API server, with the
+// controller built and run as its own process (as a user runs it) and the
+// fake agent in this one. It reports, for one rollout:
+//
+//   - s/rollout: from the config change to the install progression's
+//     Completed, and soak-s, the part of it that is soak by the strategy;
+//   - writes/cluster: the controller's API writes during the rollout, per
+//     cluster, from its own rest_client_requests_total;
+//   - reads: its GET and LIST requests during the rollout (reconciles read
+//     from the informer cache, so these stay near zero);
+//   - reconciles: its reconciles during the rollout;
+//   - peak-MiB: the controller process's peak resident memory (VmHWM).
+//
+// Run it alone: go test -run '^$' -bench Rollout1000 -benchtime 1x ./e2e/
+func BenchmarkRollout1000(b *testing.B) {
+	if _, err := testhub.Assets(); err != nil {
+		b.Skipf("SKIP (no test API server): %v", err)
+	}
+	const (
+		soak  = 5 * time.Second
+		apply = 2 * time.Second
+	)
+	sizes := [3]int{100, 300, 600}
+	for i := 0; i < b.N; i++ {
+		m := rollout1000(b, sizes, soak, apply)
+		b.ReportMetric(m.seconds, "s/rollout")
+		b.ReportMetric((3 * soak).Seconds(), "soak-s")
+		b.ReportMetric(m.writes/1000, "writes/cluster")
+		b.ReportMetric(m.reads, "reads")
+		b.ReportMetric(m.reconciles, "reconciles")
+		b.ReportMetric(m.peakMiB, "peak-MiB")
+	}
+}
+
+type scaleResult struct {
+	seconds, writes, reads, reconciles, peakMiB float64
+}
+
+func rollout1000(b *testing.B, sizes [3]int, soak, apply time.Duration) scaleResult {
+	b.Helper()
+	b.StopTimer()
+	h, err := testhub.Start()
+	require.NoError(b, err)
+	defer func() { _ = h.Stop() }()
+	scheme, err := hubctl.NewScheme()
+	require.NoError(b, err)
+	c, err := client.New(h.Config, client.Options{Scheme: scheme})
+	require.NoError(b, err)
+	e := &env{hub: h, c: c}
+	o := testhub.SeedOptions{Sizes: sizes, Strategy: testhub.Strategy(soak.String(), "5m", 0)}
+	ctx := context.Background()
+	require.NoError(b, testhub.Seed(ctx, e.c, o))
+
+	dir := b.TempDir()
+	kc, err := h.KubeConfig()
+	require.NoError(b, err)
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	require.NoError(b, os.WriteFile(kubeconfig, kc, 0o600))
+	bin := filepath.Join(dir, "controller")
+	build := exec.Command("go", "build", "-o", bin, "..")
+	build.Stderr = os.Stderr
+	require.NoError(b, build.Run())
+	metrics := freePort(b)
+	ctl := exec.Command(bin, "-kubeconfig", kubeconfig, "-metrics-bind-address", metrics, "-health-probe-bind-address", "0", "-zap-log-level", "error")
+	ctl.Stderr = os.Stderr
+	require.NoError(b, ctl.Start())
+	defer func() { _ = ctl.Process.Kill(); _ = ctl.Wait() }()
+	agents := e.agents(b, apply)
+	defer agents.stop(b)
+
+	waitInstalled(b, e, o, specHash(b, testhub.Image), 5*time.Minute)
+	before := scrape(b, metrics)
+	newHash := specHash(b, newImage)
+	start := time.Now()
+	require.NoError(b, testhub.SetAgentImage(ctx, e.c, newImage))
+	b.StartTimer()
+	waitInstalled(b, e, o, newHash, 10*time.Minute)
+	b.StopTimer()
+	elapsed := time.Since(start)
+	after := scrape(b, metrics)
+	return scaleResult{
+		seconds:    elapsed.Seconds(),
+		writes:     after.writes - before.writes,
+		reads:      after.reads - before.reads,
+		reconciles: after.reconciles - before.reconciles,
+		peakMiB:    peakRSS(b, ctl.Process.Pid),
+	}
+}
+
+// waitInstalled polls (every second, with one LIST) until every add-on has
+// applied h and the install progression is Completed.
+func waitInstalled(b *testing.B, e *env, o testhub.SeedOptions, h string, timeout time.Duration) {
+	b.Helper()
+	want := len(o.Clusters())
+	deadline := time.Now().Add(timeout)
+	for {
+		var l addonv1alpha1.ManagedClusterAddOnList
+		require.NoError(b, e.c.List(context.Background(), &l))
+		done := 0
+		for _, m := range l.Items {
+			if len(m.Status.ConfigReferences) == 1 {
+				r := m.Status.ConfigReferences[0]
+				if r.LastAppliedConfig != nil && r.LastAppliedConfig.SpecHash == h {
+					done++
+				}
+			}
+		}
+		var cma addonv1alpha1.ClusterManagementAddOn
+		require.NoError(b, e.c.Get(context.Background(), types.NamespacedName{Name: addonName}, &cma))
+		completed := false
+		if len(cma.Status.InstallProgressions) == 1 {
+			c := meta.FindStatusCondition(cma.Status.InstallProgressions[0].Conditions, addonv1beta1.ManagedClusterAddOnConditionProgressing)
+			completed = c != nil && c.Reason == addonv1beta1.ProgressingReasonCompleted &&
+				cma.Status.InstallProgressions[0].ConfigReferences[0].LastKnownGoodConfig != nil &&
+				cma.Status.InstallProgressions[0].ConfigReferences[0].LastKnownGoodConfig.SpecHash == h
+		}
+		if done == want && completed {
+			return
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("rollout of %.8s: %d/%d applied, completed %t, after %s", h, done, want, completed, timeout)
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+// counters are the controller's own metrics that the benchmark reads.
+type counters struct{ writes, reads, reconciles float64 }
+
+// scrape reads the controller's /metrics.
+func scrape(b *testing.B, addr string) counters {
+	b.Helper()
+	resp, err := http.Get("http://" + addr + "/metrics")
+	require.NoError(b, err)
+	defer resp.Body.Close()
+	var c counters
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		i := strings.LastIndexByte(line, ' ')
+		if i < 0 || strings.HasPrefix(line, "#") {
+			continue
+		}
+		v, err := strconv.ParseFloat(line[i+1:], 64)
+		if err != nil {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(line, "rest_client_requests_total{"):
+			switch {
+			case strings.Contains(line, `method="GET"`):
+				c.reads += v
+			case strings.Contains(line, `method="POST"`), strings.Contains(line, `method="PUT"`),
+				strings.Contains(line, `method="PATCH"`), strings.Contains(line, `method="DELETE"`):
+				c.writes += v
+			}
+		case strings.HasPrefix(line, "controller_runtime_reconcile_total{"):
+			c.reconciles += v
+		}
+	}
+	require.NoError(b, sc.Err())
+	return c
+}
+
+// peakRSS is a process's peak resident memory in MiB (VmHWM).
+func peakRSS(b *testing.B, pid int) float64 {
+	b.Helper()
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	require.NoError(b, err)
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
+			kb, err := strconv.ParseFloat(f[1], 64)
+			require.NoError(b, err)
+			return kb / 1024
+		}
+	}
+	b.Fatal("no VmHWM in /proc status")
+	return 0
+}
+
+func freePort(b *testing.B) string {
+	b.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(b, err)
+	defer l.Close()
+	return l.Addr().String()
+}

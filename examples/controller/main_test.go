@@ -1,0 +1,136 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/types"
+	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
+)
+
+func TestFlags(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		err  string
+	}{
+		{"help", []string{"-h"}, 0, "usage: controller -kubeconfig FILE"},
+		{"unknown flag", []string{"-bogus"}, 2, "flag provided but not defined: -bogus"},
+		{"argument", []string{"now"}, 2, `unexpected arguments ["now"]`},
+		{"version", []string{"-addon-version", "v2"}, 2, `-addon-version "v2": want v1alpha1 or v1beta1`},
+		{"fail without agents", []string{"-fail-clusters", "stg-cluster"}, 2, "-fail-clusters needs -simulate-agents"},
+		{"negative delay", []string{"-simulate-agents", "-1s"}, 2, "-simulate-agents -1s: want a positive duration"},
+		{"nothing to run", []string{"-placements=false", "-addons=false"}, 2, "nothing to run"},
+		{"no kubeconfig", []string{"-kubeconfig", "/nonexistent/kubeconfig"}, 2, `-kubeconfig "/nonexistent/kubeconfig"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var out, errOut bytes.Buffer
+			code := run(context.Background(), tc.args, &out, &errOut)
+			assert.Equal(t, tc.code, code, errOut.String())
+			assert.Contains(t, errOut.String(), tc.err)
+		})
+	}
+}
+
+// hubFor starts a test hub with the seed loaded and writes its kubeconfig,
+// or skips without the test API server (fails, under CI).
+func hubFor(t *testing.T) (string, client.Client) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("needs a real kube-apiserver: not in -short mode")
+	}
+	if _, err := testhub.Assets(); err != nil {
+		if os.Getenv("ROLLOUTKIT_REQUIRE_APISERVER") != "" {
+			t.Fatal(err)
+		}
+		t.Skipf("SKIP (no test API server): %v", err)
+	}
+	h, err := testhub.Start()
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = h.Stop() })
+	kc, err := h.KubeConfig()
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	require.NoError(t, os.WriteFile(path, kc, 0o600))
+	scheme, err := hubctl.NewScheme()
+	require.NoError(t, err)
+	c, err := client.New(h.Config, client.Options{Scheme: scheme})
+	require.NoError(t, err)
+	require.NoError(t, testhub.Seed(context.Background(), c, testhub.SeedOptions{Strategy: testhub.Strategy("1s", "1m", 0)}))
+	return path, c
+}
+
+// TestRun runs the command as a person does against a hub: -dry-run first
+// (it prints examples/plan's text and writes nothing), then the controller
+// with simulated agents until dev-cluster has its add-on applied, its
+// readiness probe answering; then an interrupt stops it cleanly.
+func TestRun(t *testing.T) {
+	t.Parallel()
+	kubeconfig, c := hubFor(t)
+	ctx := context.Background()
+
+	var out, errOut bytes.Buffer
+	require.Equal(t, 0, run(ctx, []string{"-kubeconfig", kubeconfig, "-dry-run"}, &out, &errOut), errOut.String())
+	text := out.String()
+	assert.Contains(t, text, `add-on "cluster-proxy" at `)
+	assert.Contains(t, text, `placement "open-cluster-management/cluster-proxy-placement", ProgressivePerGroup, groups from scheduled from the Placement and 3 ManagedClusters`)
+	assert.Contains(t, text, `next clusters to update: "dev-cluster"`)
+	var mcas addonv1alpha1.ManagedClusterAddOnList
+	require.NoError(t, c.List(ctx, &mcas))
+	assert.Empty(t, mcas.Items, "-dry-run wrote add-ons")
+
+	probe := freeAddr(t)
+	runCtx, cancel := context.WithCancel(ctx)
+	code := make(chan int, 1)
+	var logs bytes.Buffer
+	go func() {
+		code <- run(runCtx, []string{"-kubeconfig", kubeconfig, "-simulate-agents", "500ms", "-health-probe-bind-address", probe}, &out, &logs)
+	}()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		var mca addonv1alpha1.ManagedClusterAddOn
+		err := c.Get(ctx, types.NamespacedName{Namespace: "dev-cluster", Name: "cluster-proxy"}, &mca)
+		if err == nil && len(mca.Status.ConfigReferences) == 1 && mca.Status.ConfigReferences[0].LastAppliedConfig != nil {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "dev-cluster's add-on not applied within 60s")
+		time.Sleep(200 * time.Millisecond)
+	}
+	resp, err := http.Get("http://" + probe + "/readyz")
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	cancel()
+	select {
+	case c := <-code:
+		assert.Equal(t, 0, c, logs.String())
+	case <-time.After(30 * time.Second):
+		t.Fatal("the controller did not stop within 30s of the interrupt")
+	}
+	assert.True(t, strings.Contains(logs.String(), "group phase changed"), "no phase-change log line")
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer l.Close()
+	return fmt.Sprintf("127.0.0.1:%d", l.Addr().(*net.TCPAddr).Port)
+}
