@@ -20,9 +20,11 @@ type Addon struct {
 	// Write them to the add-on's status.configReferences[].desiredConfig when
 	// the rollout lists its cluster, with [ConfigReferences].
 	Configs []Config
-	// Custom reports that the add-on has spec.configs of its own. OCM's
-	// install progression never counts such an add-on as succeeded or
-	// failed (see [Tally]).
+	// Custom reports that the add-on has spec.configs of its own. It is
+	// compared with its desired configs by value, like any other add-on
+	// (docs/semantics.md §5.3); OCM compares such configs by pointer, so
+	// its install progression never counts such an add-on as succeeded or
+	// failed (docs/compatibility.md, A3).
 	Custom bool
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 
+	"github.com/rolloutkit/rolloutkit/grouping"
 	"github.com/rolloutkit/rolloutkit/rollout"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
@@ -202,4 +203,30 @@ func BenchmarkEvaluate(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestCustomAddonCompletes: an add-on with spec.configs of its own that has
+// applied them counts as succeeded, so the install progression completes
+// (docs/semantics.md §5.3; OCM's pointer comparison never lets it,
+// docs/compatibility.md A3).
+func TestCustomAddonCompletes(t *testing.T) {
+	t.Parallel()
+	mcas := readMCAs(t, "managedclusteraddons.yaml")
+	custom := func(m *addonv1beta1.ManagedClusterAddOn) {
+		m.Spec.Configs = []addonv1beta1.AddOnConfig{{ConfigGroupResource: proxyGR, ConfigReferent: addonv1beta1.ConfigReferent{Name: "cluster-proxy"}}}
+	}
+	for i := range mcas {
+		mcas[i] = edit(mcas[i], custom)
+	}
+	got, err := addon.Evaluate(seedCMA(t), seedPlacement, mcas, lookup(t, proxyConfig(t)))
+	require.NoError(t, err)
+	groups := make([]grouping.Group, 0, len(got))
+	for i, a := range got {
+		require.True(t, a.Custom)
+		require.Equal(t, rollout.Succeeded, a.Status.Status, a.Status.Cluster)
+		groups = append(groups, grouping.Group{GroupKey: grouping.GroupKey{Index: int32(i)}, Clusters: []string{a.Status.Cluster}})
+	}
+	p := addon.Tally(groups, got, rollout.Result{})
+	assert.Equal(t, addon.Progress{Selected: 3, Succeeded: 3}, p)
+	assert.True(t, p.Completed())
 }

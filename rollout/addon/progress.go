@@ -41,9 +41,11 @@ type Progress struct {
 //   - Rolling: the add-ons whose cluster is in r.ToRollout (a cluster listed
 //     without an add-on is not counted);
 //   - Succeeded and Failed: the add-ons not in r.ToRollout whose observed
-//     status is Succeeded or Failed, without the Custom ones (OCM compares
-//     desired configs by pointer, so an add-on with spec.configs of its own
-//     never counts there, even when they equal the placement's);
+//     status is Succeeded or Failed, Custom ones included: an add-on with
+//     spec.configs of its own is compared by value (docs/semantics.md §5.3),
+//     so it can succeed and the progression can complete. OCM compares such
+//     configs by pointer and never counts them, so its progression never
+//     completes (docs/compatibility.md, A3);
 //   - TimedOut: len(r.TimedOut).
 //
 // A Failed add-on past its deadline is counted as failed and as timed out,
@@ -65,7 +67,6 @@ func Tally(groups []grouping.Group, addons []Addon, r rollout.Result) Progress {
 		case !clusters[c]:
 		case listed[c]:
 			p.Rolling++
-		case a.Custom:
 		case a.Status.Status == rollout.Succeeded:
 			p.Succeeded++
 		case a.Status.Status == rollout.Failed:

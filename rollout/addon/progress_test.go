@@ -126,7 +126,9 @@ func TestTally(t *testing.T) {
 			want:   addon.Progress{Selected: 4, Failed: 1, TimedOut: 2},
 		},
 		{
-			name:   "custom add-ons roll but never count as succeeded or failed",
+			// OCM, comparing their configs by pointer, would count neither
+			// dev nor stg here (docs/compatibility.md, A3).
+			name:   "custom add-ons count by value: succeeded, failed and rolling",
 			groups: groups,
 			addons: []addon.Addon{
 				observed("dev-cluster", rollout.Succeeded, true),
@@ -134,7 +136,7 @@ func TestTally(t *testing.T) {
 				observed("prod-1", rollout.Progressing, true),
 			},
 			result: rollout.Result{ToRollout: listed("prod-1")},
-			want:   addon.Progress{Selected: 4, Rolling: 1},
+			want:   addon.Progress{Selected: 4, Rolling: 1, Succeeded: 1, Failed: 1},
 		},
 		{
 			name:   "add-ons on clusters outside the groups are ignored",
