@@ -49,6 +49,8 @@ type options struct {
 	leaderNS       string
 	probeAddr      string
 	metricsAddr    string
+	qps            float64
+	burst          int
 	dryRun         bool
 	simulateAgents time.Duration
 	failClusters   map[string]bool
@@ -67,6 +69,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.leaderNS, "leader-elect-namespace", "kube-system", "namespace of the leader-election Lease")
 	fs.StringVar(&o.probeAddr, "health-probe-bind-address", "127.0.0.1:8081", `address of the /healthz and /readyz probes ("0" turns them off)`)
 	fs.StringVar(&o.metricsAddr, "metrics-bind-address", "0", `address of the metrics endpoint ("0": off)`)
+	fs.Float64Var(&o.qps, "kube-api-qps", 100, "requests per second to the API server, sustained")
+	fs.IntVar(&o.burst, "kube-api-burst", 200, "requests to the API server in a burst")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "read the hub, print each add-on's next rollout step as examples/plan does, write nothing, and exit")
 	fs.DurationVar(&o.simulateAgents, "simulate-agents", 0, "also play the spoke agents: apply desired configs after this long (e.g. 2s), for a hub with no real clusters")
 	var fail string
@@ -96,6 +100,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 			o.failClusters[c] = true
 		}
 	}
+	if o.qps <= 0 || o.burst <= 0 {
+		return o, fmt.Errorf("-kube-api-qps %g, -kube-api-burst %d: want positive numbers", o.qps, o.burst)
+	}
 	if o.addonVersion != "" && o.addonVersion != hubctl.V1alpha1 && o.addonVersion != hubctl.V1beta1 {
 		return o, fmt.Errorf("-addon-version %q: want %s or %s", o.addonVersion, hubctl.V1alpha1, hubctl.V1beta1)
 	}
@@ -119,6 +126,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "controller: %v\n", err)
 		return 2
 	}
+	// A rollout writes one status per cluster it starts: client-go's
+	// default of 5 requests a second would make a 1,000-cluster group wait
+	// minutes on the client, not on the hub.
+	cfg.QPS, cfg.Burst = float32(o.qps), o.burst
 	logger := zap.New(zap.UseFlagOptions(&o.zap), zap.WriteTo(stderr))
 	ctrl.SetLogger(logger)
 	if o.dryRun {
