@@ -2,12 +2,12 @@ package rollout
 
 import "time"
 
-// state is a cluster's status evaluated at now (SEMANTICS §3.3).
+// state is a cluster's status evaluated at now (docs/semantics.md §3.3).
 type state uint8
 
 const (
 	untouched   state = iota // no status, or ToApply: needs the config
-	progressing              // Progressing (or an unknown value) within the deadline: in flight
+	progressing              // Progressing within the deadline: in flight
 	failing                  // Failed within the deadline: in flight and a failure
 	soaking                  // Succeeded inside minSuccessTime: in flight
 	succeeded                // Succeeded and soaked: done
@@ -26,8 +26,9 @@ type evaluation struct {
 	unknown bool      // the LTT was unknown and a soak or deadline was measured from now
 }
 
-// evaluate applies SEMANTICS §3.3 to one status at now. An unknown (zero)
-// LastTransitionTime is measured from now, as OCM does.
+// evaluate applies docs/semantics.md §3.3 to one status at now. An unknown
+// (zero) LastTransitionTime is measured from now, as OCM does. Plan has
+// already refused a status value outside the six (§3.1).
 func (st *strategy) evaluate(cs *ClusterStatus, now time.Time) evaluation {
 	from := func() (time.Time, bool) {
 		if cs.LastTransitionTime.IsZero() {
@@ -50,7 +51,7 @@ func (st *strategy) evaluate(cs *ClusterStatus, now time.Time) evaluation {
 	case Skip:
 		return evaluation{state: skipped}
 	}
-	// Progressing, Failed, and any value OCM does not know.
+	// Progressing or Failed.
 	inFlight := progressing
 	if cs.Status == Failed {
 		inFlight = failing

@@ -11,8 +11,9 @@ import (
 	"github.com/rolloutkit/rolloutkit/rollout"
 )
 
-// TestEvaluateOneCluster checks SEMANTICS §3.3, one cluster at a time, for
-// every strategy type. Now is 13:00 (t0 + 1h); times in the wants are
+// TestEvaluateOneCluster checks docs/semantics.md §3.3, one cluster at a
+// time, for every strategy type. (A status value outside the six is an
+// error: TestPlanRejectsInputs.) Now is 13:00 (t0 + 1h); times in the wants are
 // offsets from t0.
 func TestEvaluateOneCluster(t *testing.T) {
 	t.Parallel()
@@ -48,12 +49,6 @@ func TestEvaluateOneCluster(t *testing.T) {
 			wantList: []string{"c Failed"}, failure: true},
 		{name: "failed after the deadline", in: status("c", rollout.Failed, at(40*time.Minute)), c: cfg{deadline: "15m"},
 			wantTimed: []string{"c TimeOut until 55m0s"}, failure: true},
-		{name: "unknown status value within the deadline is progressing", in: status("c", rollout.Status(42), at(50*time.Minute)), c: cfg{deadline: "15m"},
-			wantList: []string{"c Progressing until 1h5m0s"}, recheck: 5 * time.Minute},
-		{name: "unknown status value after the deadline", in: status("c", rollout.Status(42), at(40*time.Minute)), c: cfg{deadline: "15m"},
-			wantTimed: []string{"c TimeOut until 55m0s"}, failure: true},
-		{name: "negative status value, no deadline", in: status("c", rollout.Status(-1), at(0)), c: cfg{deadline: "None"},
-			wantList: []string{"c Progressing"}},
 		{name: "TimeOut input: a failure, not re-listed", in: status("c", rollout.TimeOut, at(0)), c: cfg{deadline: "15m"}, failure: true},
 		{name: "TimeOut input without a deadline", in: status("c", rollout.TimeOut, at(59*time.Minute)), failure: true},
 		{name: "skip is done", in: status("c", rollout.Skip, at(0)), c: cfg{deadline: "15m"}},

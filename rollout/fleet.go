@@ -51,7 +51,8 @@ type entry struct {
 
 // index builds the fleet. It reports every problem at once, in input order:
 // two groups with one index, an empty cluster name, a cluster in two groups
-// (or twice in one), two statuses for one cluster.
+// (or twice in one), two statuses for one cluster, a status value that is
+// none of the six.
 func index(groups []grouping.Group, statuses []ClusterStatus) (fleet, error) {
 	var errs []error
 	order := make([]int, len(groups))
@@ -198,6 +199,9 @@ func (f *fleet) join(statuses []ClusterStatus) []error {
 		if statuses[j].Cluster == "" {
 			errs = append(errs, &FieldError{Field: "statuses[" + strconv.Itoa(j) + "].Cluster", Value: "", Want: "a cluster name"})
 		}
+		if st := statuses[j].Status; st < ToApply || st > Skip {
+			errs = append(errs, unknownStatus(j, statuses[j].Cluster, st))
+		}
 	}
 	for _, d := range dupStatuses {
 		errs = append(errs, &FieldError{Field: "statuses[" + strconv.Itoa(int(d[1])) + "].Cluster", Value: statuses[d[1]].Cluster,
@@ -211,6 +215,13 @@ func (f *fleet) join(statuses []ClusterStatus) []error {
 		}
 	}
 	return errs
+}
+
+// unknownStatus is the error for status j, of cluster, whose value is none
+// of OCM's six: it is not guessed to be Progressing (docs/semantics.md §3.1).
+func unknownStatus(j int, cluster string, st Status) error {
+	return &FieldError{Field: "statuses[" + strconv.Itoa(j) + "].Status", Value: st.String(),
+		Want: "one of ToApply, Progressing, Succeeded, Failed, TimeOut or Skip for cluster " + strconv.Quote(cluster)}
 }
 
 func (f *fleet) duplicateCluster(first, second int) error {

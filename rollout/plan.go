@@ -266,7 +266,7 @@ func (r *run) fillStatus(cs *ClusterStatus, i int) {
 	switch e.state {
 	case untouched:
 		cs.Status = ToApply
-	case progressing: // also an unknown input value, evaluated as Progressing
+	case progressing:
 		cs.Status = Progressing
 	case failing:
 		cs.Status = Failed

@@ -47,7 +47,7 @@ func randomPortion(rng *rand.Rand) intstr.IntOrString {
 }
 
 // newRandomCase draws a fleet of up to 7 groups and 40 clusters with random
-// statuses (including removed clusters and unknown values), a random
+// statuses (including removed clusters), a random
 // strategy of kind and, when gated, a gate that holds random groups.
 func newRandomCase(rng *rand.Rand, kind clusterv1alpha1.RolloutType, gated bool) *randomCase {
 	now := t0()
@@ -70,7 +70,7 @@ func newRandomCase(rng *rand.Rand, kind clusterv1alpha1.RolloutType, gated bool)
 		c.groups = append(c.groups, group(names[rng.IntN(len(names))], int32(indices[gi]), cs...))
 	}
 	statusOf := []rollout.Status{rollout.ToApply, rollout.Progressing, rollout.Succeeded, rollout.Succeeded, rollout.Failed,
-		rollout.TimeOut, rollout.Skip, rollout.Status(9)}
+		rollout.TimeOut, rollout.Skip}
 	addStatus := func(name string) {
 		ltt := now.Add(-time.Duration(rng.IntN(120)) * time.Minute)
 		if rng.IntN(10) == 0 {

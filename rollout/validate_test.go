@@ -203,6 +203,22 @@ func TestPlanRejectsInputs(t *testing.T) {
 			want:     []string{`statuses[1].Cluster "gone": want one status per cluster (statuses[0] has it too)`},
 		},
 		{
+			name:   "a status value outside the six is an error, not Progressing",
+			groups: seedGroups(),
+			statuses: []rollout.ClusterStatus{status("dev-cluster", rollout.Progressing, t0()), status("stg-cluster", rollout.Status(42), t0()),
+				status("prod-cluster", rollout.Status(-1), t0())},
+			want: []string{
+				`statuses[1].Status "Status(42)": want one of ToApply, Progressing, Succeeded, Failed, TimeOut or Skip for cluster "stg-cluster"`,
+				`statuses[2].Status "Status(-1)": want one of ToApply, Progressing, Succeeded, Failed, TimeOut or Skip for cluster "prod-cluster"`,
+			},
+		},
+		{
+			name:     "an unknown status value of a removed cluster",
+			groups:   seedGroups(),
+			statuses: []rollout.ClusterStatus{status("gone", rollout.Status(6), t0())},
+			want:     []string{`statuses[0].Status "Status(6)": want one of ToApply, Progressing, Succeeded, Failed, TimeOut or Skip for cluster "gone"`},
+		},
+		{
 			name:   "a cluster in two groups",
 			groups: []grouping.Group{group("stg", 1, "a", "b"), group("dev", 0, "a")},
 			want:   []string{`groups "a": want each cluster in one group, not in both dev#0 and stg#1`},
