@@ -6,7 +6,6 @@ import (
 	"hash/maphash"
 	"slices"
 	"strconv"
-	"time"
 
 	"github.com/rolloutkit/rolloutkit/grouping"
 )
@@ -209,9 +208,9 @@ func (f *fleet) join(statuses []ClusterStatus) []error {
 	}
 	for j, gone := range removed {
 		if gone {
-			r := statuses[j]
-			r.Group, r.RecheckTime = grouping.GroupKey{}, time.Time{}
-			f.removed = append(f.removed, r)
+			// Exactly as given, Group included: it tells the caller where
+			// the cluster was (docs/semantics.md §3.2), as OCM returns it.
+			f.removed = append(f.removed, statuses[j])
 		}
 	}
 	return errs

@@ -17,8 +17,10 @@ type Result struct {
 	// TimedOut are the clusters whose progressDeadline passed at this call,
 	// with status TimeOut and the deadline as RecheckTime. Same order.
 	TimedOut []ClusterStatus
-	// Removed are the input statuses of clusters that are in no group, in
-	// input order.
+	// Removed are the statuses of clusters that are in no group, in input
+	// order, exactly as the caller gave them: Group and RecheckTime are the
+	// caller's (Group tells where the cluster was). They take no further
+	// part in the plan; a controller clears what it wrote for them.
 	Removed []ClusterStatus
 	// MaxFailureBreach reports that failures exceed maxFailures, so no new
 	// cluster starts.

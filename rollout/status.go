@@ -51,7 +51,8 @@ type ClusterStatus struct {
 	// Cluster is the cluster's name.
 	Cluster string
 	// Group is the decision group the cluster belongs to. It is filled in on
-	// output and ignored on input.
+	// output and ignored on input, except that Result.Removed returns it as
+	// the caller gave it.
 	Group grouping.GroupKey
 	// Status is the observed (input) or evaluated (output) status.
 	Status Status
