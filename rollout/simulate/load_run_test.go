@@ -3,6 +3,7 @@ package simulate_test
 import (
 	"flag"
 	"fmt"
+	"os"
 	"reflect"
 	"runtime"
 	"slices"
@@ -26,6 +27,9 @@ var (
 )
 
 const (
+	// longTestsEnv names the environment variable that turns on the long
+	// tests: set to 1, they run.
+	longTestsEnv = "ROLLOUTKIT_LONG_TESTS"
 	loadCases    = 10_000
 	loadFailures = 3 // stop after this many failing cases
 )
@@ -54,8 +58,10 @@ const (
 // A second run, from inputs built again from the same seed, must give an
 // identical Result.
 //
-// It takes about half a minute on two cores, so it is skipped with -short,
-// and under the race detector, which would make it take many minutes.
+// It takes about 45 seconds on two cores, so it runs only when the
+// environment sets ROLLOUTKIT_LONG_TESTS=1 (CI does, in .ci/run), and
+// never with -short or under the race detector, which would make it take
+// many minutes. A single case (-load.case) always runs.
 func TestRunInvariantsUnderLoad(t *testing.T) {
 	one := *loadOne >= 0
 	switch {
@@ -63,6 +69,8 @@ func TestRunInvariantsUnderLoad(t *testing.T) {
 		t.Skip("too slow under the race detector; TestRunProperties runs the property checks on small fleets")
 	case testing.Short() && !one:
 		t.Skip("a long test: it runs without -short")
+	case os.Getenv(longTestsEnv) != "1" && !one:
+		t.Skip("a long test (about 45 s on 2 cores): run it with " + longTestsEnv + "=1 go test -run TestRunInvariantsUnderLoad ./rollout/simulate/")
 	}
 	seed := *loadSeed
 	if one {
