@@ -26,9 +26,8 @@ func (r *run) explain() []GroupProgress {
 
 func (r *run) phase(gi int) (Phase, string) {
 	o, c := &r.out[gi], r.out[gi].counts
-	failures := c.Failed + c.TimedOut
 	switch {
-	case r.breach && r.breachedHere(gi) && failures > 0:
+	case o.breached:
 		return Breached, r.breachReason(gi)
 	case c.ToApply+c.Progressing+c.Soaking+c.Failed == 0:
 		return Complete, "complete: " + summary(c, r.st.kind != clusterv1alpha1.All)
@@ -38,13 +37,6 @@ func (r *run) phase(gi int) (Phase, string) {
 		return Active, "rolling out: " + r.activeSummary(gi)
 	}
 	return Waiting, r.waitReason(gi)
-}
-
-// breachedHere tells whether group gi is to blame for the breach: the group
-// where the walk stopped, or, for Progressive's fleet-wide budget, any
-// group with failures.
-func (r *run) breachedHere(gi int) bool {
-	return r.stop == gi || (r.stop < 0 && r.st.kind == clusterv1alpha1.Progressive)
 }
 
 func (r *run) breachReason(gi int) string {

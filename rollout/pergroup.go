@@ -1,32 +1,53 @@
 package rollout
 
-// progressivePerGroup applies type ProgressivePerGroup (SEMANTICS §3.5).
+// progressivePerGroup applies type ProgressivePerGroup (docs/semantics.md
+// §3.5).
 //
-// Every cluster already in flight, in any group, is listed first. Then one
-// walk over the groups, mandatory ones first with no failure tolerated, the
-// others with maxFailures of their size: a group whose failures exceed its
-// budget halts the rollout (and starts nothing); otherwise its untouched
-// clusters start, unless a gate holds the group. The walk goes on to the
-// next group only when nothing listed anywhere still needs the config or is
-// in flight, apart from Failed clusters of groups already walked (a failure
-// within budget does not hold the rollout).
+// Every cluster already in flight, in any group, is listed first. Failures
+// are counted in every group at every call, whether or not the walk
+// reaches it: a group whose failures exceed its budget (maxFailures of its
+// size; none for a mandatory group) is a breach, and a breach starts
+// nothing new. Otherwise one walk over the groups, mandatory ones first:
+// a group's untouched clusters start, unless a gate holds the group. The
+// walk goes on to the next group only when nothing listed anywhere still
+// needs the config or is in flight, apart from Failed clusters of groups
+// already walked (a failure within budget does not hold the rollout).
 //
-// OCM differs: it subtracts timed-out clusters from the count of in-flight
-// ones, so a tolerated timeout can release the next group while another
-// cluster is still progressing; it lists a breached group's untouched
-// clusters; and a timeout anywhere stalls its mandatory phase for ever.
+// OCM differs: it counts a group's failures only when its walk reaches the
+// group, so a Failed cluster of the active group, or a failure in a later
+// group, shows no breach while the walk stops earlier; it subtracts
+// timed-out clusters from the count of in-flight ones, so a tolerated
+// timeout can release the next group while another cluster is still
+// progressing; it lists a breached group's untouched clusters; and a
+// timeout anywhere stalls its mandatory phase for ever.
 func (r *run) progressivePerGroup() {
 	r.listInFlight()
-	holding := r.inFlight(false)
 	r.stop, r.holder = -1, -1
-	for _, gi := range r.walkOrder() {
+	for gi, g := range r.f.groups {
 		budget := 0
-		if g := r.f.groups[gi]; !g.mandatory {
+		if !g.mandatory {
 			budget = r.st.failureBudget(g.size())
 		}
-		if r.walkStep(gi, budget, &holding, false) {
+		r.countFailures(gi, budget)
+	}
+	if r.breach {
+		return
+	}
+	holding := r.inFlight(false)
+	for _, gi := range r.walkOrder() {
+		if r.walkStep(gi, &holding, false) {
 			return
 		}
+	}
+}
+
+// countFailures counts group gi's failures (Failed and TimeOut) against
+// budget: over it, the group is breached, and so is the rollout.
+func (r *run) countFailures(gi, budget int) {
+	o := &r.out[gi]
+	o.budget = budget
+	if o.counts.Failed+o.counts.TimedOut > budget {
+		o.breached, r.breach = true, true
 	}
 }
 
@@ -42,21 +63,17 @@ func (r *run) inFlight(onlyMandatory bool) int {
 	return n
 }
 
-// walkStep walks group gi of a group walk (SEMANTICS §3.5): the group's
-// failures are counted against budget (over budget: a breach, and nothing
-// starts); then its untouched clusters start, unless a gate holds it. It
-// reports whether the walk stops here: on a breach, a held group, or while
-// holding, the clusters that still hold the walk, is above zero. A Failed
-// cluster of a walked group no longer holds: it is a counted failure.
-// onlyMandatory says only mandatory clusters hold (Progressive).
-func (r *run) walkStep(gi, budget int, holding *int, onlyMandatory bool) bool {
+// walkStep walks group gi of a group walk (docs/semantics.md §3.5), which
+// runs only when nothing is breached: its untouched clusters start, unless
+// a gate holds it. It reports whether the walk stops here: at a held
+// group, or while holding, the clusters that still hold the walk, is above
+// zero. A Failed cluster of a walked group no longer holds: it is a counted
+// failure within budget. onlyMandatory says only mandatory clusters hold
+// (Progressive).
+func (r *run) walkStep(gi int, holding *int, onlyMandatory bool) bool {
 	o := &r.out[gi]
-	o.reached, o.budget = true, budget
+	o.reached = true
 	*holding -= o.counts.Failed
-	if o.counts.Failed+o.counts.TimedOut > budget {
-		r.breach, r.stop = true, gi
-		return true
-	}
 	if o.counts.ToApply > 0 {
 		if !r.admit(gi) {
 			r.stop = gi

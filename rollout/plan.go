@@ -85,14 +85,15 @@ type run struct {
 
 // outcome is what the strategy concluded of one group.
 type outcome struct {
-	counts  Counts
-	reached bool // a walk got to it, or it competed for window slots
-	gated   bool // gates were consulted
-	held    bool // and at least one held it
-	reason  string
-	recheck time.Duration // the holding gates' nearest recheck
-	started int           // untouched clusters listed by this call
-	budget  int           // failure budget, for ProgressivePerGroup
+	counts   Counts
+	reached  bool // a walk got to it, or it competed for window slots
+	gated    bool // gates were consulted
+	held     bool // and at least one held it
+	reason   string
+	recheck  time.Duration // the holding gates' nearest recheck
+	started  int           // untouched clusters listed by this call
+	budget   int           // failure budget, for a group walk
+	breached bool          // its failures exceed its budget (or, for Progressive, the fleet's)
 }
 
 // evaluate evaluates every cluster once and counts each group.

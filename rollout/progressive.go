@@ -6,52 +6,67 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
-// progressive applies type Progressive (SEMANTICS §3.6).
+// progressive applies type Progressive (docs/semantics.md §3.6).
 //
-// The mandatory groups are walked first as in ProgressivePerGroup, with no
-// failure tolerated, but only mandatory clusters count as in flight when
-// deciding whether the walk may go on. Then every remaining cluster shares
-// a window of maxConcurrency slots: every in-flight cluster holds one, and
-// free slots go to untouched clusters in name order, skipping groups a gate
-// holds. Failures are counted over all clusters against maxFailures; over
-// budget, nothing new starts.
+// Failures are counted first, at every call, over every cluster: a failure
+// in a mandatory group, or more failures over all clusters than maxFailures
+// allows, is a breach, even while the mandatory walk is still going on,
+// and a breach starts nothing new. Otherwise the mandatory groups are
+// walked first as in ProgressivePerGroup, but only mandatory clusters count
+// as in flight when deciding whether the walk may go on. Then every
+// remaining cluster shares a window of maxConcurrency slots: every
+// in-flight cluster holds one, and free slots go to untouched clusters in
+// name order, skipping groups a gate holds.
 //
-// OCM differs: it stops counting failures once the window is full; it lists
-// at most maxConcurrency in-flight clusters; it ranks clusters with a status
-// entry before those without; and with mandatory groups configured it waits
-// for every in-flight cluster before starting another.
+// OCM differs: it counts failures only in the phase it has reached, so a
+// failure outside the mandatory groups shows no breach while the mandatory
+// phase lasts; it stops counting failures once the window is full; it
+// lists at most maxConcurrency in-flight clusters; it ranks clusters with a
+// status entry before those without; and with mandatory groups configured
+// it waits for every in-flight cluster before starting another.
 func (r *run) progressive(def *intstr.IntOrString) {
 	r.listInFlight()
 	r.stop, r.holder = -1, -1
-	holding := r.inFlight(true)
-	remaining := 0
-	for gi, g := range r.f.groups {
-		if !g.mandatory {
-			remaining += g.size()
-		} else if r.walkStep(gi, 0, &holding, true) {
-			return
-		}
-	}
-
-	r.window, _ = r.st.concurrency(def, remaining) // validated by Plan
 	total := len(r.f.entries)
 	r.budget = min(r.st.maxFailures.Of(total), total)
-	inFlight := 0
+	remaining, inFlight := 0, 0
 	for gi, g := range r.f.groups {
 		c := r.out[gi].counts
 		r.failures += c.Failed + c.TimedOut
-		if !g.mandatory {
-			r.out[gi].reached = true
+		if g.mandatory {
+			r.countFailures(gi, 0)
+		} else {
+			remaining += g.size()
 			inFlight += c.Progressing + c.Failed + c.Soaking
 		}
 	}
+	r.window, _ = r.st.concurrency(def, remaining) // validated by Plan
 	if r.failures > r.budget {
+		// The budget is the fleet's: every group with failures shares the blame.
 		r.breach = true
+		for gi := range r.out {
+			if c := r.out[gi].counts; c.Failed+c.TimedOut > 0 {
+				r.out[gi].breached = true
+			}
+		}
+	}
+	if r.breach {
 		return
+	}
+
+	holding := r.inFlight(true)
+	for gi, g := range r.f.groups {
+		if g.mandatory && r.walkStep(gi, &holding, true) {
+			return
+		}
 	}
 	var runs cursors
 	for gi, g := range r.f.groups {
-		if g.mandatory || r.out[gi].counts.ToApply == 0 || !r.admit(gi) {
+		if g.mandatory {
+			continue
+		}
+		r.out[gi].reached = true
+		if r.out[gi].counts.ToApply == 0 || !r.admit(gi) {
 			continue
 		}
 		if c := r.nextUntouched(gi, g.start); c.pos < g.end {

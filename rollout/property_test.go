@@ -483,8 +483,9 @@ func tally(g grouping.Group, eval map[string]oracle) (untouched, inflight, faile
 	return
 }
 
-// perGroupModel is the walk of SEMANTICS §3.5 in a few lines: the group it
-// starts (-1 for none) and whether it breaches.
+// perGroupModel is docs/semantics.md §3.5 in a few lines: whether it
+// breaches (failures over budget in any group), else the group its walk
+// starts (-1 for none).
 func perGroupModel(c *randomCase, sorted []grouping.Group, mandatory map[int32]bool, eval map[string]oracle) (int32, bool) {
 	holding := 0
 	for _, g := range sorted {
@@ -492,16 +493,18 @@ func perGroupModel(c *randomCase, sorted []grouping.Group, mandatory map[int32]b
 		holding += inflight
 	}
 	maxFailures := c.s.ProgressivePerGroup.MaxFailures
-	for _, g := range walkOrder(sorted, mandatory) {
+	for _, g := range sorted {
 		budget := 0
 		if !mandatory[g.Index] {
 			budget = min(portion(maxFailures, len(g.Clusters)), len(g.Clusters))
 		}
-		untouched, _, failed, failures := tally(g, eval)
-		holding -= failed
-		if failures > budget {
-			return -1, true
+		if _, _, _, failures := tally(g, eval); failures > budget {
+			return -1, true // counted in every group, walked or not
 		}
+	}
+	for _, g := range walkOrder(sorted, mandatory) {
+		untouched, _, failed, _ := tally(g, eval)
+		holding -= failed
 		if untouched > 0 {
 			if _, held := c.held[g.Index]; held {
 				return -1, false
@@ -515,35 +518,17 @@ func perGroupModel(c *randomCase, sorted []grouping.Group, mandatory map[int32]b
 	return -1, false
 }
 
-// progressiveBreach is whether SEMANTICS §3.6 breaches: a failure in the
-// mandatory walk, or, once it is complete, failures over all clusters
-// beyond maxFailures.
+// progressiveBreach is whether docs/semantics.md §3.6 breaches, at every
+// call, wherever the walk is: a failure in any mandatory group, or failures
+// over all clusters beyond maxFailures.
 func progressiveBreach(c *randomCase, sorted []grouping.Group, mandatory map[int32]bool, eval map[string]oracle) bool {
-	holding, total, failures := 0, 0, 0
+	total, failures := 0, 0
 	for _, g := range sorted {
-		_, inflight, _, f := tally(g, eval)
+		_, _, _, f := tally(g, eval)
 		total += len(g.Clusters)
 		failures += f
-		if mandatory[g.Index] {
-			holding += inflight
-		}
-	}
-	for _, g := range sorted {
-		if !mandatory[g.Index] {
-			continue
-		}
-		untouched, _, _, f := tally(g, eval)
-		if f > 0 {
+		if mandatory[g.Index] && f > 0 {
 			return true
-		}
-		if untouched > 0 {
-			if _, held := c.held[g.Index]; held {
-				return false
-			}
-			holding += untouched
-		}
-		if holding > 0 {
-			return false
 		}
 	}
 	return failures > min(portion(c.s.Progressive.MaxFailures, total), total)

@@ -22,8 +22,12 @@ type Result struct {
 	// caller's (Group tells where the cluster was). They take no further
 	// part in the plan; a controller clears what it wrote for them.
 	Removed []ClusterStatus
-	// MaxFailureBreach reports that failures exceed maxFailures, so no new
-	// cluster starts.
+	// MaxFailureBreach reports that failures exceed maxFailures: in some
+	// group (ProgressivePerGroup; none tolerated in a mandatory group) or
+	// over all clusters (Progressive). Failures are counted in every group
+	// at every call, wherever the rollout stands, and a breach starts
+	// nothing new: ToRollout then holds only clusters already in flight.
+	// Never set for type All.
 	MaxFailureBreach bool
 	// RecheckAfter is when to call Plan again: the nearest end of a soak, a
 	// deadline, or a gate's change. Zero when there is nothing to wait for.
@@ -52,7 +56,9 @@ const (
 	Complete
 	// Blocked: the group could start, but a gate holds it.
 	Blocked
-	// Breached: the group's failures exceed maxFailures; the rollout halts.
+	// Breached: the group's failures exceed its budget (for Progressive,
+	// the fleet's failures exceed maxFailures and the group has some); the
+	// rollout halts and nothing new starts anywhere.
 	Breached
 )
 
