@@ -7,12 +7,28 @@ import (
 	"github.com/rolloutkit/rolloutkit/grouping"
 )
 
-// Result is what Plan decides.
+// Result is what Plan decides. To a controller, it says:
+//
+//   - ToRollout: these clusters must have the new config (for OCM's add-on
+//     manager: write it as their desired config). [Result.Starting] are
+//     those that start now; the others are already in flight (Progressing,
+//     Failed and retrying within the deadline, or Succeeded and soaking) and
+//     only need the config kept in place.
+//   - TimedOut: these passed progressDeadline at this call; record them as
+//     TimeOut. They count as failures.
+//   - Removed: these are in no group any more; forget them.
+//   - MaxFailureBreach: the rollout halts. Nothing new starts until the
+//     failures are resolved; clusters in flight carry on.
+//   - RecheckAfter: when to call Plan again if nothing else happens. Zero
+//     means nothing to wait for on the clock, not that the rollout is done:
+//     call Plan again when a status, a group or a gate changes.
+//     [Result.Done] says whether the rollout is over.
+//   - Groups and Warnings: for people, e.g. in a status condition or a log.
 type Result struct {
 	// ToRollout are the clusters to apply the config to, or to keep applying
-	// it to: untouched ones that may start now and those still in flight
-	// (progressing, failed within the deadline, soaking). Ordered by group
-	// index, then cluster name.
+	// it to: untouched ones that start now (status ToApply; see Starting)
+	// and those still in flight (Progressing, Failed within the deadline,
+	// Succeeded while soaking). Ordered by group index, then cluster name.
 	ToRollout []ClusterStatus
 	// TimedOut are the clusters whose progressDeadline passed at this call,
 	// with status TimeOut and the deadline as RecheckTime. Same order.
@@ -30,7 +46,9 @@ type Result struct {
 	// Never set for type All.
 	MaxFailureBreach bool
 	// RecheckAfter is when to call Plan again: the nearest end of a soak, a
-	// deadline, or a gate's change. Zero when there is nothing to wait for.
+	// deadline, or a gate's change. Zero means nothing to wait for on the
+	// clock: call Plan again when a status changes (or the groups, or a
+	// gate such as an approval). It does not mean done; see Done.
 	RecheckAfter time.Duration
 	// Groups explains every group, in index order.
 	Groups []GroupProgress
@@ -38,6 +56,41 @@ type Result struct {
 	// unknown transition times, mandatory groups that match nothing, a
 	// failure budget that can never trip, a soak without a deadline.
 	Warnings []string
+}
+
+// Starting returns the clusters of ToRollout that start now: those that
+// had no status or ToApply, listed with status ToApply. The rest of
+// ToRollout is in flight. The order is ToRollout's; nil when none start.
+func (r Result) Starting() []ClusterStatus {
+	n := 0
+	for i := range r.ToRollout {
+		if r.ToRollout[i].Status == ToApply {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]ClusterStatus, 0, n)
+	for _, cs := range r.ToRollout {
+		if cs.Status == ToApply {
+			out = append(out, cs)
+		}
+	}
+	return out
+}
+
+// Done reports whether the rollout is over: every group is Complete (its
+// clusters succeeded and soaked, were skipped, or timed out within the
+// failure budget). A halted, blocked or waiting rollout is not done, even
+// when RecheckAfter is zero.
+func (r Result) Done() bool {
+	for _, g := range r.Groups {
+		if g.Phase != Complete {
+			return false
+		}
+	}
+	return true
 }
 
 // Phase is where a group stands in the rollout.
