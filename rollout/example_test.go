@@ -129,6 +129,58 @@ func ExamplePlanner_Plan_progressivePerGroup() {
 	// prod  Waiting  waiting for group "dev": "dev-cluster" soaking until 12:07:00 (5m0s left)
 }
 
+// Starting tells the clusters to start now from those already in flight.
+// Here stg-2 joined group stg while stg-1 was progressing: it waits for
+// stg-1 to finish and soak, and stg's reason says so. When stg-1 has soaked,
+// stg-2 starts.
+func ExampleResult_Starting() {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	s := clusterv1alpha1.RolloutStrategy{
+		Type: clusterv1alpha1.ProgressivePerGroup,
+		ProgressivePerGroup: &clusterv1alpha1.RolloutProgressivePerGroup{RolloutConfig: clusterv1alpha1.RolloutConfig{
+			MinSuccessTime:   metav1.Duration{Duration: 5 * time.Minute},
+			ProgressDeadline: "15m",
+		}},
+	}
+	statuses := []rollout.ClusterStatus{
+		{Cluster: "dev-1", Status: rollout.Succeeded, LastTransitionTime: now.Add(-time.Hour)},
+		{Cluster: "dev-2", Status: rollout.Succeeded, LastTransitionTime: now.Add(-time.Hour)},
+		{Cluster: "stg-1", Status: rollout.Progressing, LastTransitionTime: now},
+	}
+	for _, step := range []struct {
+		at    time.Duration
+		stg1  rollout.Status
+		since time.Duration
+	}{{0, rollout.Progressing, 0}, {8 * time.Minute, rollout.Succeeded, 3 * time.Minute}} {
+		statuses[2].Status, statuses[2].LastTransitionTime = step.stg1, now.Add(step.since)
+		res, err := rollout.Planner{Clock: fake.New(now.Add(step.at))}.Plan(s, exampleGroups(), statuses)
+		if err != nil {
+			fmt.Println("error:", err)
+			return
+		}
+		fmt.Printf("at +%s:\n", step.at)
+		for _, c := range res.Starting() {
+			fmt.Println("  start    ", c.Cluster)
+		}
+		for _, c := range res.ToRollout {
+			if c.Status != rollout.ToApply {
+				fmt.Println("  in flight", c.Cluster, c.Status)
+			}
+		}
+		fmt.Println("  stg:", res.Groups[1].Reason)
+		fmt.Println("  recheck after", res.RecheckAfter, "done", res.Done())
+	}
+	// Output:
+	// at +0s:
+	//   in flight stg-1 Progressing
+	//   stg: rolling out: 1 progressing, 1 not started; waiting for "stg-1" progressing, deadline 12:15:00 (15m0s left)
+	//   recheck after 15m0s done false
+	// at +8m0s:
+	//   start     stg-2
+	//   stg: rolling out: 1 starting now, 1 succeeded
+	//   recheck after 0s done false
+}
+
 // Paused stops new clusters from starting; the clusters already in flight
 // carry on.
 func ExamplePaused() {

@@ -70,15 +70,28 @@ func (r *run) activeSummary(gi int) string {
 	if o.held {
 		s += "; " + o.reason
 	}
-	if r.st.kind == clusterv1alpha1.Progressive && !r.f.groups[gi].mandatory && c.ToApply > o.started && !o.held {
+	waiting := c.ToApply > o.started && !o.held
+	if waiting && !r.breach && r.st.kind == clusterv1alpha1.Progressive && o.reached {
 		s += fmt.Sprintf("; window of %d full", r.window)
+		waiting = false
 	}
-	if d := r.describeWhere(gi, func(e *entry) bool { return e.listed && e.state != untouched }); d != "" {
+	first, n := r.firstWhere(gi, func(e *entry) bool { return e.listed && e.state != untouched })
+	if waiting && r.holder == first && first >= 0 && !r.breach {
+		// Clusters that joined the group while others of it are in flight
+		// wait for them (docs/semantics.md §3.5): name what they wait for.
+		return s + "; waiting for " + r.describeN(first, n)
+	}
+	if d := r.describeN(first, n); d != "" {
 		s += "; " + d
+	}
+	if waiting {
+		s += "; " + r.waitReason(gi)
 	}
 	return s
 }
 
+// waitReason says what group gi waits for: the end of a breach, a free slot
+// of Progressive's window, or the cluster (or gate) that holds the walk.
 func (r *run) waitReason(gi int) string {
 	switch {
 	case r.breach:
@@ -109,8 +122,14 @@ func (r *run) waitReason(gi int) string {
 // describeWhere describes the first entry of group gi that satisfies keep,
 // and says how many more there are.
 func (r *run) describeWhere(gi int, keep func(*entry) bool) string {
+	return r.describeN(r.firstWhere(gi, keep))
+}
+
+// firstWhere returns the first entry of group gi that satisfies keep (-1 if
+// none) and how many do.
+func (r *run) firstWhere(gi int, keep func(*entry) bool) (first, n int) {
 	g := r.f.groups[gi]
-	first, n := -1, 0
+	first = -1
 	for i := g.start; i < g.end; i++ {
 		if keep(&r.f.entries[i]) {
 			if first < 0 {
@@ -119,6 +138,12 @@ func (r *run) describeWhere(gi int, keep func(*entry) bool) string {
 			n++
 		}
 	}
+	return first, n
+}
+
+// describeN describes entry first and says how many more of n there are;
+// "" when first is -1.
+func (r *run) describeN(first, n int) string {
 	if first < 0 {
 		return ""
 	}

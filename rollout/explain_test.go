@@ -90,7 +90,7 @@ func TestGroupsPhasesAndReasons(t *testing.T) {
 			reasons: map[string]string{
 				"a": "complete: 1 succeeded, 1 skipped, 1 timed out (within maxFailures)",
 				"e": "complete: no clusters",
-				"b": `rolling out: 1 failed (retrying until the deadline), 3 not started; "b1" failed, deadline 12:14:00 (14m0s left)`,
+				"b": `rolling out: 1 failed (retrying until the deadline), 3 not started; waiting for "b1" failed, deadline 12:14:00 (14m0s left)`,
 			},
 		},
 		{
@@ -112,6 +112,75 @@ func TestGroupsPhasesAndReasons(t *testing.T) {
 			reasons: map[string]string{
 				"dev":    `waiting for mandatory group "canary": "c1" starting now`,
 				"canary": "rolling out: 2 starting now",
+			},
+		},
+		{
+			name:   "a cluster that joins a group in flight waits for it: the reason names it and its deadline",
+			s:      strategy(perGroup, cfg{deadline: "15m"}),
+			groups: []grouping.Group{group("dev", 0, "dev-1"), group("stg", 1, "stg-1", "stg-2"), group("prod", 2, "prod-1")},
+			statuses: []rollout.ClusterStatus{status("dev-1", rollout.Succeeded, at(-time.Hour)),
+				status("stg-1", rollout.Progressing, at(-m))},
+			phases: []string{"dev Complete", "stg Active", "prod Waiting"},
+			reasons: map[string]string{
+				"stg":  `rolling out: 1 progressing, 1 not started; waiting for "stg-1" progressing, deadline 12:14:00 (14m0s left)`,
+				"prod": `waiting for group "stg": "stg-1" progressing, deadline 12:14:00 (14m0s left)`,
+			},
+		},
+		{
+			name:   "a cluster that joins a soaking group waits for the end of the soak",
+			s:      strategy(perGroup, cfg{soak: 5 * m, deadline: "15m"}),
+			groups: []grouping.Group{group("dev", 0, "dev-1"), group("stg", 1, "stg-1", "stg-2", "stg-3")},
+			statuses: []rollout.ClusterStatus{status("dev-1", rollout.Succeeded, at(-time.Hour)),
+				status("stg-1", rollout.Succeeded, at(-m)), status("stg-2", rollout.Succeeded, at(-2*m))},
+			phases: []string{"dev Complete", "stg Active"},
+			reasons: map[string]string{
+				"stg": `rolling out: 2 soaking, 1 not started; waiting for "stg-1" soaking until 12:04:00 (4m0s left) (and 1 more)`,
+			},
+		},
+		{
+			name:   "the clusters not started wait for a cluster of an earlier group",
+			s:      strategy(perGroup, cfg{soak: 5 * m}),
+			groups: []grouping.Group{group("a", 0, "a1"), group("b", 1, "b1", "b2")},
+			statuses: []rollout.ClusterStatus{status("a1", rollout.Succeeded, at(-m)),
+				status("b1", rollout.Progressing, at(-m))},
+			phases: []string{"a Active", "b Active"},
+			reasons: map[string]string{
+				"b": `rolling out: 1 progressing, 1 not started; "b1" progressing, no deadline; waiting for group "a": "a1" soaking until 12:04:00 (4m0s left)`,
+			},
+		},
+		{
+			name:   "a breach elsewhere: the clusters not started are halted, the ones in flight carry on",
+			s:      strategy(perGroup, cfg{deadline: "15m"}),
+			groups: []grouping.Group{group("a", 0, "a1", "a2"), group("b", 1, "b1")},
+			statuses: []rollout.ClusterStatus{status("a1", rollout.Progressing, at(-m)),
+				status("b1", rollout.TimeOut, at(-time.Hour))},
+			phases: []string{"a Active", "b Breached"},
+			reasons: map[string]string{
+				"a": `rolling out: 1 progressing, 1 not started; "a1" progressing, deadline 12:14:00 (14m0s left); halted: the failure budget is exceeded, nothing new starts`,
+				"b": `halted: 1 failed or timed out, maxFailures allows 0 in this group: "b1" timed out`,
+			},
+		},
+		{
+			name:   "a Failed cluster of the active group breaches at once",
+			s:      strategy(perGroup, cfg{deadline: "15m"}),
+			groups: []grouping.Group{group("a", 0, "a1"), group("b", 1, "b1", "b2"), group("c", 2, "c1")},
+			statuses: []rollout.ClusterStatus{status("a1", rollout.Succeeded, at(-time.Hour)),
+				status("b1", rollout.Failed, at(-m)), status("b2", rollout.Progressing, at(-m))},
+			phases: []string{"a Complete", "b Breached", "c Waiting"},
+			reasons: map[string]string{
+				"b": `halted: 1 failed or timed out, maxFailures allows 0 in this group: "b1" failed, deadline 12:14:00 (14m0s left)`,
+				"c": "halted: the failure budget is exceeded, nothing new starts",
+			},
+		},
+		{
+			name:   "Progressive: an active group waits for the mandatory phase",
+			s:      strategy(progressive, cfg{}, mandatory(byName("canary"))),
+			groups: []grouping.Group{group("a", 0, "a1", "a2"), group("canary", 1, "c1")},
+			statuses: []rollout.ClusterStatus{status("a1", rollout.Progressing, at(-m)),
+				status("c1", rollout.Progressing, at(-m))},
+			phases: []string{"a Active", "canary Active"},
+			reasons: map[string]string{
+				"a": `rolling out: 1 progressing, 1 not started; "a1" progressing, no deadline; waiting for mandatory group "canary": "c1" progressing, no deadline`,
 			},
 		},
 		{

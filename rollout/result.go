@@ -164,7 +164,10 @@ type GroupProgress struct {
 	// Counts counts its clusters by evaluated status.
 	Counts Counts
 	// Reason is one line a person can act on, e.g.
-	// `waiting for group "dev": dev-cluster soaking until 12:07:00 (5m0s left)`.
+	// `waiting for group "dev": "dev-cluster" soaking until 12:07:00 (5m0s left)`.
+	// An active group whose clusters have not all started says what they
+	// wait for, e.g. `rolling out: 1 progressing, 1 not started; waiting for
+	// "stg-1" progressing, deadline 12:15:00 (15m0s left)`.
 	Reason string
 }
 
