@@ -11,8 +11,21 @@
 // succeeded and soaked for minSuccessTime. Progressive keeps a window of
 // maxConcurrency clusters in flight, in cluster-name order. Both
 // progressive types roll out mandatoryDecisionGroups first, tolerating no
-// failure there. SEMANTICS.md §3 is the rule book; docs/compatibility.md
-// lists where rolloutkit deliberately differs from OCM's sdk-go.
+// failure there. Failures are counted in every group at every call: once
+// they exceed maxFailures, nothing new starts (MaxFailureBreach), while the
+// clusters in flight carry on. docs/semantics.md §3 is the rule book;
+// docs/compatibility.md lists where rolloutkit deliberately differs from
+// OCM's sdk-go.
+//
+// # Acting on a result
+//
+// Plan is level-based: call it with what the clusters report now, apply
+// the difference, and call it again. Result.ToRollout lists every cluster
+// that must have the new config; [Result.Starting] are those that start
+// now, the others are already in flight. Record Result.TimedOut as TimeOut.
+// Requeue after Result.RecheckAfter; zero means there is nothing to wait
+// for on the clock (call Plan again when a status changes), not that the
+// rollout is over: [Result.Done] says that.
 //
 // # Explanations and lint
 //

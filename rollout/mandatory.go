@@ -6,7 +6,7 @@ import (
 )
 
 // markMandatory marks the groups named by the strategy's
-// mandatoryDecisionGroups (SEMANTICS §3.7): an entry with a groupName
+// mandatoryDecisionGroups (docs/semantics.md §3.7): an entry with a groupName
 // matches every group of that name, otherwise its groupIndex matches that
 // index. Entries that match nothing are kept for a warning.
 func (r *run) markMandatory() {

@@ -13,9 +13,10 @@ import (
 )
 
 // Plan decides the next step of a rollout of strategy s over groups, given
-// the clusters' observed statuses (SEMANTICS §3). A cluster of a group with
-// no status is untouched, like ToApply. Statuses of clusters in no group are
-// returned as Removed.
+// the clusters' observed statuses (docs/semantics.md §3). A cluster of a
+// group with no status is untouched, like ToApply. Statuses of clusters in
+// no group are returned as Removed, as given. A status value outside the
+// six is an error naming the cluster and the value.
 //
 // The clock is read once. Inputs are validated first and every problem is
 // returned at once, as *FieldError values joined with errors.Join. The

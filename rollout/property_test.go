@@ -159,7 +159,8 @@ func (c *randomCase) planner(t *testing.T, asked map[int32]int) rollout.Planner 
 	return p
 }
 
-// oracle is SEMANTICS §3.3 for one cluster, written out independently.
+// oracle is docs/semantics.md §3.3 for one cluster, written out
+// independently.
 type oracle struct {
 	state   string // untouched, inflight, done, timedout (input TimeOut), timingout
 	status  rollout.Status
@@ -214,7 +215,8 @@ func evaluate(c *randomCase, in *rollout.ClusterStatus) oracle {
 	return oracle{state: "timingout", status: rollout.TimeOut, recheck: from.Add(d), failure: true}
 }
 
-// window is the Progressive window over remaining clusters (SEMANTICS §3.6).
+// window is the Progressive window over remaining clusters
+// (docs/semantics.md §3.6).
 func window(c *randomCase, remaining int) int {
 	p := c.s.Progressive.MaxConcurrency
 	unset := p.Type == intstr.Int && p.IntVal == 0 || p.Type == intstr.String && p.StrVal == "0%"
