@@ -179,16 +179,16 @@ func TestDivide(t *testing.T) {
 			want:     []grouping.Group{group("all", 0, "c-000", "c-001"), group("all", 1, "c-002")},
 		},
 		{
-			name:     "negative length means all",
-			strategy: strategy(intstr.FromInt32(-3)),
+			name:     "the int 0 (unset) means all",
+			strategy: strategy(intstr.FromInt32(0)),
 			clusters: numbered("c", 3),
 			want:     []grouping.Group{group("", 0, "c-000", "c-001", "c-002")},
 		},
 		{
-			name:     "0% means all",
-			strategy: strategy(intstr.FromString("0%")),
+			name:     "an integer written as a string, as the CRD admits",
+			strategy: strategy(intstr.FromString("2")),
 			clusters: numbered("c", 3),
-			want:     []grouping.Group{group("", 0, "c-000", "c-001", "c-002")},
+			want:     []grouping.Group{group("", 0, "c-000", "c-001"), group("", 1, "c-002")},
 		},
 		{
 			name:     "length above total means all",
@@ -327,19 +327,31 @@ func TestDivideErrors(t *testing.T) {
 		{
 			name:     "clustersPerDecisionGroup not a percentage",
 			strategy: strategy(intstr.FromString("7x")),
-			want:     []string{`decisionStrategy.groupStrategy.clustersPerDecisionGroup "7x": want an integer or a percentage 0%-100%`},
+			want:     []string{`decisionStrategy.groupStrategy.clustersPerDecisionGroup "7x": want a positive integer or a percentage 1%-100%`},
 			fields:   []string{"decisionStrategy.groupStrategy.clustersPerDecisionGroup"},
 		},
 		{
 			name:     "clustersPerDecisionGroup above 100%",
 			strategy: strategy(intstr.FromString("150%")),
-			want:     []string{`clustersPerDecisionGroup "150%": want an integer or a percentage 0%-100%`},
+			want:     []string{`clustersPerDecisionGroup "150%": want a positive integer or a percentage 1%-100%`},
 			fields:   []string{"decisionStrategy.groupStrategy.clustersPerDecisionGroup"},
 		},
 		{
 			name:     "clustersPerDecisionGroup with decimals",
 			strategy: strategy(intstr.FromString("7.5%")),
 			want:     []string{`clustersPerDecisionGroup "7.5%"`},
+			fields:   []string{"decisionStrategy.groupStrategy.clustersPerDecisionGroup"},
+		},
+		{
+			name:     "clustersPerDecisionGroup negative",
+			strategy: strategy(intstr.FromInt32(-3)),
+			want:     []string{`clustersPerDecisionGroup "-3": want a positive integer or a percentage 1%-100%`},
+			fields:   []string{"decisionStrategy.groupStrategy.clustersPerDecisionGroup"},
+		},
+		{
+			name:     "clustersPerDecisionGroup 0%",
+			strategy: strategy(intstr.FromString("0%")),
+			want:     []string{`clustersPerDecisionGroup "0%": want a positive integer or a percentage 1%-100%`},
 			fields:   []string{"decisionStrategy.groupStrategy.clustersPerDecisionGroup"},
 		},
 		{
@@ -483,13 +495,14 @@ func TestStrategyLength(t *testing.T) {
 		{intstr.IntOrString{}, 10, 10},
 		{intstr.FromInt32(3), 10, 3},
 		{intstr.FromInt32(0), 10, 10},
-		{intstr.FromInt32(-1), 10, 10},
 		{intstr.FromInt32(11), 10, 10},
 		{intstr.FromString("7%"), 100, 7},
 		{intstr.FromString("7%"), 101, 8},
 		{intstr.FromString("1%"), 1, 1},
 		{intstr.FromString("100%"), 0, 0},
 		{intstr.FromString("33%"), 100_000, 33_000},
+		{intstr.FromString("3"), 10, 3},
+		{intstr.FromString("99999999999999999999999"), 10, 10},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s of %d", tt.in.String(), tt.total), func(t *testing.T) {

@@ -7,10 +7,13 @@
 // [Divide] applies a GroupStrategy to a list of [Cluster] values (name,
 // labels, cluster claims):
 //
-//   - The group length L is clustersPerDecisionGroup: an integer as is, or
-//     "N%" of the clusters, rounded up in exact integer arithmetic. L <= 0,
-//     L larger than the number of clusters, or an unset value mean "all
-//     clusters in one group".
+//   - The group length L is clustersPerDecisionGroup: a positive integer
+//     (an int, or a string such as "5") as is, or "N%" (1 <= N <= 100) of
+//     the clusters, rounded up in exact integer arithmetic. An unset value
+//     (the int 0, the Go zero value) or L larger than the number of
+//     clusters mean "all clusters in one group". Anything else, such as -3,
+//     "0", "0%", "05%" or "150%", is an error: the values admitted are
+//     exactly those of the CRD pattern ^((100|[1-9][0-9]{0,1})%|[1-9][0-9]*)$.
 //   - The decisionGroups entries are taken in spec order; each takes the
 //     clusters that its groupClusterSelector matches (label selector AND
 //     claim selector) and that no earlier entry took: first match wins.
@@ -38,7 +41,7 @@
 // problem with a field of the GroupStrategy is (or wraps) a *[FieldError]
 // that names the field, quotes the value and says what was expected:
 //
-//	decisionStrategy.groupStrategy.clustersPerDecisionGroup "7x": want an integer or a percentage 0%-100%
+//	decisionStrategy.groupStrategy.clustersPerDecisionGroup "7x": want a positive integer or a percentage 1%-100%
 //
 // A selector requirement that does not compile is a *[SelectorError],
 // which wraps both the *FieldError and the error from k8s.io/apimachinery:

@@ -41,7 +41,9 @@ func FuzzNewSelector(f *testing.F) {
 	})
 }
 
-// FuzzDivide checks the invariants of Divide over random fleets: every
+// FuzzDivide checks the invariants of Divide over random fleets (and that
+// clustersPerDecisionGroup is admitted exactly as its CRD pattern admits
+// it): every
 // cluster is in exactly one group, groups are indexed 0..n-1, clusters are
 // sorted within a group, no group is longer than L, named groups precede
 // unnamed ones, and the input is untouched.
@@ -54,6 +56,7 @@ func FuzzDivide(f *testing.F) {
 		if percent != "" {
 			per = intstr.FromString(percent)
 		}
+		checkLength(t, per)
 		gs := strategy(per, byLabel("a", "env", "0"), byLabel("b", "env", "1"), byExpr("c", "env", metav1.LabelSelectorOpIn, "1", "2"))
 		// Each byte is one cluster: its name from the position, its env
 		// label from the value (4 and up: no label).

@@ -31,9 +31,12 @@ type entry struct {
 }
 
 // Compile validates a GroupStrategy and compiles its selectors once. The
-// error lists every problem: a clustersPerDecisionGroup that is neither an
-// integer nor "N%" with 0 <= N <= 100, and each selector requirement that
-// does not compile, naming the entry by index and name.
+// error lists every problem: a clustersPerDecisionGroup that its CRD
+// pattern ^((100|[1-9][0-9]{0,1})%|[1-9][0-9]*)$ does not admit (a
+// positive integer, as an integer or a string, or a percentage 1%-100%;
+// the integer 0, the Go zero value, means unset: all clusters), and each
+// selector requirement that does not compile, naming the entry by index
+// and name.
 func Compile(gs clusterv1beta1.GroupStrategy) (*Strategy, error) {
 	s, errs := compile(gs)
 	if len(errs) > 0 {
@@ -44,9 +47,7 @@ func Compile(gs clusterv1beta1.GroupStrategy) (*Strategy, error) {
 
 func compile(gs clusterv1beta1.GroupStrategy) (*Strategy, []error) {
 	var errs []error
-	// The zero IntOrString (the field unset in Go) is the integer 0, which
-	// means "all clusters".
-	length, err := field.ParsePortion(lengthField, gs.ClustersPerDecisionGroup, true)
+	length, err := parseLength(gs.ClustersPerDecisionGroup)
 	if err != nil {
 		errs = append(errs, err)
 	}
@@ -64,7 +65,7 @@ func compile(gs clusterv1beta1.GroupStrategy) (*Strategy, []error) {
 }
 
 // Length returns the group length L for total clusters: the parsed
-// clustersPerDecisionGroup, or total when that is <= 0 or above total.
+// clustersPerDecisionGroup, or total when it is unset or above total.
 func (s *Strategy) Length(total int) int {
 	if s == nil {
 		return total

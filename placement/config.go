@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
+	"k8s.io/apimachinery/pkg/util/intstr"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 
 	"github.com/rolloutkit/rolloutkit/grouping"
@@ -18,13 +20,16 @@ type config struct {
 	// number is spec.numberOfClusters; -1 when unset.
 	number   int
 	strategy *grouping.Strategy
+	// length is spec.decisionStrategy.groupStrategy.clustersPerDecisionGroup
+	// as given, for OCM's message about it.
+	length intstr.IntOrString
 
 	// Problems, each in spec order; not yet placed in the Placement.
 	numberErrs, predicateErrs, strategyErrs []error
 }
 
 func parseConfig(spec *clusterv1beta1.PlacementSpec) config {
-	c := config{number: -1}
+	c := config{number: -1, length: spec.DecisionStrategy.GroupStrategy.ClustersPerDecisionGroup}
 	if n := spec.NumberOfClusters; n != nil {
 		if *n < 0 {
 			c.numberErrs = append(c.numberErrs, &field.Error{
@@ -88,6 +93,10 @@ func (c *config) err(obj string) error {
 func (c *config) ocmMessage() string {
 	switch {
 	case len(c.strategyErrs) > 0:
+		if !isSelectorError(c.strategyErrs[0]) && c.length.Type == intstr.String && !ocmAcceptsLength(c.length.StrVal) {
+			// calculateLength's error.
+			return ":" + c.length.StrVal + " invalid type: string is not a percentage"
+		}
 		return ":" + ocmText(c.strategyErrs[0])
 	case len(c.predicateErrs) > 0:
 		return "Predicate:" + ocmText(c.predicateErrs[0])
@@ -100,17 +109,31 @@ func (c *config) ocmMessage() string {
 }
 
 // ocmText is OCM's text for one problem: apimachinery's error for a
-// selector, calculateLength's for clustersPerDecisionGroup.
+// selector. For a clustersPerDecisionGroup that OCM accepts but the CRD
+// pattern forbids (a negative integer, "0%", "150%", "7.5%"), OCM writes
+// nothing, and the text is our own.
 func ocmText(problem error) string {
 	var se *grouping.SelectorError
 	if errors.As(problem, &se) {
 		return se.Cause.Error()
 	}
-	var fe *field.Error
-	if errors.As(problem, &fe) {
-		return fe.Value + " invalid type: string is not a percentage"
-	}
 	return problem.Error()
+}
+
+func isSelectorError(problem error) bool {
+	var se *grouping.SelectorError
+	return errors.As(problem, &se)
+}
+
+// ocmAcceptsLength reports whether OCM's calculateLength parses the
+// clustersPerDecisionGroup string s: a float, then '%'.
+func ocmAcceptsLength(s string) bool {
+	num, ok := strings.CutSuffix(s, "%")
+	if !ok {
+		return false
+	}
+	_, err := strconv.ParseFloat(num, 64)
+	return err == nil
 }
 
 // inObject names obj as the object holding the field of problem.

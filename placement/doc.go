@@ -47,8 +47,13 @@
 // clusters in name order instead of ranking them by prioritizer scores
 // ([NumberOfClusters] warning). A percentage clustersPerDecisionGroup is
 // computed in exact integer arithmetic ("7%" of 100 clusters is 7, where
-// OCM's floating point gives 8), and "N%" above 100% or with decimals is a
-// misconfiguration. When a decision group selector does not compile, OCM
+// OCM's floating point gives 8). clustersPerDecisionGroup is admitted
+// exactly as its CRD pattern ^((100|[1-9][0-9]{0,1})%|[1-9][0-9]*)$ admits
+// it (the integer 0, the Go zero value, means unset): a negative integer,
+// "0%", "N%" above 100% or with decimals is a misconfiguration (OCM takes
+// each as all clusters, or as its floating-point percentage), and a
+// positive integer written as a string ("5") is accepted (OCM's controller
+// refuses it). When a decision group selector does not compile, OCM
 // keeps the groups made before it; here there are no groups. With no
 // ManagedCluster at all, PlacementSatisfied says NoManagedClusterMatched
 // (OCM, which knows the cluster sets, says AllManagedClusterSetsEmpty).

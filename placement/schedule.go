@@ -49,8 +49,10 @@ func Schedule(p *clusterv1beta1.Placement, clusters []*clusterv1.ManagedCluster)
 // Result with what OCM would write in that case: PlacementMisconfigured
 // True, reason Misconfigured, with OCM's message for the first problem it
 // would meet ("Predicate:<apimachinery error>" for a predicate, ":<error>"
-// for the decision strategy). With a bad predicate nothing is selected and
-// there is one empty group; with a bad decision strategy the clusters are
+// for the decision strategy, where the error is our own for a
+// clustersPerDecisionGroup that OCM accepts but the CRD forbids). With a
+// bad predicate nothing is selected and there is one empty group; with a
+// bad decision strategy the clusters are
 // selected but there are no groups and no PlacementDecisions. As in OCM,
 // PlacementSatisfied is still computed from the selection, so it can read
 // AllDecisionsScheduled next to PlacementMisconfigured True.

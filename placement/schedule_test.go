@@ -122,6 +122,12 @@ func TestScheduleGroupsAndWarnings(t *testing.T) {
 			},
 		},
 		{
+			name:     "clustersPerDecisionGroup \"2\", a string the CRD pattern admits (OCM's calculateLength refuses it)",
+			p:        newPlacement(intstr.FromString("2"), nil),
+			clusters: numbered("u", 3),
+			groups:   []grouping.Group{group("", 0, "u-000", "u-001"), group("", 1, "u-002")},
+		},
+		{
 			name:     "empty group with nothing after it",
 			p:        newPlacement(intstr.IntOrString{}, nil, envGroup("dev"), envGroup("prod")),
 			clusters: []*clusterv1.ManagedCluster{mc("d", "environment=dev")},
@@ -385,8 +391,28 @@ func TestScheduleMisconfigured(t *testing.T) {
 			edit: func(p *clusterv1beta1.Placement) {
 				p.Spec.DecisionStrategy.GroupStrategy.ClustersPerDecisionGroup = intstr.FromString("7x")
 			},
-			problems:  []string{`placement "ns/p": decisionStrategy.groupStrategy.clustersPerDecisionGroup "7x": want an integer or a percentage 0%-100%`},
+			problems:  []string{`placement "ns/p": decisionStrategy.groupStrategy.clustersPerDecisionGroup "7x": want a positive integer or a percentage 1%-100%`},
 			message:   ":7x invalid type: string is not a percentage",
+			clusters:  []string{"a", "b"},
+			satisfied: "AllDecisionsScheduled",
+		},
+		{
+			name: "negative clustersPerDecisionGroup: OCM takes it as all clusters, the CRD pattern forbids it",
+			edit: func(p *clusterv1beta1.Placement) {
+				p.Spec.DecisionStrategy.GroupStrategy.ClustersPerDecisionGroup = intstr.FromInt32(-3)
+			},
+			problems:  []string{`placement "ns/p": decisionStrategy.groupStrategy.clustersPerDecisionGroup "-3": want a positive integer or a percentage 1%-100%`},
+			message:   `:decisionStrategy.groupStrategy.clustersPerDecisionGroup "-3": want a positive integer or a percentage 1%-100%`,
+			clusters:  []string{"a", "b"},
+			satisfied: "AllDecisionsScheduled",
+		},
+		{
+			name: "clustersPerDecisionGroup 0%: OCM takes it as all clusters, the CRD pattern forbids it",
+			edit: func(p *clusterv1beta1.Placement) {
+				p.Spec.DecisionStrategy.GroupStrategy.ClustersPerDecisionGroup = intstr.FromString("0%")
+			},
+			problems:  []string{`placement "ns/p": decisionStrategy.groupStrategy.clustersPerDecisionGroup "0%": want a positive integer or a percentage 1%-100%`},
+			message:   `:decisionStrategy.groupStrategy.clustersPerDecisionGroup "0%": want a positive integer or a percentage 1%-100%`,
 			clusters:  []string{"a", "b"},
 			satisfied: "AllDecisionsScheduled",
 		},
@@ -415,7 +441,7 @@ func TestScheduleMisconfigured(t *testing.T) {
 				`placement "ns/p": decisionStrategy.groupStrategy.clustersPerDecisionGroup "150%"`,
 				`placement "ns/p": decisionStrategy.groupStrategy.decisionGroups[0] ("stg")`,
 			},
-			message:   ":150% invalid type: string is not a percentage",
+			message:   `:decisionStrategy.groupStrategy.clustersPerDecisionGroup "150%": want a positive integer or a percentage 1%-100%`,
 			satisfied: "NoManagedClusterMatched",
 		},
 		{
