@@ -1,12 +1,11 @@
-// Command dev-stg-prod replays the seed story
-// (shared/seed/staged-addon-rollout.md) end to end, from the seed's own
-// manifests:
+// Command dev-stg-prod replays the story told in docs/story.md end to
+// end, from the story's own manifests:
 //
 //  1. it schedules the cluster-proxy Placement over the three clusters and
-//     prints the decision-group table the seed shows;
+//     prints the decision-group table the story shows;
 //  2. it hashes the ManagedProxyConfiguration before and after the image tag
 //     change, and shows that every add-on then needs the new config;
-//  3. it simulates the ProgressivePerGroup rollout of the seed's
+//  3. it simulates the ProgressivePerGroup rollout of the story's
 //     ClusterManagementAddOn (minSuccessTime 5m, progressDeadline 15m,
 //     maxFailures 0) on a fake clock and prints the timeline: dev, then stg
 //     after dev's soak, then prod.
@@ -14,4 +13,5 @@
 // Flags add a failing cluster (-fail, -recover-after), a bigger fleet
 // (-clusters), gates (-approve, -window) and an SVG chart (-svg). The exit
 // code is 0 when the rollout completes and 1 when it halts or is stuck.
+// The rules it follows are in docs/semantics.md.
 package main
