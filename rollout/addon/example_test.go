@@ -7,49 +7,73 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
+	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
+	"sigs.k8s.io/yaml"
 
 	"github.com/rolloutkit/rolloutkit/clock/fake"
 	"github.com/rolloutkit/rolloutkit/grouping"
 	"github.com/rolloutkit/rolloutkit/hash"
-	"github.com/rolloutkit/rolloutkit/internal/seed"
 	"github.com/rolloutkit/rolloutkit/rollout"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
 
-// completed returns a cluster-proxy add-on that has applied the config with
-// the given spec hash.
-func completed(cluster, specHash string, since time.Time) *addonv1beta1.ManagedClusterAddOn {
-	applied := &addonv1beta1.ConfigSpecHash{ConfigReferent: addonv1beta1.ConfigReferent{Name: "cluster-proxy"}, SpecHash: specHash}
-	return &addonv1beta1.ManagedClusterAddOn{
-		ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: "cluster-proxy"},
-		Status: addonv1beta1.ManagedClusterAddOnStatus{
-			Conditions: []metav1.Condition{{
-				Type: "Progressing", Status: metav1.ConditionFalse, Reason: "Completed",
-				Message: "completed with no errors.", LastTransitionTime: metav1.NewTime(since),
-			}},
-			ConfigReferences: []addonv1beta1.ConfigReference{{
-				ConfigGroupResource: addonv1beta1.ConfigGroupResource{Group: "proxy.open-cluster-management.io", Resource: "managedproxyconfigurations"},
-				DesiredConfig:       applied,
-				LastAppliedConfig:   applied.DeepCopy(),
-			}},
-		},
-	}
-}
-
-// Example follows the seed story: the three cluster-proxy add-ons run the
-// seed's ManagedProxyConfiguration, then a new proxyAgent.image changes its
-// spec hash. Every add-on becomes ToApply; the ProgressivePerGroup rollout
-// starts with dev, and the ClusterManagementAddOn's install progression
+// Example follows docs/story.md: the three cluster-proxy add-ons run the
+// ManagedProxyConfiguration at v0.9.0, then a new proxyAgent.image changes
+// its spec hash. Every add-on becomes ToApply; the ClusterManagementAddOn's
+// ProgressivePerGroup rollout starts with dev, and its install progression
 // says so.
 func Example() {
-	cma, err := seed.ClusterManagementAddOn()
-	if err != nil {
-		fmt.Println(err)
-		return
+	cma := &addonv1beta1.ClusterManagementAddOn{
+		ObjectMeta: metav1.ObjectMeta{Name: "cluster-proxy"},
+		Spec: addonv1beta1.ClusterManagementAddOnSpec{
+			DefaultConfigs: []addonv1beta1.AddOnConfig{{
+				ConfigGroupResource: addonv1beta1.ConfigGroupResource{Group: "proxy.open-cluster-management.io", Resource: "managedproxyconfigurations"},
+				ConfigReferent:      addonv1beta1.ConfigReferent{Name: "cluster-proxy"},
+			}},
+			InstallStrategy: addonv1beta1.InstallStrategy{
+				Type: addonv1beta1.AddonInstallStrategyPlacements,
+				Placements: []addonv1beta1.PlacementStrategy{{
+					PlacementRef: addonv1beta1.PlacementRef{Namespace: "open-cluster-management", Name: "cluster-proxy-placement"},
+					RolloutStrategy: clusterv1alpha1.RolloutStrategy{
+						Type: clusterv1alpha1.ProgressivePerGroup,
+						ProgressivePerGroup: &clusterv1alpha1.RolloutProgressivePerGroup{
+							RolloutConfig: clusterv1alpha1.RolloutConfig{
+								MinSuccessTime:   metav1.Duration{Duration: 5 * time.Minute},
+								ProgressDeadline: "15m",
+								MaxFailures:      intstr.FromInt32(0),
+							},
+						},
+					},
+				}},
+			},
+		},
 	}
-	cfg, err := seed.ManagedProxyConfiguration()
-	if err != nil {
+	const manifest = `
+apiVersion: proxy.open-cluster-management.io/v1alpha1
+kind: ManagedProxyConfiguration
+metadata:
+  name: cluster-proxy
+spec:
+  authentication:
+    dump:
+      secrets: {}
+    signer:
+      type: SelfSigned
+  proxyServer:
+    image: quay.io/open-cluster-management/cluster-proxy:v0.9.0
+    replicas: 1
+    namespace: open-cluster-management
+    entrypoint:
+      type: PortForward
+    port: 8091
+  proxyAgent:
+    image: quay.io/open-cluster-management/cluster-proxy:v0.9.0
+    replicas: 1
+`
+	cfg := new(unstructured.Unstructured)
+	if err := yaml.Unmarshal([]byte(manifest), &cfg.Object); err != nil {
 		fmt.Println(err)
 		return
 	}
@@ -58,15 +82,29 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
+	// Every cluster's add-on applied that config three days ago.
 	start := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	mcas := []*addonv1beta1.ManagedClusterAddOn{
-		completed("dev-cluster", oldHash, start.Add(-72*time.Hour)),
-		completed("stg-cluster", oldHash, start.Add(-72*time.Hour)),
-		completed("prod-cluster", oldHash, start.Add(-72*time.Hour)),
+	applied := &addonv1beta1.ConfigSpecHash{ConfigReferent: addonv1beta1.ConfigReferent{Name: "cluster-proxy"}, SpecHash: oldHash}
+	var mcas []*addonv1beta1.ManagedClusterAddOn
+	for _, cluster := range []string{"dev-cluster", "stg-cluster", "prod-cluster"} {
+		mcas = append(mcas, &addonv1beta1.ManagedClusterAddOn{
+			ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: "cluster-proxy"},
+			Status: addonv1beta1.ManagedClusterAddOnStatus{
+				Conditions: []metav1.Condition{{
+					Type: "Progressing", Status: metav1.ConditionFalse, Reason: "Completed",
+					Message: "completed with no errors.", LastTransitionTime: metav1.NewTime(start.Add(-72 * time.Hour)),
+				}},
+				ConfigReferences: []addonv1beta1.ConfigReference{{
+					ConfigGroupResource: cma.Spec.DefaultConfigs[0].ConfigGroupResource,
+					DesiredConfig:       applied.DeepCopy(),
+					LastAppliedConfig:   applied.DeepCopy(),
+				}},
+			},
+		})
 	}
 
 	// The upgrade: a new agent image in the referenced config.
-	if err := unstructured.SetNestedField(cfg.Object, "quay.io/open-cluster-management/cluster-proxy:v1.2.3", "spec", "proxyAgent", "image"); err != nil {
+	if err := unstructured.SetNestedField(cfg.Object, "quay.io/open-cluster-management/cluster-proxy:v0.9.1", "spec", "proxyAgent", "image"); err != nil {
 		fmt.Println(err)
 		return
 	}
@@ -88,6 +126,8 @@ func Example() {
 		fmt.Println(a.Status.Cluster, a.Status.Status)
 	}
 
+	// The Placement's decision groups, as placement.Schedule or
+	// placement.GroupsFromDecisions give them.
 	groups := []grouping.Group{
 		{GroupKey: grouping.GroupKey{Name: "dev", Index: 0}, Clusters: []string{"dev-cluster"}},
 		{GroupKey: grouping.GroupKey{Name: "stg", Index: 1}, Clusters: []string{"stg-cluster"}},
@@ -106,7 +146,7 @@ func Example() {
 	fmt.Println(cond.Type, cond.Status, cond.Reason)
 	fmt.Println(cond.Message)
 	// Output:
-	// spec hash 27341f6bf06b... -> 80d6841ddadf...
+	// spec hash 94b3ba64b5e7... -> 271b39cbdbb1...
 	// dev-cluster ToApply
 	// prod-cluster ToApply
 	// stg-cluster ToApply
@@ -131,17 +171,27 @@ func ExampleProgress_Condition() {
 }
 
 // ExampleClusterStatus maps one add-on that is still applying the new config
-// to its rollout status.
+// to its rollout status: Progressing, since the time its Progressing
+// condition last changed.
 func ExampleClusterStatus() {
+	proxy := addonv1beta1.ConfigGroupResource{Group: "proxy.open-cluster-management.io", Resource: "managedproxyconfigurations"}
+	referent := addonv1beta1.ConfigReferent{Name: "cluster-proxy"}
 	since := time.Date(2026, 11, 30, 12, 0, 5, 0, time.UTC)
-	mca := completed("dev-cluster", "old", since)
-	mca.Status.ConfigReferences[0].DesiredConfig.SpecHash = "new"
-	mca.Status.Conditions[0].Reason = "Progressing"
-	desired := []addon.Config{{
-		GroupResource: addonv1beta1.ConfigGroupResource{Group: "proxy.open-cluster-management.io", Resource: "managedproxyconfigurations"},
-		Referent:      addonv1beta1.ConfigReferent{Name: "cluster-proxy"},
-		SpecHash:      "new",
-	}}
+	mca := &addonv1beta1.ManagedClusterAddOn{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "dev-cluster", Name: "cluster-proxy"},
+		Status: addonv1beta1.ManagedClusterAddOnStatus{
+			Conditions: []metav1.Condition{{
+				Type: "Progressing", Status: metav1.ConditionTrue, Reason: "Progressing",
+				Message: "progressing... work is not ready", LastTransitionTime: metav1.NewTime(since),
+			}},
+			ConfigReferences: []addonv1beta1.ConfigReference{{
+				ConfigGroupResource: proxy,
+				DesiredConfig:       &addonv1beta1.ConfigSpecHash{ConfigReferent: referent, SpecHash: "new"},
+				LastAppliedConfig:   &addonv1beta1.ConfigSpecHash{ConfigReferent: referent, SpecHash: "old"},
+			}},
+		},
+	}
+	desired := []addon.Config{{GroupResource: proxy, Referent: referent, SpecHash: "new"}}
 	st, err := addon.ClusterStatus(mca, desired)
 	if err != nil {
 		fmt.Println(err)
