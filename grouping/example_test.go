@@ -10,22 +10,18 @@ import (
 	"github.com/rolloutkit/rolloutkit/grouping"
 )
 
-// envGroup selects clusters whose label environment has the value env.
-func envGroup(env string) clusterv1beta1.DecisionGroup {
-	return clusterv1beta1.DecisionGroup{
-		GroupName: env,
-		ClusterSelector: clusterv1beta1.GroupClusterSelector{
-			LabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{"environment": env}},
-		},
-	}
-}
-
-// The seed's decision groups: dev, stg, prod in spec order. A cluster that
-// no group selects is not dropped; it comes last, in an unnamed group.
+// ExampleDivide makes the decision groups of docs/story.md: dev, stg, prod
+// in spec order. A cluster that no group selects is not dropped; it comes
+// last, in an unnamed group.
 func ExampleDivide() {
-	gs := clusterv1beta1.GroupStrategy{
-		ClustersPerDecisionGroup: intstr.FromString("100%"),
-		DecisionGroups:           []clusterv1beta1.DecisionGroup{envGroup("dev"), envGroup("stg"), envGroup("prod")},
+	gs := clusterv1beta1.GroupStrategy{ClustersPerDecisionGroup: intstr.FromString("100%")}
+	for _, env := range []string{"dev", "stg", "prod"} {
+		gs.DecisionGroups = append(gs.DecisionGroups, clusterv1beta1.DecisionGroup{
+			GroupName: env,
+			ClusterSelector: clusterv1beta1.GroupClusterSelector{
+				LabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{"environment": env}},
+			},
+		})
 	}
 	clusters := []grouping.Cluster{
 		{Name: "prod-cluster", Labels: map[string]string{"environment": "prod"}},
@@ -48,17 +44,28 @@ func ExampleDivide() {
 	// 3 "" [qa-cluster]
 }
 
-// With no dev cluster, the dev group is not created and stg becomes index
-// 0: refer to groups by name, not by index.
+// ExampleDivide_missingGroup shows a trap: with no dev cluster, the dev
+// group is not created and stg becomes index 0. Refer to groups by name,
+// not by index.
 func ExampleDivide_missingGroup() {
-	gs := clusterv1beta1.GroupStrategy{
-		DecisionGroups: []clusterv1beta1.DecisionGroup{envGroup("dev"), envGroup("stg"), envGroup("prod")},
+	var gs clusterv1beta1.GroupStrategy
+	for _, env := range []string{"dev", "stg", "prod"} {
+		gs.DecisionGroups = append(gs.DecisionGroups, clusterv1beta1.DecisionGroup{
+			GroupName: env,
+			ClusterSelector: clusterv1beta1.GroupClusterSelector{
+				LabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{"environment": env}},
+			},
+		})
 	}
 	clusters := []grouping.Cluster{
 		{Name: "stg-cluster", Labels: map[string]string{"environment": "stg"}},
 		{Name: "prod-cluster", Labels: map[string]string{"environment": "prod"}},
 	}
-	groups, _ := grouping.Divide(gs, clusters)
+	groups, err := grouping.Divide(gs, clusters)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	for _, g := range groups {
 		fmt.Println(g.GroupKey, g.Clusters)
 	}
@@ -67,7 +74,8 @@ func ExampleDivide_missingGroup() {
 	// prod#1 [prod-cluster]
 }
 
-// Every problem is reported at once, each naming the field and the value.
+// ExampleDivide_errors shows that every problem is reported at once, each
+// naming the field and the value.
 func ExampleDivide_errors() {
 	gs := clusterv1beta1.GroupStrategy{
 		ClustersPerDecisionGroup: intstr.FromString("ten"),
@@ -83,28 +91,38 @@ func ExampleDivide_errors() {
 		fmt.Println(p)
 	}
 	// Output:
-	// decisionStrategy.groupStrategy.clustersPerDecisionGroup "ten": want an integer or a percentage 0%-100%
+	// decisionStrategy.groupStrategy.clustersPerDecisionGroup "ten": want a positive integer or a percentage 1%-100%
 	// decisionStrategy.groupStrategy.decisionGroups[0] ("canary").groupClusterSelector.labelSelector.matchExpressions[0] "{key: ring, operator: Equals, values: [0]}": want a valid label selector requirement: "Equals" is not a valid label selector operator
 }
 
-// A compiled Strategy divides many cluster lists and says which
-// decisionGroups entry made each group. clustersPerDecisionGroup 2 splits
-// prod in two.
+// ExampleStrategy_Divide compiles a GroupStrategy once, to divide many
+// cluster lists, and says which decisionGroups entry made each group.
+// clustersPerDecisionGroup 2 splits prod in two.
 func ExampleStrategy_Divide() {
-	s, err := grouping.Compile(clusterv1beta1.GroupStrategy{
-		ClustersPerDecisionGroup: intstr.FromInt32(2),
-		DecisionGroups:           []clusterv1beta1.DecisionGroup{envGroup("canary"), envGroup("prod")},
-	})
+	gs := clusterv1beta1.GroupStrategy{ClustersPerDecisionGroup: intstr.FromInt32(2)}
+	for _, env := range []string{"canary", "prod"} {
+		gs.DecisionGroups = append(gs.DecisionGroups, clusterv1beta1.DecisionGroup{
+			GroupName: env,
+			ClusterSelector: clusterv1beta1.GroupClusterSelector{
+				LabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{"environment": env}},
+			},
+		})
+	}
+	s, err := grouping.Compile(gs)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	d, _ := s.Divide([]grouping.Cluster{
+	d, err := s.Divide([]grouping.Cluster{
 		{Name: "p1", Labels: map[string]string{"environment": "prod"}},
 		{Name: "p2", Labels: map[string]string{"environment": "prod"}},
 		{Name: "p3", Labels: map[string]string{"environment": "prod"}},
 		{Name: "x1"},
 	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	for i, g := range d.Groups {
 		fmt.Println(g.GroupKey, g.Clusters, "from entry", d.Origins[i])
 	}
@@ -114,6 +132,8 @@ func ExampleStrategy_Divide() {
 	// #2 [x1] from entry -1
 }
 
+// ExampleNewSelector compiles a requiredClusterSelector: the label selector
+// and the claim selector must both match.
 func ExampleNewSelector() {
 	s, err := grouping.NewSelector("predicates[0].requiredClusterSelector",
 		metav1.LabelSelector{MatchLabels: map[string]string{"cluster-proxy": "enabled"}},
