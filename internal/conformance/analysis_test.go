@@ -15,7 +15,7 @@ import (
 )
 
 // class is a cluster's status evaluated at now, by this test's own reading
-// of SEMANTICS §3.3 (it does not call the planner).
+// of docs/semantics.md §3.3 (it does not call the planner).
 type class int
 
 const (
@@ -238,7 +238,7 @@ func analyse(sc *scenario) *analysis {
 	return a
 }
 
-// classify is SEMANTICS §3.3 for one cluster.
+// classify is docs/semantics.md §3.3 for one cluster.
 func classify(cs *rollout.ClusterStatus, now time.Time, minSuccess, deadline time.Duration, hasDeadline bool) class {
 	if cs == nil {
 		return cNone
@@ -365,7 +365,7 @@ func ocmPortion(v intstr.IntOrString, total, def int) int {
 	return n
 }
 
-// ourPortion is SEMANTICS' reading: the int as is, a percentage rounded up
+// ourPortion is docs/semantics.md's reading: the int as is, a percentage rounded up
 // in exact integer arithmetic.
 func ourPortion(v intstr.IntOrString, total int) int {
 	if v.Type == intstr.Int {
@@ -373,6 +373,28 @@ func ourPortion(v intstr.IntOrString, total int) int {
 	}
 	n, _ := strconv.Atoi(strings.TrimSuffix(v.StrVal, "%"))
 	return (n*total + 99) / 100
+}
+
+// ourGroupBudget is our failure budget of group gi in a group walk: none
+// for a mandatory group, else maxFailures of its size, at most its size.
+func (a *analysis) ourGroupBudget(gi int) int {
+	if a.mandatory[gi] {
+		return 0
+	}
+	size := a.counts[gi].size
+	return min(ourPortion(a.cfg.MaxFailures, size), size)
+}
+
+// ourProgressiveBreach is our Progressive breach, counted at every call: a
+// failure in a mandatory group, or failures over all clusters beyond
+// maxFailures.
+func (a *analysis) ourProgressiveBreach() bool {
+	for _, gi := range a.mandOrder {
+		if a.counts[gi].failures > 0 {
+			return true
+		}
+	}
+	return a.failures > min(ourPortion(a.cfg.MaxFailures, a.total), a.total)
 }
 
 // ourWindow is our Progressive window over the non-mandatory clusters.

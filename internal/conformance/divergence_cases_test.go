@@ -312,6 +312,7 @@ func TestDivergence_InvalidInputsAreErrors(t *testing.T) {
 	now := baseNow
 	groups := groupsOf(t, "prod#0: a b")
 	ok := statusesOf(t, now, groups, "a=Progressing@-1m")
+	unknown := rollout.ClusterStatus{Cluster: "b", Group: groups[0].GroupKey, Status: rollout.Status(42), LastTransitionTime: now.Add(-time.Minute)}
 	for _, tc := range []struct {
 		name     string
 		strategy clusterv1alpha1.RolloutStrategy
@@ -324,6 +325,7 @@ func TestDivergence_InvalidInputsAreErrors(t *testing.T) {
 		{"percentage above 100", perGroup("", 0, intstr.FromString("150%")), ok, "progressivePerGroup.maxFailures"},
 		{"two statuses for one cluster", all(""), append(slices.Clone(ok), ok[0]), "statuses[1].Cluster"},
 		{"empty cluster name", all(""), append(slices.Clone(ok), rollout.ClusterStatus{Status: rollout.Failed}), "statuses[1].Cluster"},
+		{"a status value outside the six", all("15m"), append(slices.Clone(ok), unknown), "statuses[1].Status"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ours, _ := runOurs(now, tc.strategy, groups, tc.statuses)
@@ -334,6 +336,13 @@ func TestDivergence_InvalidInputsAreErrors(t *testing.T) {
 			assert.NoError(t, theirs.Err, "OCM accepts it")
 		})
 	}
+	t.Run("OCM passes an unknown status value through, as a progressing cluster", func(t *testing.T) {
+		theirs := ocmOutcome(now, all("15m"), groups, append(slices.Clone(ok), unknown))
+		require.NoError(t, theirs.Err)
+		require.Equal(t, []string{"a", "b"}, names(theirs.ToRollout))
+		assert.Equal(t, rollout.Status(42), theirs.ToRollout[1].Status)
+		assert.Equal(t, "+14m0s", theirs.ToRollout[1].Recheck, "the deadline of a progressing cluster")
+	})
 	t.Run("OCM returns an empty cluster name as removed", func(t *testing.T) {
 		theirs := ocmOutcome(now, all(""), groups, []rollout.ClusterStatus{{Status: rollout.Failed}})
 		require.NoError(t, theirs.Err)
@@ -364,6 +373,9 @@ func TestDivergence_OutputFieldsAreComputed(t *testing.T) {
 		statuses[i].Group = grouping.GroupKey{} // a caller that did not fill the group in
 	}
 	statuses[1].RecheckTime = now.Add(time.Hour) // left over from an earlier call
+	gone := rollout.ClusterStatus{Cluster: "gone", Group: grouping.GroupKey{Name: "stg", Index: 1}, Status: rollout.Succeeded,
+		LastTransitionTime: now.Add(-time.Hour), RecheckTime: now.Add(time.Minute)}
+	statuses = append(statuses, gone)
 
 	ours, theirs := plans(t, now, all(""), groups, statuses)
 
@@ -377,6 +389,12 @@ func TestDivergence_OutputFieldsAreComputed(t *testing.T) {
 	}
 	assert.Equal(t, "+1h0m0s", theirs.ToRollout[1].Recheck, "OCM echoes the caller's recheck time")
 	assert.Equal(t, time.Hour, theirs.RecheckAfter, "and waits for it")
+
+	// Not a divergence: both return a removed cluster exactly as given, its
+	// group included (docs/semantics.md §3.2).
+	want := []row{{"gone", rollout.Succeeded, grouping.GroupKey{Name: "stg", Index: 1}, "-1h0m0s", "+1m0s"}}
+	assert.Equal(t, want, ours.Removed, "ours")
+	assert.Equal(t, want, theirs.Removed, "OCM")
 }
 
 // Checked, not a divergence: neither planner modifies the caller's statuses.
@@ -401,18 +419,44 @@ func TestNoDivergence_InputsUnmodified(t *testing.T) {
 	}
 }
 
-// D17
-func TestDivergence_UnknownStatusListedAsProgressing(t *testing.T) {
+// D18
+func TestDivergence_FailuresCountedEverywhere(t *testing.T) {
 	now := baseNow
-	groups := groupsOf(t, "prod#0: a b")
-	statuses := statusesOf(t, now, groups, "a=Progressing@-1m")
-	statuses = append(statuses, rollout.ClusterStatus{Cluster: "b", Status: rollout.Status(42), LastTransitionTime: now.Add(-time.Minute)})
+	t.Run("ProgressivePerGroup: a Failed cluster of the active group", func(t *testing.T) {
+		groups := groupsOf(t, "dev#0: a", "stg#1: b", "prod#2: c")
+		statuses := statusesOf(t, now, groups, "a=Succeeded@-2h", "b=Failed@-1m")
 
-	ours, theirs := plans(t, now, all("15m"), groups, statuses)
+		ours, theirs := plans(t, now, perGroup("15m", 0, i0), groups, statuses)
+		assert.True(t, ours.Breach, "ours: b's failure exceeds stg's budget of 0 at once")
+		assert.False(t, theirs.Breach, "OCM: its walk stops at dev while b is listed, so stg's failures are not counted")
+		assert.Equal(t, []string{"b"}, names(ours.ToRollout), "both keep the failed cluster listed")
+		assert.Equal(t, []string{"b"}, names(theirs.ToRollout))
 
-	require.Len(t, ours.ToRollout, 2)
-	require.Len(t, theirs.ToRollout, 2)
-	assert.Equal(t, rollout.Progressing, ours.ToRollout[1].Status, "ours: an unknown value is evaluated as Progressing (SEMANTICS §3.3)")
-	assert.Equal(t, rollout.Status(42), theirs.ToRollout[1].Status, "OCM echoes the unknown value")
-	assert.Equal(t, ours.ToRollout[1].Recheck, theirs.ToRollout[1].Recheck, "both give it the deadline of a progressing cluster")
+		// At b's deadline it becomes TimeOut: OCM's walk reaches stg and
+		// breaches too.
+		later := now.Add(14 * time.Minute)
+		ours, theirs = plans(t, later, perGroup("15m", 0, i0), groups, statuses)
+		assert.Empty(t, diff(ours, theirs), "the same once the deadline passed")
+		assert.True(t, theirs.Breach)
+	})
+	t.Run("ProgressivePerGroup: a failure in a group the walk has not reached", func(t *testing.T) {
+		groups := groupsOf(t, "dev#0: a1 a2", "prod#1: c")
+		statuses := statusesOf(t, now, groups, "a1=Progressing@-1m", "c=TimeOut@-1h")
+
+		ours, theirs := plans(t, now, perGroup("15m", 0, i0), groups, statuses)
+		assert.True(t, ours.Breach)
+		assert.Equal(t, []string{"a1"}, names(ours.ToRollout), "ours: nothing new starts, a1 carries on")
+		assert.False(t, theirs.Breach)
+		assert.Equal(t, []string{"a1", "a2"}, names(theirs.ToRollout), "OCM: dev goes on as if prod had no failure")
+	})
+	t.Run("Progressive: failures over the fleet's budget during the mandatory phase", func(t *testing.T) {
+		groups := groupsOf(t, "dev#0: a", "prod#1: b c")
+		statuses := statusesOf(t, now, groups, "a=Progressing@-1m", "b=TimeOut@-1h")
+
+		ours, theirs := plans(t, now, progressive("15m", 0, i0, i0, byName("dev")), groups, statuses)
+		assert.True(t, ours.Breach, "ours: b's timeout exceeds maxFailures 0 whatever the phase")
+		assert.False(t, theirs.Breach, "OCM: the mandatory phase counts only dev's failures")
+		assert.Equal(t, []string{"a"}, names(ours.ToRollout))
+		assert.Equal(t, []string{"a"}, names(theirs.ToRollout))
+	})
 }

@@ -45,6 +45,8 @@ var divergences = []divergence{
 	{ID: "D12", Summary: "progressDeadline is any Go duration (OCM's pattern rejects \"1.5h\")", Test: "TestDivergence_DeadlineIsAnyGoDuration"},
 	{ID: "D13", Summary: "a listed ToApply entry keeps its transition time (OCM's group walk drops it)", Test: "TestDivergence_ToApplyKeepsTransitionTime", Applies: toApplyDropsLTT, Normalize: eraseToApplyLTT},
 	{ID: "D14", Summary: "a negative int maxFailures/maxConcurrency is an error (OCM: 0 / all)", Test: "TestDivergence_InvalidInputsAreErrors"},
+	{ID: "D18", Summary: "failures counted in every group at every call (OCM: only where its walk gets)", Test: "TestDivergence_FailuresCountedEverywhere",
+		Applies: breachOutsideOCMWalk, Normalize: eraseUnseenBreach},
 }
 
 // D2: a percentage that the strategy uses comes out differently in OCM's
@@ -181,6 +183,44 @@ func toApplyDropsLTT(a *analysis) bool {
 		}
 	}
 	return false
+}
+
+// D18: our breach comes from failures that OCM never counts at this call:
+// for ProgressivePerGroup, a group over its budget that none of OCM's walks
+// reached (its walk stopped earlier, e.g. at the group before a Failed
+// cluster's); for Progressive, any breach while OCM returns its mandatory
+// phase's result without one.
+func breachOutsideOCMWalk(a *analysis) bool {
+	switch a.kind {
+	case clusterv1alpha1.ProgressivePerGroup:
+		visited := make([]bool, len(a.counts))
+		for _, w := range []*walk{a.mand, a.rest} {
+			if w != nil {
+				for _, gi := range w.groups {
+					visited[gi] = true
+				}
+			}
+		}
+		for gi, c := range a.counts {
+			if !visited[gi] && c.failures > a.ourGroupBudget(gi) {
+				return true
+			}
+		}
+	case clusterv1alpha1.Progressive:
+		return a.mandReturned && !a.mand.breach && a.ourProgressiveBreach()
+	}
+	return false
+}
+
+// eraseUnseenBreach gives OCM's result the breach it did not see (D18): a
+// breach, and none of the clusters it would start. Ours lists only the
+// clusters in flight, as OCM does besides those.
+func eraseUnseenBreach(_ *analysis, o *outcome, ocm bool) {
+	if !ocm {
+		return
+	}
+	o.Breach = true
+	o.ToRollout = slices.DeleteFunc(o.ToRollout, func(r row) bool { return r.Status == rollout.ToApply })
 }
 
 // dropBreachedUntouched removes from OCM's list the untouched clusters of the

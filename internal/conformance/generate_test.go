@@ -24,7 +24,7 @@ type scenario struct {
 	Now      time.Time
 	Strategy clusterv1alpha1.RolloutStrategy
 	Groups   []grouping.Group
-	Statuses []rollout.ClusterStatus // Group set to the cluster's real group; zero for removed clusters
+	Statuses []rollout.ClusterStatus // Group set to the cluster's real group; for removed clusters, one they might have left
 }
 
 // baseNow is the fixed "now" of every generated scenario.
@@ -51,9 +51,10 @@ const (
 
 // generate builds scenario index of seed: 1-6 groups with contiguous indices
 // (OCM's tracker needs them), names drawn with repeats, clusters named so
-// that name order interleaves the groups, statuses of all six values with
-// and without transition times, removed clusters, and a strategy of any type
-// with int and percent budgets, deadlines, soaks and mandatory groups.
+// that name order interleaves the groups, statuses of OCM's six values (and
+// no other: one is an error for Plan, see D14) with and without transition
+// times, removed clusters, and a strategy of any type with int and percent
+// budgets, deadlines, soaks and mandatory groups.
 func generate(seed uint64, index int) scenario {
 	r := rand.New(rand.NewPCG(seed, uint64(index)))
 	sc := scenario{Seed: seed, Index: index, Now: baseNow}
@@ -117,6 +118,7 @@ func generate(seed uint64, index int) scenario {
 	for i := range removed {
 		sc.Statuses = append(sc.Statuses, rollout.ClusterStatus{
 			Cluster: "gone-" + strconv.Itoa(i), Status: rollout.Status(r.IntN(6)),
+			Group:              sc.Groups[i%len(sc.Groups)].GroupKey, // both planners return it as given
 			LastTransitionTime: genLTT(r, sc.Now, deadline, minSuccess),
 		})
 	}
