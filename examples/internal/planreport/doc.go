@@ -22,10 +22,12 @@
 // install strategy: the decision groups (from the placement's
 // PlacementDecisions if the hub has any, else by scheduling the Placement
 // against the hub's ManagedClusters), each group's phase and reason, the
-// clusters to update next, the clusters that timed out or left, whether the
-// failure budget is breached, when to look again, and the install
-// progression message OCM's add-on manager would write. Gates hold groups
-// back; a held group has phase Blocked and the gate's reason.
+// clusters to start updating now (ToApply) apart from those already in
+// flight (progressing, failed within their deadline, or soaking), the
+// clusters that timed out or left, whether the failure budget is
+// breached, when to look again, and the install progression message OCM's
+// add-on manager would write. Gates hold groups back; a held group has
+// phase Blocked and the gate's reason.
 //
 // # Determinism
 //

@@ -30,10 +30,12 @@ func ExamplePlan() {
 	//   0      dev    Complete  "dev-cluster"   complete: 1 succeeded
 	//   1      stg    Active    "stg-cluster"   rolling out: 1 progressing; "stg-cluster" progressing, deadline 12:21:00 (11m0s left)
 	//   2      prod   Waiting   "prod-cluster"  waiting for group "stg": "stg-cluster" progressing, deadline 12:21:00 (11m0s left)
-	//   next: "stg-cluster"
+	//   start now: (none)
+	//   in flight: "stg-cluster" (progressing, deadline 12:21:00)
 	//   progression: selected clusters 3. configured addons 2/3 progressing..., 0 failed 0 timeout.
 	//
-	// next clusters to update: "stg-cluster"
+	// clusters to start now: (none)
+	// clusters in flight (already updating): "stg-cluster" (progressing, deadline 12:21:00)
 	// timed out: (none)
 	// removed: (none)
 	// failure budget breached: false

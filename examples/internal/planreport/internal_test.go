@@ -2,6 +2,7 @@ package planreport
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -49,6 +50,32 @@ func TestClusterList(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			assert.Equal(t, tt.want, clusterList(tt.names))
+		})
+	}
+}
+
+func TestInFlightList(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 30, 12, 10, 0, 0, time.UTC)
+	deadline := time.Date(2026, 11, 30, 12, 21, 0, 0, time.UTC)
+	tomorrow := time.Date(2026, 12, 1, 0, 5, 0, 0, time.UTC)
+	tests := []struct {
+		name string
+		in   []InFlight
+		want string
+	}{
+		{"none", nil, "(none)"},
+		{"progressing", []InFlight{{Cluster: "a", Status: "Progressing", Until: &deadline}}, `"a" (progressing, deadline 12:21:00)`},
+		{"progressing, no deadline", []InFlight{{Cluster: "a", Status: "Progressing"}}, `"a" (progressing, no deadline)`},
+		{"failed within its deadline", []InFlight{{Cluster: "a", Status: "Failed", Until: &deadline}}, `"a" (failed, retrying until the deadline 12:21:00)`},
+		{"soaking past midnight", []InFlight{{Cluster: "a", Status: "Succeeded", Until: &tomorrow}}, `"a" (soaking until 2026-12-01 00:05:00)`},
+		{"two", []InFlight{{Cluster: "a", Status: "Succeeded", Until: &deadline}, {Cluster: "b", Status: "Failed"}},
+			`"a" (soaking until 12:21:00), "b" (failed, no deadline)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tt.want, inFlightList(tt.in, now))
 		})
 	}
 }

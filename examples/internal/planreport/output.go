@@ -17,7 +17,8 @@ func (r *Report) WriteJSON(w io.Writer) error {
 }
 
 // WriteText writes r for a person: per placement a table of its groups,
-// the held groups and the next clusters, then the totals and the warnings.
+// the held groups, the clusters to start now and those in flight, then the
+// totals and the warnings.
 // It writes once, when the text is complete.
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
@@ -41,10 +42,12 @@ func (r *Report) WriteText(w io.Writer) error {
 				fmt.Fprintf(&b, "  held: group %q: %s\n", g.Name, g.Reason)
 			}
 		}
-		fmt.Fprintf(&b, "  next: %s\n", listOrNone(p.Next))
+		fmt.Fprintf(&b, "  start now: %s\n", listOrNone(p.Start))
+		fmt.Fprintf(&b, "  in flight: %s\n", inFlightList(p.InFlight, r.Now))
 		fmt.Fprintf(&b, "  progression: %s\n", p.Progress)
 	}
-	fmt.Fprintf(&b, "\nnext clusters to update: %s\n", listOrNone(r.Next))
+	fmt.Fprintf(&b, "\nclusters to start now: %s\n", listOrNone(r.Start))
+	fmt.Fprintf(&b, "clusters in flight (already updating): %s\n", inFlightList(r.InFlight, r.Now))
 	fmt.Fprintf(&b, "timed out: %s\n", listOrNone(r.TimedOut))
 	fmt.Fprintf(&b, "removed: %s\n", listOrNone(r.Removed))
 	fmt.Fprintf(&b, "failure budget breached: %t\n", r.Breach)
@@ -90,4 +93,43 @@ func listOrNone(names []string) string {
 		q[i] = fmt.Sprintf("%q", n)
 	}
 	return strings.Join(q, ", ")
+}
+
+// inFlightList shows clusters in flight quoted, each with what it is doing
+// and until when (in now's location), or (none).
+func inFlightList(fs []InFlight, now time.Time) string {
+	if len(fs) == 0 {
+		return "(none)"
+	}
+	q := make([]string, len(fs))
+	for i, f := range fs {
+		q[i] = fmt.Sprintf("%q (%s)", f.Cluster, f.doing(now))
+	}
+	return strings.Join(q, ", ")
+}
+
+// doing says what an in-flight cluster is doing as the planner's reasons
+// say it, e.g. "soaking until 12:06:00".
+func (f InFlight) doing(now time.Time) string {
+	switch {
+	case f.Until == nil && f.Status == "Succeeded":
+		return "soaking"
+	case f.Until == nil:
+		return strings.ToLower(f.Status) + ", no deadline"
+	case f.Status == "Succeeded":
+		return "soaking until " + clockTime(*f.Until, now)
+	case f.Status == "Failed":
+		return "failed, retrying until the deadline " + clockTime(*f.Until, now)
+	}
+	return strings.ToLower(f.Status) + ", deadline " + clockTime(*f.Until, now)
+}
+
+// clockTime formats t in now's location, with the date when it is not
+// now's day.
+func clockTime(t, now time.Time) string {
+	t = t.In(now.Location())
+	if y, m, d := t.Date(); y != now.Year() || m != now.Month() || d != now.Day() {
+		return t.Format(time.DateTime)
+	}
+	return t.Format(time.TimeOnly)
 }

@@ -32,7 +32,8 @@ func Plan(h *Hub, name string, now time.Time, gates []rollout.Gate) (*Report, er
 	if len(cma.Spec.InstallStrategy.Placements) == 0 {
 		return nil, fmt.Errorf("clustermanagementaddon %q: spec.installStrategy has no placements: want type Placements with at least one placement", cma.Name)
 	}
-	rep := &Report{Addon: cma.Name, Now: now, Next: []string{}, TimedOut: []string{}, Removed: []string{}, Warnings: []string{}}
+	rep := &Report{Addon: cma.Name, Now: now, Start: []string{}, InFlight: []InFlight{}, Next: []string{},
+		TimedOut: []string{}, Removed: []string{}, Warnings: []string{}}
 	var recheck time.Duration
 	for i, ps := range cma.Spec.InstallStrategy.Placements {
 		pr, res, warnings, err := planPlacement(h, cma, i, ps, now, gates)
@@ -40,6 +41,8 @@ func Plan(h *Hub, name string, now time.Time, gates []rollout.Gate) (*Report, er
 			return nil, err
 		}
 		rep.Placements = append(rep.Placements, pr)
+		rep.Start = append(rep.Start, pr.Start...)
+		rep.InFlight = append(rep.InFlight, pr.InFlight...)
 		rep.Next = append(rep.Next, pr.Next...)
 		for _, c := range res.TimedOut {
 			rep.TimedOut = append(rep.TimedOut, c.Cluster)
@@ -81,7 +84,8 @@ func pickAddon(h *Hub, name string) (*addonv1beta1.ClusterManagementAddOn, error
 // planPlacement plans one install-strategy placement.
 func planPlacement(h *Hub, cma *addonv1beta1.ClusterManagementAddOn, i int, ps addonv1beta1.PlacementStrategy, now time.Time, gates []rollout.Gate) (Placement, rollout.Result, []string, error) {
 	ref := fmt.Sprintf("placement %q (clustermanagementaddon %q spec.installStrategy.placements[%d])", ps.Namespace+"/"+ps.Name, cma.Name, i)
-	pr := Placement{Namespace: ps.Namespace, Name: ps.Name, Strategy: string(ps.RolloutStrategy.Type), Next: []string{}}
+	pr := Placement{Namespace: ps.Namespace, Name: ps.Name, Strategy: string(ps.RolloutStrategy.Type),
+		Start: []string{}, InFlight: []InFlight{}, Next: []string{}}
 	if pr.Strategy == "" {
 		pr.Strategy = "All"
 	}
@@ -142,6 +146,16 @@ func planPlacement(h *Hub, cma *addonv1beta1.ClusterManagementAddOn, i int, ps a
 	}
 	for _, c := range res.ToRollout {
 		pr.Next = append(pr.Next, c.Cluster)
+		if c.Status == rollout.ToApply {
+			pr.Start = append(pr.Start, c.Cluster)
+			continue
+		}
+		f := InFlight{Cluster: c.Cluster, Status: c.Status.String()}
+		if !c.RecheckTime.IsZero() {
+			until := c.RecheckTime
+			f.Until = &until
+		}
+		pr.InFlight = append(pr.InFlight, f)
 	}
 	pr.Progress = addon.Tally(groups, addons, res).Condition().Message
 	return pr, res, warnings, nil

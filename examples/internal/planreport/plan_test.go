@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/utils/ptr"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 
 	"github.com/rolloutkit/rolloutkit/examples/internal/planreport"
@@ -24,7 +25,8 @@ func TestPlan(t *testing.T) {
 		gates        []rollout.Gate
 		source       string
 		phases       []string
-		next         []string
+		start        []string
+		inFlight     []planreport.InFlight
 		timedOut     []string
 		breach       bool
 		recheckAfter float64
@@ -33,31 +35,37 @@ func TestPlan(t *testing.T) {
 		{
 			name: "nothing installed: scheduled, dev starts", hub: seedHub(false), now: at(12, 0),
 			source: "scheduled from the Placement and 3 ManagedClusters (no PlacementDecisions in the input)",
-			phases: []string{"Active", "Waiting", "Waiting"}, next: []string{"dev-cluster"}, timedOut: []string{},
+			phases: []string{"Active", "Waiting", "Waiting"}, start: []string{"dev-cluster"}, inFlight: []planreport.InFlight{}, timedOut: []string{},
 			text: []string{
 				`  0      dev    Active   "dev-cluster"   rolling out: 1 starting now`,
 				`  2      prod   Waiting  "prod-cluster"  waiting for group "dev": "dev-cluster" starting now`,
-				`next clusters to update: "dev-cluster"`,
+				`  start now: "dev-cluster"`,
+				`  in flight: (none)`,
+				`clusters to start now: "dev-cluster"`,
+				`clusters in flight (already updating): (none)`,
 				"look again in: (nothing to wait for)",
 			},
 		},
 		{
 			name: "dev done, stg in flight", hub: seedHub(true, midRollout()...), now: at(12, 10),
 			source: "3 PlacementDecisions",
-			phases: []string{"Complete", "Active", "Waiting"}, next: []string{"stg-cluster"}, timedOut: []string{},
+			phases: []string{"Complete", "Active", "Waiting"}, start: []string{},
+			inFlight: []planreport.InFlight{{Cluster: "stg-cluster", Status: "Progressing", Until: ptr.To(at(12, 21))}}, timedOut: []string{},
 			recheckAfter: (11 * time.Minute).Seconds(),
 			text: []string{
 				`  0      dev    Complete  "dev-cluster"   complete: 1 succeeded`,
 				`  1      stg    Active    "stg-cluster"   rolling out: 1 progressing; "stg-cluster" progressing, deadline 12:21:00 (11m0s left)`,
 				`  progression: selected clusters 3. configured addons 2/3 progressing..., 0 failed 0 timeout.`,
-				`next clusters to update: "stg-cluster"`,
+				`clusters to start now: (none)`,
+				`clusters in flight (already updating): "stg-cluster" (progressing, deadline 12:21:00)`,
 				"look again in: 11m0s",
 			},
 		},
 		{
 			name: "stg past its deadline halts the rollout", hub: seedHub(true, midRollout()...), now: at(12, 30),
 			source: "3 PlacementDecisions",
-			phases: []string{"Complete", "Breached", "Waiting"}, next: []string{}, timedOut: []string{"stg-cluster"}, breach: true,
+			phases: []string{"Complete", "Breached", "Waiting"}, start: []string{}, inFlight: []planreport.InFlight{},
+			timedOut: []string{"stg-cluster"}, breach: true,
 			text: []string{
 				`halted: 1 failed or timed out, maxFailures allows 0 in this group: "stg-cluster" timed out at 12:21:00`,
 				`timed out: "stg-cluster"`,
@@ -67,10 +75,26 @@ func TestPlan(t *testing.T) {
 		{
 			name: "paused: dev held", hub: seedHub(false), now: at(12, 0), gates: []rollout.Gate{rollout.Paused("change freeze")},
 			source: "scheduled from the Placement and 3 ManagedClusters (no PlacementDecisions in the input)",
-			phases: []string{"Blocked", "Waiting", "Waiting"}, next: []string{}, timedOut: []string{},
+			phases: []string{"Blocked", "Waiting", "Waiting"}, start: []string{}, inFlight: []planreport.InFlight{}, timedOut: []string{},
 			text: []string{
 				`  held: group "dev": held: rollout paused: change freeze`,
-				"next clusters to update: (none)",
+				"clusters to start now: (none)",
+			},
+		},
+		{
+			name: "dev soaking: in flight, nothing to start", now: at(12, 2),
+			hub: seedHub(true,
+				managedAddon("dev-cluster", newHash, newHash, addonv1beta1.ProgressingReasonCompleted, at(12, 0)),
+				managedAddon("stg-cluster", oldHash, oldHash, addonv1beta1.ProgressingReasonCompleted, at(9, 0)),
+				managedAddon("prod-cluster", oldHash, oldHash, addonv1beta1.ProgressingReasonCompleted, at(9, 0))),
+			source: "3 PlacementDecisions",
+			phases: []string{"Active", "Waiting", "Waiting"}, start: []string{},
+			inFlight: []planreport.InFlight{{Cluster: "dev-cluster", Status: "Succeeded", Until: ptr.To(at(12, 5))}}, timedOut: []string{},
+			recheckAfter: (3 * time.Minute).Seconds(),
+			text: []string{
+				`  start now: (none)`,
+				`  in flight: "dev-cluster" (soaking until 12:05:00)`,
+				`clusters in flight (already updating): "dev-cluster" (soaking until 12:05:00)`,
 			},
 		},
 	}
@@ -90,8 +114,18 @@ func TestPlan(t *testing.T) {
 			}
 			assert.Equal(t, tt.phases, phases)
 			assert.Equal(t, []string{"dev-cluster"}, p.Groups[0].Clusters)
-			assert.Equal(t, tt.next, p.Next)
-			assert.Equal(t, tt.next, rep.Next)
+			assert.Equal(t, tt.start, p.Start)
+			assert.Equal(t, tt.start, rep.Start)
+			assert.Equal(t, tt.inFlight, p.InFlight)
+			assert.Equal(t, tt.inFlight, rep.InFlight)
+			// Next is Start and InFlight together, in the planner's order
+			// (one group at a time here, so Start and InFlight never mix).
+			next := slices.Clone(tt.start)
+			for _, f := range tt.inFlight {
+				next = append(next, f.Cluster)
+			}
+			assert.ElementsMatch(t, next, rep.Next)
+			assert.ElementsMatch(t, next, p.Next)
 			assert.Equal(t, tt.timedOut, rep.TimedOut)
 			assert.Equal(t, tt.breach, rep.Breach)
 			assert.InDelta(t, tt.recheckAfter, rep.RecheckAfter, 0)
@@ -187,17 +221,19 @@ func TestWriteJSON(t *testing.T) {
 	require.NoError(t, rep.WriteJSON(&b))
 	var report map[string]json.RawMessage
 	require.NoError(t, json.Unmarshal(b.Bytes(), &report))
-	assert.ElementsMatch(t, []string{"addon", "now", "placements", "next", "timedOut", "removed", "breach", "recheckAfter", "warnings"}, keys(report))
+	assert.ElementsMatch(t, []string{"addon", "now", "placements", "start", "inFlight", "next", "timedOut", "removed", "breach", "recheckAfter", "warnings"}, keys(report))
 	var placements []map[string]json.RawMessage
 	require.NoError(t, json.Unmarshal(report["placements"], &placements))
 	require.Len(t, placements, 1)
-	assert.ElementsMatch(t, []string{"namespace", "name", "strategy", "source", "groups", "next", "progress"}, keys(placements[0]))
+	assert.ElementsMatch(t, []string{"namespace", "name", "strategy", "source", "groups", "start", "inFlight", "next", "progress"}, keys(placements[0]))
 	var groups []map[string]json.RawMessage
 	require.NoError(t, json.Unmarshal(placements[0]["groups"], &groups))
 	require.Len(t, groups, 3)
 	assert.ElementsMatch(t, []string{"index", "name", "clusters", "phase", "reason"}, keys(groups[1]))
 	assert.JSONEq(t, `"Active"`, string(groups[1]["phase"]))
-	assert.JSONEq(t, `["stg-cluster"]`, string(report["next"]))
+	assert.JSONEq(t, `["stg-cluster"]`, string(report["next"]), "next is kept: start and inFlight together")
+	assert.JSONEq(t, `[]`, string(report["start"]))
+	assert.JSONEq(t, `[{"cluster": "stg-cluster", "status": "Progressing", "until": "2026-11-30T12:21:00Z"}]`, string(report["inFlight"]))
 	assert.JSONEq(t, `660`, string(report["recheckAfter"]))
 }
 

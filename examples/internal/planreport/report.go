@@ -11,7 +11,15 @@ type Report struct {
 	// Placements are the plans of the install-strategy placements, in the
 	// order of spec.installStrategy.placements.
 	Placements []Placement `json:"placements"`
-	// Next are the clusters to update now, over every placement.
+	// Start are the clusters to start updating now (status ToApply), over
+	// every placement.
+	Start []string `json:"start"`
+	// InFlight are the clusters already being updated, over every
+	// placement: progressing, failed within their deadline, or soaking.
+	InFlight []InFlight `json:"inFlight"`
+	// Next are Start and InFlight together, the planner's ToRollout, in
+	// its order. It predates Start and InFlight and is kept for readers of
+	// the JSON that use it.
 	Next []string `json:"next"`
 	// TimedOut are the clusters past their progress deadline.
 	TimedOut []string `json:"timedOut"`
@@ -41,7 +49,11 @@ type Placement struct {
 	Source string `json:"source"`
 	// Groups are the decision groups, in index order.
 	Groups []Group `json:"groups"`
-	// Next are the clusters of this placement to update now.
+	// Start are the clusters of this placement to start updating now.
+	Start []string `json:"start"`
+	// InFlight are the clusters of this placement already being updated.
+	InFlight []InFlight `json:"inFlight"`
+	// Next are Start and InFlight together (see Report.Next).
 	Next []string `json:"next"`
 	// Progress is the message of the ClusterManagementAddOn's install
 	// progression condition for this placement.
@@ -60,4 +72,19 @@ type Group struct {
 	Phase string `json:"phase"`
 	// Reason says why the group is in its phase.
 	Reason string `json:"reason"`
+}
+
+// InFlight is a cluster already being updated: one the planner keeps in
+// ToRollout though it has started.
+type InFlight struct {
+	// Cluster is the cluster's name.
+	Cluster string `json:"cluster"`
+	// Status is the cluster's evaluated status (rollout.Status's String):
+	// Progressing, Failed (within its progressDeadline) or Succeeded
+	// (soaking for minSuccessTime).
+	Status string `json:"status"`
+	// Until is when that ends: the deadline of a Progressing or Failed
+	// cluster, the end of a Succeeded one's soak; absent when there is
+	// none.
+	Until *time.Time `json:"until,omitempty"`
 }
