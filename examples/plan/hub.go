@@ -58,7 +58,12 @@ func readHub(r io.Reader, limit int64) (*hub, error) {
 	if int64(len(data)) > limit {
 		return nil, fmt.Errorf("input is larger than the limit of %d bytes (see -max-bytes)", limit)
 	}
+	const want = "want the YAML that `kubectl get managedclusters,placements,placementdecisions,clustermanagementaddons,managedclusteraddons -A -o yaml` prints"
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, errors.New("the input is empty: " + want)
+	}
 	h := &hub{ignored: map[string]int{}}
+	docs := 0
 	yr := utilyaml.NewYAMLReader(bufio.NewReaderSize(bytes.NewReader(data), 64*1024))
 	for n := 1; ; n++ {
 		doc, err := yr.Read()
@@ -75,9 +80,16 @@ func readHub(r io.Reader, limit int64) (*hub, error) {
 		if err != nil {
 			return nil, fmt.Errorf("document %d: not valid YAML: %w", n, err)
 		}
+		if bytes.Equal(js, []byte("null")) {
+			continue // only comments
+		}
+		docs++
 		if err := h.add(js, fmt.Sprintf("document %d", n)); err != nil {
 			return nil, err
 		}
+	}
+	if docs == 0 {
+		return nil, errors.New("the input holds only comments and empty documents: " + want)
 	}
 	h.sort()
 	return h, nil
@@ -115,6 +127,9 @@ func (h *hub) add(js []byte, where string) error {
 	case "PlacementDecision":
 		err = decodeInto(js, &h.decisions)
 	case "ClusterManagementAddOn":
+		if name, errs := checkDurations(js); len(errs) > 0 {
+			return fmt.Errorf("%s: %s %q: %w", where, tm.Kind, name, errs.ToAggregate())
+		}
 		err = decodeInto(js, &h.cmas)
 	case "ManagedClusterAddOn":
 		err = decodeInto(js, &h.mcas)

@@ -27,25 +27,36 @@ type options struct {
 	now      time.Time
 	maxBytes int64
 	gates    []rollout.Gate
+	// approve are the -approve groups, checked against the plan's groups.
+	approve []string
 }
 
-// run is the program; it returns the exit code: 0 on success, 1 when the
-// input is refused, 2 on bad flags.
+// Exit codes, as every example program has them.
+const (
+	exitDone     = 0 // the plan is printed
+	exitFailed   = 1 // the plan could not be written
+	exitBadInput = 2 // bad flags, or input the planner refuses
+)
+
+// run is the program; it returns the exit code: 0 when the plan is
+// printed, 2 on bad flags or input (a file that cannot be read or parsed,
+// objects the planner refuses, an -approve group that is no group), 1 when
+// the plan cannot be written.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	opts, err := parseFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
-		return 0
+		return exitDone
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "plan:", err)
-		return 2
+		return exitBadInput
 	}
 	in := stdin
 	if opts.file != "-" {
 		f, err := os.Open(opts.file)
 		if err != nil {
 			fmt.Fprintln(stderr, "plan:", err)
-			return 1
+			return exitBadInput
 		}
 		defer f.Close()
 		in = f
@@ -53,12 +64,15 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	h, err := readHub(in, opts.maxBytes)
 	if err != nil {
 		fmt.Fprintf(stderr, "plan: %s: %v\n", opts.file, err)
-		return 1
+		return exitBadInput
 	}
 	rep, err := planreport.Plan(h.planHub(), opts.addon, opts.now, opts.gates)
+	if err == nil {
+		err = checkApproved(opts.approve, rep)
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "plan:", err)
-		return 1
+		return exitBadInput
 	}
 	if opts.output == "json" {
 		err = rep.WriteJSON(stdout)
@@ -67,9 +81,34 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "plan:", err)
-		return 1
+		return exitFailed
 	}
-	return 0
+	return exitDone
+}
+
+// checkApproved fails when an -approve name is no group of the plan, as a
+// typo would otherwise hold its group quietly.
+func checkApproved(approve []string, rep *planreport.Report) error {
+	known := map[string]bool{}
+	var names []string
+	for _, p := range rep.Placements {
+		for _, g := range p.Groups {
+			if g.Name != "" && !known[g.Name] {
+				known[g.Name] = true
+				names = append(names, g.Name)
+			}
+		}
+	}
+	for _, a := range approve {
+		if !known[a] {
+			groups := "none are named"
+			if len(names) > 0 {
+				groups = "the groups are " + strings.Join(names, ", ")
+			}
+			return fmt.Errorf("-approve %q: no such group; %s", a, groups)
+		}
+	}
+	return nil
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -82,13 +121,14 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.output, "o", "text", "output format: text or json")
 	fs.StringVar(&now, "now", "", "evaluate at this time, RFC 3339 (default: the current time)")
 	fs.Int64Var(&o.maxBytes, "max-bytes", 64<<20, "refuse input larger than this many bytes")
-	fs.StringVar(&approve, "approve", "", "gate: comma-separated groups approved to start; groups not listed are held")
+	fs.StringVar(&approve, "approve", "", "gate: comma-separated groups approved to start; groups not listed are held, and a name that is no group is an error")
 	fs.StringVar(&window, "window", "", `gate: start clusters only inside this time window, e.g. "Mon-Fri 09:00-17:00 Europe/Berlin"`)
 	fs.StringVar(&pause, "pause", "", "gate: pause the rollout with this reason (in-flight clusters still finish)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: plan -f FILE [-addon NAME] [-o text|json] [-now RFC3339]\n\n"+
 			"Reads `kubectl get managedclusters,placements,placementdecisions,clustermanagementaddons,managedclusteraddons -A -o yaml`\n"+
-			"output and prints the next step of the add-on's rollout, and why.\n\n")
+			"output and prints the next step of the add-on's rollout, and why.\n"+
+			"Exit code: 0 when the plan is printed, 2 on bad flags or input, 1 when the plan cannot be written.\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -109,7 +149,11 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		for _, g := range strings.Split(approve, ",") {
 			if g = strings.TrimSpace(g); g != "" {
 				keys = append(keys, grouping.GroupKey{Name: g})
+				o.approve = append(o.approve, g)
 			}
+		}
+		if len(keys) == 0 {
+			return o, fmt.Errorf("-approve %q: want comma-separated group names", approve)
 		}
 		o.gates = append(o.gates, rollout.Approval(keys...))
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -48,7 +49,10 @@ func TestPlanText(t *testing.T) {
 		`1      stg    Active    "stg-cluster"   rolling out: 1 progressing; "stg-cluster" progressing, deadline 12:21:00 (11m0s left)`,
 		`2      prod   Waiting   "prod-cluster"  waiting for group "stg": "stg-cluster" progressing, deadline 12:21:00 (11m0s left)`,
 		`progression: selected clusters 3. configured addons 2/3 progressing..., 0 failed 0 timeout.`,
-		`next clusters to update: "stg-cluster"`,
+		`  start now: (none)`,
+		`  in flight: "stg-cluster" (progressing, deadline 12:21:00)`,
+		`clusters to start now: (none)`,
+		`clusters in flight (already updating): "stg-cluster" (progressing, deadline 12:21:00)`,
 		`look again in: 11m0s`,
 	} {
 		assert.Contains(t, out, want)
@@ -74,6 +78,10 @@ func TestPlanJSON(t *testing.T) {
 				Reason   string   `json:"reason"`
 			} `json:"groups"`
 		} `json:"placements"`
+		Start    []string `json:"start"`
+		InFlight []struct {
+			Cluster string `json:"cluster"`
+		} `json:"inFlight"`
 		Next         []string `json:"next"`
 		TimedOut     []string `json:"timedOut"`
 		Removed      []string `json:"removed"`
@@ -91,6 +99,10 @@ func TestPlanJSON(t *testing.T) {
 	assert.Equal(t, "Breached", stg.Phase)
 	assert.Equal(t, `halted: 1 failed or timed out, maxFailures allows 0 in this group: "stg-cluster" timed out at 12:21:00`, stg.Reason)
 	assert.Equal(t, "Waiting", got.Placements[0].Groups[2].Phase)
+	assert.NotNil(t, got.Start)
+	assert.Empty(t, got.Start)
+	assert.NotNil(t, got.InFlight)
+	assert.Empty(t, got.InFlight, "a timed-out cluster is no longer in flight")
 	assert.Empty(t, got.Next)
 	assert.Equal(t, []string{"stg-cluster"}, got.TimedOut)
 	assert.Empty(t, got.Removed)
@@ -106,7 +118,8 @@ func TestPlanSchedulesWithoutDecisions(t *testing.T) {
 	code, out, errOut := runPlan(t, seedHub(t), "-f", "-", "-now", "2026-11-30T12:00:00Z")
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, "scheduled from the Placement and 3 ManagedClusters")
-	assert.Contains(t, out, `next clusters to update: "dev-cluster"`)
+	assert.Contains(t, out, `clusters to start now: "dev-cluster"`)
+	assert.Contains(t, out, `clusters in flight (already updating): (none)`)
 	assert.Contains(t, out, `waiting for group "dev": "dev-cluster" starting now`)
 }
 
@@ -114,6 +127,8 @@ func TestPlanErrors(t *testing.T) {
 	t.Parallel()
 	hub, err := os.ReadFile(hubFile)
 	require.NoError(t, err)
+	emptyFile := filepath.Join(t.TempDir(), "hub.yaml")
+	require.NoError(t, os.WriteFile(emptyFile, nil, 0o600))
 	tests := []struct {
 		name  string
 		stdin string
@@ -124,17 +139,26 @@ func TestPlanErrors(t *testing.T) {
 		{"no -f", "", nil, 2, "-f is required"},
 		{"bad -o", "", []string{"-f", "-", "-o", "xml"}, 2, `-o "xml": want text or json`},
 		{"bad -now", "", []string{"-f", "-", "-now", "noon"}, 2, `-now "noon": want an RFC 3339 time`},
-		{"missing file", "", []string{"-f", "testdata/nope.yaml"}, 1, "nope.yaml"},
-		{"bad yaml", "kind: [", []string{"-f", "-"}, 1, "document 1: not valid YAML"},
-		{"no kind", "apiVersion: v1\nmetadata: {}\n", []string{"-f", "-"}, 1, "document 1: no kind"},
-		{"no addon", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n", []string{"-f", "-"}, 1, "no ClusterManagementAddOn in the input"},
-		{"unknown addon", string(hub), []string{"-f", "-", "-addon", "nope"}, 1, `clustermanagementaddon "nope" is not in the input (found "cluster-proxy")`},
-		{"missing placement", onlyKinds(t, string(hub), "ClusterManagementAddOn", "ManagedClusterAddOn"), []string{"-f", "-"}, 1,
+		{"missing file", "", []string{"-f", "testdata/nope.yaml"}, 2, "nope.yaml"},
+		{"empty file", "", []string{"-f", emptyFile}, 2, "plan: " + emptyFile + ": the input is empty: want the YAML that `kubectl get managedclusters,"},
+		{"empty stdin", " \n\t\n", []string{"-f", "-"}, 2, "plan: -: the input is empty"},
+		{"only comments", "---\n# nothing here\n---\n", []string{"-f", "-"}, 2, "plan: -: the input holds only comments and empty documents"},
+		{"bad yaml", "kind: [", []string{"-f", "-"}, 2, "document 1: not valid YAML"},
+		{"no kind", "apiVersion: v1\nmetadata: {}\n", []string{"-f", "-"}, 2, "document 1: no kind"},
+		{"no addon", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n", []string{"-f", "-"}, 2, "no ClusterManagementAddOn in the input"},
+		{"unknown addon", string(hub), []string{"-f", "-", "-addon", "nope"}, 2, `clustermanagementaddon "nope" is not in the input (found "cluster-proxy")`},
+		{"unknown -approve group", string(hub), []string{"-f", "-", "-approve", "dev,nosuch"}, 2, `plan: -approve "nosuch": no such group; the groups are dev, stg, prod`},
+		{"empty -approve", string(hub), []string{"-f", "-", "-approve", " , "}, 2, `-approve " , ": want comma-separated group names`},
+		{"bad minSuccessTime", strings.Replace(string(hub), "minSuccessTime: 5m", "minSuccessTime: soon", 1), []string{"-f", "-"}, 2,
+			`ClusterManagementAddOn "cluster-proxy": spec.installStrategy.placements[0].rolloutStrategy.progressivePerGroup.minSuccessTime: Invalid value: "soon": want a duration such as 5m or 1h30m (time: invalid duration "soon")`},
+		{"minSuccessTime not a string", strings.Replace(string(hub), "minSuccessTime: 5m", "minSuccessTime: 300", 1), []string{"-f", "-"}, 2,
+			`spec.installStrategy.placements[0].rolloutStrategy.progressivePerGroup.minSuccessTime: Invalid value: "300": want a duration string such as 5m or 1h30m`},
+		{"missing placement", onlyKinds(t, string(hub), "ClusterManagementAddOn", "ManagedClusterAddOn"), []string{"-f", "-"}, 2,
 			`placement "open-cluster-management/cluster-proxy-placement" (clustermanagementaddon "cluster-proxy" spec.installStrategy.placements[0]): neither the Placement nor its PlacementDecisions are in the input`},
-		{"bad decision label", strings.Replace(string(hub), `decision-group-index: "1"`, `decision-group-index: "one"`, 1), []string{"-f", "-"}, 1,
+		{"bad decision label", strings.Replace(string(hub), `decision-group-index: "1"`, `decision-group-index: "one"`, 1), []string{"-f", "-"}, 2,
 			`"one"`},
-		{"too big", strings.Repeat("#", 2048), []string{"-f", "-", "-max-bytes", "1024"}, 1, "larger than the limit of 1024 bytes"},
-		{"wrong type in a field", "apiVersion: cluster.open-cluster-management.io/v1\nkind: ManagedCluster\nmetadata: {name: [1]}\n", []string{"-f", "-"}, 1, "document 1: ManagedCluster"},
+		{"too big", strings.Repeat("#", 2048), []string{"-f", "-", "-max-bytes", "1024"}, 2, "larger than the limit of 1024 bytes"},
+		{"wrong type in a field", "apiVersion: cluster.open-cluster-management.io/v1\nkind: ManagedCluster\nmetadata: {name: [1]}\n", []string{"-f", "-"}, 2, "document 1: ManagedCluster"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -161,11 +185,11 @@ func TestPlanGates(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{"no gate", nil, []string{`next: "prod-cluster"`}},
+		{"no gate", nil, []string{`start now: "prod-cluster"`}},
 		{"approval", []string{"-approve", "dev,stg"}, []string{
 			`2      prod   Blocked   "prod-cluster"  held: waiting for approval of group "prod"`,
 			`held: group "prod": held: waiting for approval of group "prod"`,
-			"next clusters to update: (none)"}},
+			"clusters to start now: (none)"}},
 		{"window", []string{"-window", "Sat,Sun 00:00-23:59 UTC"}, []string{
 			`held: group "prod": held: outside the time window Sun,Sat 00:00-23:59 UTC; it opens Sat 2026-12-05 00:00 UTC`,
 			"look again in: 107h40m0s"}},
@@ -250,7 +274,7 @@ func TestHostileYAML(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			code, _, errOut := runPlan(t, tt.input, "-f", "-")
-			assert.Equal(t, 1, code)
+			assert.Equal(t, 2, code)
 			assert.Contains(t, errOut, tt.want)
 		})
 	}
