@@ -21,6 +21,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/go-logr/logr"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -139,7 +140,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	if err := serve(ctx, cfg, o); err != nil {
+	if err := serve(ctx, cfg, o, logger); err != nil {
 		fmt.Fprintf(stderr, "controller: %v\n", err)
 		return 1
 	}
@@ -159,13 +160,14 @@ func restConfig(kubeconfig string) (*rest.Config, error) {
 
 // newManager builds the manager every mode shares: a cache that also holds
 // unstructured config objects, probes, metrics and leader election.
-func newManager(cfg *rest.Config, o options) (ctrl.Manager, error) {
+func newManager(cfg *rest.Config, o options, logger logr.Logger) (ctrl.Manager, error) {
 	scheme, err := hubctl.NewScheme()
 	if err != nil {
 		return nil, err
 	}
 	return ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  scheme,
+		Logger:                  logger,
 		Client:                  client.Options{Cache: &client.CacheOptions{Unstructured: true}},
 		Metrics:                 metricsserver.Options{BindAddress: o.metricsAddr},
 		HealthProbeBindAddress:  o.probeAddr,
@@ -175,8 +177,8 @@ func newManager(cfg *rest.Config, o options) (ctrl.Manager, error) {
 	})
 }
 
-func serve(ctx context.Context, cfg *rest.Config, o options) error {
-	mgr, err := newManager(cfg, o)
+func serve(ctx context.Context, cfg *rest.Config, o options, logger logr.Logger) error {
+	mgr, err := newManager(cfg, o, logger)
 	if err != nil {
 		return err
 	}
@@ -205,7 +207,7 @@ func serve(ctx context.Context, cfg *rest.Config, o options) error {
 			return err
 		}
 	}
-	ctrl.Log.Info("starting", "placements", o.placements, "addons", o.addons, "addonVersion", version,
+	logger.Info("starting", "placements", o.placements, "addons", o.addons, "addonVersion", version,
 		"simulateAgents", o.simulateAgents.String(), "leaderElect", o.leaderElect)
 	return mgr.Start(ctx)
 }

@@ -91,7 +91,7 @@ func TestRun(t *testing.T) {
 	text := out.String()
 	assert.Contains(t, text, `add-on "cluster-proxy" at `)
 	assert.Contains(t, text, `placement "open-cluster-management/cluster-proxy-placement", ProgressivePerGroup, groups from scheduled from the Placement and 3 ManagedClusters`)
-	assert.Contains(t, text, `next clusters to update: "dev-cluster"`)
+	assert.Contains(t, text, `clusters to start now: "dev-cluster"`)
 	var mcas addonv1alpha1.ManagedClusterAddOnList
 	require.NoError(t, c.List(ctx, &mcas))
 	assert.Empty(t, mcas.Items, "-dry-run wrote add-ons")
