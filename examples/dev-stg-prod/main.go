@@ -8,11 +8,25 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/rolloutkit/rolloutkit/rollout"
 )
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
+
+// Exit codes, as every example program has them.
+const (
+	exitDone     = 0 // the rollout completed
+	exitHalted   = 1 // the rollout halted or is stuck, or the program could not run
+	exitBadInput = 2 // bad flags
+)
+
+// maxClusters caps -clusters: the simulation keeps every cluster and every
+// event in memory, so a slip such as -clusters 10000000 would exhaust it.
+// 10,000 per environment (30,000 clusters) runs in about a second.
+const maxClusters = 10000
 
 // options are the command line.
 type options struct {
@@ -22,9 +36,17 @@ type options struct {
 	clusters     int
 	apply        time.Duration
 	approve      []string
-	window       string
+	window       rollout.Gate
 	start        time.Time
+	detail       detail
 }
+
+// badInput is an error in the flags found only against the fleet, such as
+// a -fail cluster that is not in it.
+type badInput struct{ err error }
+
+func (e badInput) Error() string { return e.err.Error() }
+func (e badInput) Unwrap() error { return e.err }
 
 // run is the program. It returns the exit code: 0 when the simulated
 // rollout completes, 1 when it halts, is stuck or cannot run, 2 on bad
@@ -32,40 +54,48 @@ type options struct {
 func run(args []string, stdout, stderr io.Writer) int {
 	opts, err := parseFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
-		return 0
+		return exitDone
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "dev-stg-prod:", err)
-		return 2
+		return exitBadInput
 	}
 	done, err := story(opts, stdout)
-	if err != nil {
+	var bad badInput
+	switch {
+	case errors.As(err, &bad):
 		fmt.Fprintln(stderr, "dev-stg-prod:", err)
-		return 1
+		return exitBadInput
+	case err != nil:
+		fmt.Fprintln(stderr, "dev-stg-prod:", err)
+		return exitHalted
+	case !done:
+		return exitHalted
 	}
-	if !done {
-		return 1
-	}
-	return 0
+	return exitDone
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("dev-stg-prod", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	o := options{}
-	var fail, approve, start string
+	var fail, approve, window, start string
 	fs.StringVar(&fail, "fail", "", "comma-separated clusters that fail (e.g. stg-cluster); they time out after progressDeadline and the rollout halts")
 	fs.DurationVar(&o.recoverAfter, "recover-after", 0, "with -fail: the failing clusters recover this long after they were applied (e.g. 40m), and the rollout resumes after the soak")
 	fs.StringVar(&o.svg, "svg", "", "write the timeline as an SVG chart to this file")
-	fs.IntVar(&o.clusters, "clusters", 1, "clusters per environment (dev, stg, prod)")
+	fs.IntVar(&o.clusters, "clusters", 1, fmt.Sprintf("clusters per environment (dev, stg, prod), 1 to %d. Capped because the simulation keeps\n"+
+		"every cluster and event in memory: %d per environment runs in about a second, and a slip\n"+
+		"such as 10000000 would exhaust the memory", maxClusters, maxClusters))
 	fs.DurationVar(&o.apply, "apply", 2*time.Minute, "how long a cluster takes to apply the config")
 	fs.StringVar(&approve, "approve", "", "comma-separated groups approved to start (e.g. dev,stg); groups not listed are held. Unset: no approval gate")
-	fs.StringVar(&o.window, "window", "", `start clusters only inside this time window, e.g. "Mon-Fri 09:00-17:00 Europe/Berlin"`)
+	fs.StringVar(&window, "window", "", `start clusters only inside this time window, e.g. "Mon-Fri 09:00-17:00 Europe/Berlin"`)
 	fs.StringVar(&start, "start", "", "simulated start time, RFC 3339 (default 2026-01-05T00:00:00Z, a Monday)")
+	fs.Var(&o.detail, "detail", fmt.Sprintf("how much to show: full (a line and an SVG row per cluster), summary (a line per group\n"+
+		"and event, an SVG row per group), or auto: full up to %d clusters, summary above", fullUpTo))
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: dev-stg-prod [flags]\n\n"+
 			"Replays the seed's cluster-proxy rollout dev -> stg -> prod on a simulated clock.\n"+
-			"Exit code: 0 when the rollout completes, 1 when it halts or is stuck.\n\n")
+			"Exit code: 0 when the rollout completes, 1 when it halts or is stuck, 2 on bad flags.\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -74,8 +104,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	switch {
 	case fs.NArg() > 0:
 		return o, fmt.Errorf("unexpected arguments %q: want flags only", fs.Args())
-	case o.clusters < 1 || o.clusters > 10000:
-		return o, fmt.Errorf("-clusters %d: want 1 to 10000", o.clusters)
+	case o.clusters < 1 || o.clusters > maxClusters:
+		return o, fmt.Errorf("-clusters %d: want 1 to %d", o.clusters, maxClusters)
 	case o.apply < 0:
 		return o, fmt.Errorf("-apply %s: want a non-negative duration", o.apply)
 	case o.recoverAfter < 0:
@@ -89,6 +119,13 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	o.approve = splitList(approve)
 	if approve != "" && len(o.approve) == 0 {
 		return o, fmt.Errorf("-approve %q: want comma-separated group names", approve)
+	}
+	if window != "" {
+		g, err := rollout.ParseWindow(window)
+		if err != nil {
+			return o, fmt.Errorf("-window: %w", err)
+		}
+		o.window = g
 	}
 	if start != "" {
 		t, err := time.Parse(time.RFC3339, start)
@@ -108,4 +145,48 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// detail is the -detail flag: how much of the fleet to show.
+type detail int
+
+const (
+	detailAuto    detail = iota // full up to fullUpTo clusters, summary above
+	detailFull                  // every cluster
+	detailSummary               // every group
+)
+
+// fullUpTo is the largest fleet -detail auto shows in full: its timeline
+// and its SVG rows still fit on a screen or two.
+const fullUpTo = 30
+
+// String returns the flag's value, as flag.Value asks.
+func (d *detail) String() string {
+	switch *d {
+	case detailFull:
+		return "full"
+	case detailSummary:
+		return "summary"
+	}
+	return "auto"
+}
+
+// Set parses the flag's value, as flag.Value asks.
+func (d *detail) Set(s string) error {
+	switch s {
+	case "auto":
+		*d = detailAuto
+	case "full":
+		*d = detailFull
+	case "summary":
+		*d = detailSummary
+	default:
+		return errors.New("want auto, full or summary")
+	}
+	return nil
+}
+
+// summary reports whether a fleet of n clusters is shown by group.
+func (d detail) summary(n int) bool {
+	return d == detailSummary || (d == detailAuto && n > fullUpTo)
 }

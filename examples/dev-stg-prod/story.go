@@ -6,7 +6,6 @@ import (
 	"os"
 	"sort"
 	"strings"
-	"text/tabwriter"
 	"time"
 	_ "time/tzdata" // -window names a time zone; work on machines without a tz database
 
@@ -26,9 +25,14 @@ import (
 	"github.com/rolloutkit/rolloutkit/rollout/simulate"
 )
 
-// oldTag is the cluster-proxy version the fleet runs before the upgrade to
-// the seed's vX.Y.Z.
-const oldTag = "v0.9.0"
+// The cluster-proxy versions of the upgrade: the fleet runs oldTag, and the
+// seed's manifests name the new one vX.Y.Z (seedTag), which the story
+// replaces with newTag so that it tells a concrete upgrade.
+const (
+	oldTag  = "v0.9.0"
+	newTag  = "v0.9.1"
+	seedTag = "vX.Y.Z"
+)
 
 // defaultStart is the simulated start: a Monday, midnight UTC.
 func defaultStart() time.Time { return time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC) }
@@ -66,21 +70,17 @@ func prepare(o options) (scenario, error) {
 		return sc, err
 	}
 	if sc.fleet, err = simFleet(o, sc.sched); err != nil {
-		return sc, err
+		return sc, badInput{err}
 	}
 	if len(o.approve) > 0 {
 		g, err := approval(o.approve, sc.sched.Groups)
 		if err != nil {
-			return sc, err
+			return sc, badInput{err}
 		}
 		sc.planner.Gates = append(sc.planner.Gates, g)
 	}
-	if o.window != "" {
-		g, err := rollout.ParseWindow(o.window)
-		if err != nil {
-			return sc, err
-		}
-		sc.planner.Gates = append(sc.planner.Gates, g)
+	if o.window != nil {
+		sc.planner.Gates = append(sc.planner.Gates, o.window)
 	}
 	return sc, nil
 }
@@ -92,10 +92,15 @@ func story(o options, w io.Writer) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	summary := o.detail.summary(len(sc.sched.Clusters))
 
 	// 1. The decision groups.
 	fmt.Fprintf(w, "1. Placement %s/%s puts %d clusters into %d decision groups:\n\n", sc.p.Namespace, sc.p.Name, len(sc.sched.Clusters), len(sc.sched.Groups))
-	if err := groupTable(w, sc.sched); err != nil {
+	table := groupTable
+	if summary {
+		table = groupSummaryTable
+	}
+	if err := table(w, sc.sched); err != nil {
 		return false, err
 	}
 	for _, warn := range sc.sched.Warnings {
@@ -108,20 +113,12 @@ func story(o options, w io.Writer) (bool, error) {
 	}
 
 	// 3. The rollout, simulated.
-	res, err := simulate.Run(simulate.Options{Strategy: sc.ps.RolloutStrategy, Planner: sc.planner, Start: sc.start}, sc.fleet)
+	res, err := rolloutStep(w, sc, summary)
 	if err != nil {
 		return false, err
 	}
-	fmt.Fprintf(w, "\n3. %s rollout (%s), simulated from %s:\n\n", sc.ps.RolloutStrategy.Type, strategySummary(sc.ps), sc.start.UTC().Format("Mon 2006-01-02 15:04 MST"))
-	for _, line := range strings.SplitAfter(strings.TrimRight(res.Timeline(), "\n"), "\n") {
-		fmt.Fprint(w, "   "+line)
-	}
-	fmt.Fprint(w, "\n\n")
-	if err := groupTimes(w, res); err != nil {
-		return false, err
-	}
 	if o.svg != "" {
-		if err := svgFile(o.svg, res, sc); err != nil {
+		if err := svgFile(o.svg, res, sc, summary); err != nil {
 			return false, err
 		}
 		fmt.Fprintf(w, "\nSVG timeline written to %s\n", o.svg)
@@ -129,17 +126,46 @@ func story(o options, w io.Writer) (bool, error) {
 	return res.Outcome == simulate.Completed, nil
 }
 
-// svgFile writes the SVG chart of res to path.
-func svgFile(path string, res simulate.Result, sc scenario) error {
-	minSuccess := time.Duration(0)
-	if c := sc.ps.RolloutStrategy.ProgressivePerGroup; c != nil {
-		minSuccess = c.MinSuccessTime.Duration
+// rolloutStep simulates the rollout and tells it: what a soak and an
+// offset are, the timeline (in summary, a line per group and event), and
+// when each group started and completed.
+func rolloutStep(w io.Writer, sc scenario, summary bool) (simulate.Result, error) {
+	res, err := simulate.Run(simulate.Options{Strategy: sc.ps.RolloutStrategy, Planner: sc.planner, Start: sc.start}, sc.fleet)
+	if err != nil {
+		return res, err
 	}
+	fmt.Fprintf(w, "\n3. %s rollout (%s), simulated from %s:\n\n", sc.ps.RolloutStrategy.Type, strategySummary(sc.ps), sc.start.UTC().Format("Mon 2006-01-02 15:04 MST"))
+	if soak := minSuccessTime(sc.ps); soak > 0 {
+		fmt.Fprintf(w, "   A soak (minSuccessTime %s): a cluster that succeeded must stay healthy this long before its group completes and the next group starts.\n", duration(soak))
+	}
+	fmt.Fprintln(w, "   Times are offsets from the start: +7m is 7 minutes in, +1h05m an hour and 5 minutes.")
+	if summary {
+		fmt.Fprintf(w, "   Summary of %d clusters: a line per group and event (-detail full: a line per cluster).\n", len(sc.sched.Clusters))
+	}
+	fmt.Fprintln(w)
+	if err := writeTimeline(w, timeline(res, summary)); err != nil {
+		return res, err
+	}
+	fmt.Fprintln(w)
+	return res, groupTimes(w, res)
+}
+
+// minSuccessTime is the soak of the strategy; 0 when it has none.
+func minSuccessTime(ps addonv1beta1.PlacementStrategy) time.Duration {
+	if c := ps.RolloutStrategy.ProgressivePerGroup; c != nil {
+		return c.MinSuccessTime.Duration
+	}
+	return 0
+}
+
+// svgFile writes the SVG chart of res to path: a row per cluster, or in
+// summary a row per group.
+func svgFile(path string, res simulate.Result, sc scenario, summary bool) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
-	werr := writeSVG(f, res, sc.sched.Groups, minSuccess)
+	werr := writeSVG(f, res, sc.sched.Groups, minSuccessTime(sc.ps), summary)
 	if cerr := f.Close(); werr == nil {
 		werr = cerr
 	}
@@ -167,39 +193,20 @@ func fleetClusters(n int) ([]*clusterv1.ManagedCluster, error) {
 	return out, nil
 }
 
-func groupTable(w io.Writer, sched placement.Result) error {
-	pdOf := map[string]string{}
-	for _, d := range sched.Decisions {
-		for _, c := range d.Status.Decisions {
-			pdOf[c.ClusterName] = d.Name
-		}
-	}
-	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "   group index\tgroup\tPlacementDecision\tcluster")
-	for _, g := range sched.Groups {
-		for _, c := range g.Clusters {
-			fmt.Fprintf(tw, "   %d\t%s\t%s\t%s\n", g.Index, g.Name, pdOf[c], c)
-		}
-	}
-	return tw.Flush()
-}
-
 // hashStep hashes the ManagedProxyConfiguration at the old tag and at the
-// seed's tag, and shows that every add-on then needs the new config.
+// new one, and shows that every add-on then needs the new config.
 func hashStep(w io.Writer, cma *addonv1beta1.ClusterManagementAddOn, p *clusterv1beta1.Placement, sched placement.Result) error {
-	upgraded, err := seed.ManagedProxyConfiguration()
+	config, err := seed.ManagedProxyConfiguration()
 	if err != nil {
 		return err
 	}
-	before := upgraded.DeepCopy()
-	for _, path := range [][]string{{"spec", "proxyServer", "image"}, {"spec", "proxyAgent", "image"}} {
-		img, _, err := unstructured.NestedString(before.Object, path...)
-		if err != nil {
-			return err
-		}
-		if err := unstructured.SetNestedField(before.Object, strings.Replace(img, "vX.Y.Z", oldTag, 1), path...); err != nil {
-			return err
-		}
+	before, err := withTag(config, oldTag)
+	if err != nil {
+		return err
+	}
+	upgraded, err := withTag(config, newTag)
+	if err != nil {
+		return err
 	}
 	oldHash, err := hash.Spec(before)
 	if err != nil {
@@ -209,8 +216,9 @@ func hashStep(w io.Writer, cma *addonv1beta1.ClusterManagementAddOn, p *clusterv
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\n2. ManagedProxyConfiguration %q, helm upgrade %s -> vX.Y.Z:\n\n", upgraded.GetName(), oldTag)
+	fmt.Fprintf(w, "\n2. ManagedProxyConfiguration %q, helm upgrade %s -> %s:\n\n", upgraded.GetName(), oldTag, newTag)
 	fmt.Fprintf(w, "   spec hash before  %s\n   spec hash after   %s\n", oldHash, newHash)
+	fmt.Fprintln(w, "   A spec hash is the SHA-256 of a config's spec: an add-on whose last applied hash is not the desired one must update.")
 	if oldHash == newHash {
 		fmt.Fprintln(w, "   the spec hash did not change: no rollout starts")
 		return nil
@@ -236,8 +244,28 @@ func hashStep(w io.Writer, cma *addonv1beta1.ClusterManagementAddOn, p *clusterv
 		}
 	}
 	fmt.Fprintf(w, "   the spec hash changed: %d of %d cluster-proxy add-ons are now ToApply, and the staged rollout starts.\n", toApply, len(addons))
+	fmt.Fprintln(w, "   ToApply: the add-on needs the new config and has not started applying it.")
 	fmt.Fprintln(w, "   (proxyServer.image is in the same spec: the hub's proxy-server updates at once, not staged.)")
 	return nil
+}
+
+// withTag returns a copy of the seed's ManagedProxyConfiguration with its
+// images at tag instead of the seed's vX.Y.Z.
+func withTag(config *unstructured.Unstructured, tag string) (*unstructured.Unstructured, error) {
+	out := config.DeepCopy()
+	for _, path := range [][]string{{"spec", "proxyServer", "image"}, {"spec", "proxyAgent", "image"}} {
+		img, found, err := unstructured.NestedString(out.Object, path...)
+		if err != nil {
+			return nil, err
+		}
+		if !found || !strings.Contains(img, seedTag) {
+			return nil, fmt.Errorf("seed ManagedProxyConfiguration: %s %q: want an image tagged %s", strings.Join(path, "."), img, seedTag)
+		}
+		if err := unstructured.SetNestedField(out.Object, strings.Replace(img, seedTag, tag, 1), path...); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // appliedAddon is a ManagedClusterAddOn that completed with the config of
@@ -282,36 +310,7 @@ func strategySummary(ps addonv1beta1.PlacementStrategy) string {
 	if c == nil {
 		return "defaults"
 	}
-	return fmt.Sprintf("minSuccessTime %s, progressDeadline %s, maxFailures %s", c.MinSuccessTime.Duration, c.ProgressDeadline, c.MaxFailures.String())
-}
-
-func groupTimes(w io.Writer, res simulate.Result) error {
-	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "   group\tstarted\tcomplete")
-	at := func(t time.Time) string {
-		if t.IsZero() {
-			return "-"
-		}
-		return offset(t.Sub(res.Start))
-	}
-	for _, g := range res.Groups {
-		fmt.Fprintf(tw, "   %s\t%s\t%s\n", g.GroupKey, at(g.Started), at(g.Finished))
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "\n   %s\n", res.Reason)
-	return nil
-}
-
-// offset formats a simulated offset as the timeline does: +MM:SS under an
-// hour, +H:MM:SS after.
-func offset(d time.Duration) string {
-	d = d.Round(time.Second)
-	if d < time.Hour {
-		return fmt.Sprintf("+%02d:%02d", int(d/time.Minute), int(d%time.Minute/time.Second))
-	}
-	return fmt.Sprintf("+%d:%02d:%02d", int(d/time.Hour), int(d%time.Hour/time.Minute), int(d%time.Minute/time.Second))
+	return fmt.Sprintf("minSuccessTime %s, progressDeadline %s, maxFailures %s", duration(c.MinSuccessTime.Duration), c.ProgressDeadline, c.MaxFailures.String())
 }
 
 // approval is the -approve gate: the named groups may start, the others are

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"sort"
 	"time"
 
 	"github.com/rolloutkit/rolloutkit/grouping"
@@ -20,6 +21,10 @@ const (
 	rowHeight  = 18
 	barHeight  = 12
 	legendH    = 40
+
+	// A row per group, with -detail summary.
+	groupRowHeight = 30
+	groupBarHeight = 24
 )
 
 type segmentKind int
@@ -106,24 +111,29 @@ func clusterBars(res simulate.Result, minSuccess time.Duration) (map[string][]se
 }
 
 // writeSVG draws the simulated rollout: one row per cluster, grouped by
-// decision group, with coloured bars for progressing, soaking, failed and
-// succeeded, a mark where a cluster timed out, and a dashed line where each
-// group started.
-func writeSVG(out io.Writer, res simulate.Result, groups []grouping.Group, minSuccess time.Duration) error {
+// decision group, or with byGroup one row per group, whose bars stack the
+// share of its clusters in each state. Bars are coloured for progressing,
+// soaking, failed and succeeded, a mark shows where clusters timed out, and
+// a dashed line where each group started.
+func writeSVG(out io.Writer, res simulate.Result, groups []grouping.Group, minSuccess time.Duration, byGroup bool) error {
 	w := bufio.NewWriter(out)
-	rows := 0
-	for _, g := range groups {
-		rows += len(g.Clusters)
+	body := len(groups) * groupRowHeight
+	if !byGroup {
+		rows := 0
+		for _, g := range groups {
+			rows += len(g.Clusters)
+		}
+		body = rows*rowHeight + len(groups)*4
 	}
-	height := topMargin + rows*rowHeight + len(groups)*4 + legendH + 20
+	height := topMargin + body + legendH + 20
 	span := res.End.Sub(res.Start)
 	if span < time.Minute {
 		span = time.Minute
 	}
 	plotW := float64(svgWidth - leftMargin - rightPad)
-	x := func(t time.Time) float64 {
+	c := chart{w: w, res: res, x: func(t time.Time) float64 {
 		return leftMargin + plotW*float64(t.Sub(res.Start))/float64(span)
-	}
+	}}
 	bars, timeouts := clusterBars(res, minSuccess)
 
 	fmt.Fprintf(w, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n", svgWidth, height, svgWidth, height)
@@ -133,8 +143,8 @@ func writeSVG(out io.Writer, res simulate.Result, groups []grouping.Group, minSu
 	// Time axis.
 	step := tickStep(span)
 	for t := time.Duration(0); t <= span; t += step {
-		tx := x(res.Start.Add(t))
-		fmt.Fprintf(w, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#ddd"/>`+"\n", tx, topMargin-8, tx, topMargin+rows*rowHeight+len(groups)*4)
+		tx := c.x(res.Start.Add(t))
+		fmt.Fprintf(w, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#ddd"/>`+"\n", tx, topMargin-8, tx, topMargin+body)
 		fmt.Fprintf(w, `<text x="%.1f" y="%d" text-anchor="middle" fill="#555">%s</text>`+"\n", tx, topMargin-12, offset(t))
 	}
 
@@ -143,33 +153,17 @@ func writeSVG(out io.Writer, res simulate.Result, groups []grouping.Group, minSu
 		if g.Started.IsZero() {
 			continue
 		}
-		gx := x(g.Started)
-		fmt.Fprintf(w, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#333" stroke-dasharray="4,3"/>`+"\n", gx, topMargin-30, gx, topMargin+rows*rowHeight+len(groups)*4)
+		gx := c.x(g.Started)
+		fmt.Fprintf(w, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#333" stroke-dasharray="4,3"/>`+"\n", gx, topMargin-30, gx, topMargin+body)
 		fmt.Fprintf(w, `<text x="%.1f" y="%d" fill="#333">%s starts</text>`+"\n", gx+3, topMargin-32, html.EscapeString(groupName(g.GroupKey)))
 	}
 
-	// Rows, group by group.
 	y := topMargin
 	for _, g := range groups {
-		fmt.Fprintf(w, `<line x1="0" y1="%d" x2="%d" y2="%d" stroke="#999"/>`+"\n", y, svgWidth, y)
-		fmt.Fprintf(w, `<text x="6" y="%d" font-weight="bold" fill="#333">%s</text>`+"\n", y+13, html.EscapeString(fmt.Sprintf("%d %s", g.Index, groupName(g.GroupKey))))
-		y += 4
-		for _, c := range g.Clusters {
-			fmt.Fprintf(w, `<text x="%d" y="%d" text-anchor="end">%s</text>`+"\n", leftMargin-6, y+barHeight, html.EscapeString(c))
-			for _, s := range bars[c] {
-				x0, x1 := x(s.from), x(s.till)
-				if x1-x0 < 1 {
-					x1 = x0 + 1
-				}
-				fmt.Fprintf(w, `<rect x="%.1f" y="%d" width="%.1f" height="%d" fill="%s"><title>%s %s %s-%s</title></rect>`+"\n",
-					x0, y+3, x1-x0, barHeight, s.kind.colour(), html.EscapeString(c), s.kind, offset(s.from.Sub(res.Start)), offset(s.till.Sub(res.Start)))
-			}
-			for _, t := range timeouts[c] {
-				tx := x(t)
-				fmt.Fprintf(w, `<path d="M%.1f %d l8 12 m0 -12 l-8 12" transform="translate(-4 0)" stroke="black" stroke-width="2"><title>%s timed out at %s</title></path>`+"\n",
-					tx, y+3, html.EscapeString(c), offset(t.Sub(res.Start)))
-			}
-			y += rowHeight
+		if byGroup {
+			y = c.groupRow(y, g, bars, timeouts)
+		} else {
+			y = c.clusterRows(y, g, bars, timeouts)
 		}
 	}
 
@@ -181,8 +175,135 @@ func writeSVG(out io.Writer, res simulate.Result, groups []grouping.Group, minSu
 		lx += 190
 	}
 	fmt.Fprintf(w, `<path d="M%d %d l8 12 m0 -12 l-8 12" stroke="black" stroke-width="2"/><text x="%d" y="%d">timed out</text>`+"\n", lx, y, lx+14, y+11)
+	if byGroup {
+		fmt.Fprintf(w, `<text x="%d" y="%d" fill="#555">a row per group; a bar's height is the share of the group's clusters in that state</text>`+"\n", leftMargin, y+30)
+	}
 	fmt.Fprintln(w, `</svg>`)
 	return w.Flush()
+}
+
+// chart is an SVG being drawn: where it goes, the rollout, and the x of a
+// time.
+type chart struct {
+	w   *bufio.Writer
+	res simulate.Result
+	x   func(time.Time) float64
+}
+
+// clusterRows draws the heading of group g at y and a row per cluster
+// under it, and returns the y after them.
+func (c chart) clusterRows(y int, g grouping.Group, bars map[string][]segment, timeouts map[string][]time.Time) int {
+	w := c.w
+	fmt.Fprintf(w, `<line x1="0" y1="%d" x2="%d" y2="%d" stroke="#999"/>`+"\n", y, svgWidth, y)
+	fmt.Fprintf(w, `<text x="6" y="%d" font-weight="bold" fill="#333">%s</text>`+"\n", y+13, html.EscapeString(fmt.Sprintf("%d %s", g.Index, groupName(g.GroupKey))))
+	y += 4
+	for _, cl := range g.Clusters {
+		fmt.Fprintf(w, `<text x="%d" y="%d" text-anchor="end">%s</text>`+"\n", leftMargin-6, y+barHeight, html.EscapeString(cl))
+		for _, s := range bars[cl] {
+			x0, x1 := c.x(s.from), c.x(s.till)
+			if x1-x0 < 1 {
+				x1 = x0 + 1
+			}
+			fmt.Fprintf(w, `<rect x="%.1f" y="%d" width="%.1f" height="%d" fill="%s"><title>%s %s %s-%s</title></rect>`+"\n",
+				x0, y+3, x1-x0, barHeight, s.kind.colour(), html.EscapeString(cl), s.kind, offset(s.from.Sub(c.res.Start)), offset(s.till.Sub(c.res.Start)))
+		}
+		for _, t := range timeouts[cl] {
+			fmt.Fprintf(w, `<path d="M%.1f %d l8 12 m0 -12 l-8 12" transform="translate(-4 0)" stroke="black" stroke-width="2"><title>%s timed out at %s</title></path>`+"\n",
+				c.x(t), y+3, html.EscapeString(cl), offset(t.Sub(c.res.Start)))
+		}
+		y += rowHeight
+	}
+	return y
+}
+
+// groupRow draws group g as one row at y: between two changes, a stack of
+// bars whose heights are the shares of its clusters in each state. It
+// returns the y after the row.
+func (c chart) groupRow(y int, g grouping.Group, bars map[string][]segment, timeouts map[string][]time.Time) int {
+	w := c.w
+	fmt.Fprintf(w, `<line x1="0" y1="%d" x2="%d" y2="%d" stroke="#999"/>`+"\n", y, svgWidth, y)
+	fmt.Fprintf(w, `<text x="%d" y="%d" text-anchor="end" font-weight="bold" fill="#333">%s</text>`+"\n", leftMargin-6, y+groupBarHeight,
+		html.EscapeString(fmt.Sprintf("%d %s (%d)", g.Index, groupName(g.GroupKey), len(g.Clusters))))
+	if len(g.Clusters) == 0 {
+		return y + groupRowHeight
+	}
+	label := html.EscapeString(groupName(g.GroupKey))
+	for _, st := range shares(g.Clusters, bars) {
+		x0, x1 := c.x(st.from), c.x(st.till)
+		if x1-x0 < 1 {
+			x1 = x0 + 1
+		}
+		bottom := float64(y + 3 + groupBarHeight)
+		// Failed at the bottom, where a thin strip is easy to find.
+		for _, k := range []segmentKind{failedSeg, progressingSeg, soakingSeg, succeededSeg} {
+			n := st.counts[k]
+			if n == 0 {
+				continue
+			}
+			// At least 2 pixels, so that one failed cluster in
+			// thousands still shows.
+			h := max(2, float64(groupBarHeight)*float64(n)/float64(len(g.Clusters)))
+			h = min(h, bottom-float64(y+1))
+			bottom -= h
+			fmt.Fprintf(w, `<rect x="%.1f" y="%.2f" width="%.1f" height="%.2f" fill="%s"><title>%s: %d %s %s-%s</title></rect>`+"\n",
+				x0, bottom, x1-x0, h, k.colour(), label, n, k, offset(st.from.Sub(c.res.Start)), offset(st.till.Sub(c.res.Start)))
+		}
+	}
+	timedOut := map[time.Time]int{}
+	var times []time.Time
+	for _, cl := range g.Clusters {
+		for _, t := range timeouts[cl] {
+			if timedOut[t] == 0 {
+				times = append(times, t)
+			}
+			timedOut[t]++
+		}
+	}
+	sort.Slice(times, func(i, j int) bool { return times[i].Before(times[j]) })
+	for _, t := range times {
+		fmt.Fprintf(w, `<path d="M%.1f %d l8 12 m0 -12 l-8 12" transform="translate(-4 0)" stroke="black" stroke-width="2"><title>%s: %d timed out at %s</title></path>`+"\n",
+			c.x(t), y+3, label, timedOut[t], offset(t.Sub(c.res.Start)))
+	}
+	return y + groupRowHeight
+}
+
+// share is how many of a group's clusters were in each state from one
+// change to the next.
+type share struct {
+	from, till time.Time
+	counts     [succeededSeg + 1]int
+}
+
+// shares sweeps the segments of clusters in time order and returns the
+// counts between every two changes at which some cluster is in a state.
+func shares(clusters []string, bars map[string][]segment) []share {
+	type change struct {
+		at    time.Time
+		kind  segmentKind
+		delta int
+	}
+	var changes []change
+	for _, cl := range clusters {
+		for _, s := range bars[cl] {
+			changes = append(changes, change{s.from, s.kind, 1}, change{s.till, s.kind, -1})
+		}
+	}
+	sort.SliceStable(changes, func(i, j int) bool { return changes[i].at.Before(changes[j].at) })
+	var out []share
+	var counts [succeededSeg + 1]int
+	for i := 0; i < len(changes); {
+		at := changes[i].at
+		for ; i < len(changes) && changes[i].at.Equal(at); i++ {
+			counts[changes[i].kind] += changes[i].delta
+		}
+		if i == len(changes) {
+			break
+		}
+		if counts != ([succeededSeg + 1]int{}) {
+			out = append(out, share{from: at, till: changes[i].at, counts: counts})
+		}
+	}
+	return out
 }
 
 func groupName(k grouping.GroupKey) string {
