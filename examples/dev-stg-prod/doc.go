@@ -11,7 +11,10 @@
 //     after dev's soak, then prod.
 //
 // Flags add a failing cluster (-fail, -recover-after), a bigger fleet
-// (-clusters), gates (-approve, -window) and an SVG chart (-svg). The exit
-// code is 0 when the rollout completes and 1 when it halts or is stuck.
+// (-clusters, at most 10,000 per environment; -detail auto|full|summary,
+// where auto summarises above 30 clusters and the SVG then draws one row per
+// group), gates (-approve, -window) and an SVG chart (-svg). The exit code is
+// 0 when the rollout completes, 1 when it halts or is stuck, and 2 for bad
+// flags or input (an unknown cluster or group, a bad window).
 // The rules it follows are in docs/semantics.md.
 package main

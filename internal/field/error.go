@@ -10,7 +10,7 @@ import (
 // object (when known) and the field, quotes the value, and says what was
 // expected:
 //
-//	placement "ns/p": decisionStrategy.groupStrategy.clustersPerDecisionGroup "150%": want an integer or a percentage 0%-100%
+//	placement "ns/p": decisionStrategy.groupStrategy.clustersPerDecisionGroup "150%": want a positive integer or a percentage 1%-100%
 type Error struct {
 	// Object names the object that holds the field, e.g.
 	// `placement "open-cluster-management/cluster-proxy-placement"`. It may be

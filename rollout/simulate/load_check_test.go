@@ -40,7 +40,7 @@ func (lc *loadCase) since(t time.Time) string {
 
 // checkGroupOrder: ProgressivePerGroup starts a group only once every
 // earlier group of the walk (mandatory ones first, then by index) is
-// complete (SEMANTICS §3.5). A group with no failure so far is complete
+// complete (docs/semantics.md §3.5). A group with no failure so far is complete
 // when the planner reports it so; a group with failures within its budget
 // does not hold the walk, though its Failed clusters keep it Active, and
 // checkPerGroup checks those from the replayed states.
@@ -73,7 +73,7 @@ func (lc *loadCase) checkGroupOrder(r simulate.Result, times map[grouping.GroupK
 
 // checkMandatoryFirst: with either progressive type, no cluster outside the
 // mandatory groups is applied before every mandatory group has completed
-// (SEMANTICS §3.5-3.7).
+// (docs/semantics.md §3.5-3.7).
 func (lc *loadCase) checkMandatoryFirst(r simulate.Result, times map[grouping.GroupKey]simulate.GroupTimes) string {
 	if lc.kind == clusterv1alpha1.All || len(lc.mandatory) == 0 {
 		return ""
@@ -97,7 +97,7 @@ func (lc *loadCase) checkMandatoryFirst(r simulate.Result, times map[grouping.Gr
 // flight (progressing, failed within the deadline, soaking) than its
 // window, at any instant, not only when it starts some (checkBatch). Only a
 // time-out frees a slot that the same cluster takes again when it
-// recovers (SEMANTICS §3.6: every in-flight cluster holds a slot, even
+// recovers (docs/semantics.md §3.6: every in-flight cluster holds a slot, even
 // beyond the window), so the check applies to timelines without one.
 func (lc *loadCase) checkWindowAlways(r simulate.Result, _ map[grouping.GroupKey]simulate.GroupTimes) string {
 	if lc.kind != clusterv1alpha1.Progressive || len(eventsOf(r, simulate.TimedOut)) > 0 {

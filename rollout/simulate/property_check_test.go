@@ -12,7 +12,7 @@ import (
 	"github.com/rolloutkit/rolloutkit/rollout/simulate"
 )
 
-// phase is a replayed cluster's state at one instant, by SEMANTICS §3.3.
+// phase is a replayed cluster's state at one instant, by docs/semantics.md §3.3.
 type phase int
 
 const (
@@ -39,7 +39,7 @@ type replayed struct {
 }
 
 // state evaluates c at t: a soak ends, and a deadline passes, at the exact
-// instant (SEMANTICS §3.3).
+// instant (docs/semantics.md §3.3).
 func (sc *scenario) state(c *replayed, t time.Time) phase {
 	switch {
 	case !c.applied:
@@ -231,7 +231,7 @@ func (rp *replay) checkStart(name string, t time.Time) string {
 // checkPerGroup: a group starts only when every earlier group of the walk
 // is done, or failed within its budget, including its soak; and nothing
 // else is in flight but Failed clusters of those earlier groups
-// (SEMANTICS §3.5).
+// (docs/semantics.md §3.5).
 func (rp *replay) checkPerGroup(g grouping.GroupKey, t time.Time) string {
 	sc := rp.sc
 	pos := slices.Index(sc.keys, g)
@@ -270,7 +270,7 @@ func (rp *replay) checkPerGroup(g grouping.GroupKey, t time.Time) string {
 
 // checkProgressive: mandatory groups go first, one after the other, with no
 // failure; the others only once every mandatory cluster is done, and never
-// while failures exceed maxFailures (SEMANTICS §3.6).
+// while failures exceed maxFailures (docs/semantics.md §3.6).
 func (rp *replay) checkProgressive(g grouping.GroupKey, t time.Time) string {
 	sc := rp.sc
 	pos := slices.Index(sc.keys, g)

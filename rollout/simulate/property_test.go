@@ -20,7 +20,7 @@ import (
 )
 
 // TestRunProperties runs random fleets under random strategies and checks
-// the planner's rules (SEMANTICS §3) over whole rollouts, from the
+// the planner's rules (docs/semantics.md §3) over whole rollouts, from the
 // timeline alone: each check re-derives the clusters' states from the
 // events, independently of the planner's code.
 func TestRunProperties(t *testing.T) {
@@ -266,7 +266,7 @@ func randomPortion(rng *rand.Rand, maxInt int) intstr.IntOrString {
 	return intstr.FromString([]string{"0%", "10%", "25%", "50%", "100%"}[rng.IntN(5)])
 }
 
-// portionOf is SEMANTICS' int-or-percent of total: an int as is, N% rounded
+// portionOf is the rule book's int-or-percent of total: an int as is, N% rounded
 // up.
 func portionOf(p intstr.IntOrString, total int) int {
 	if p.Type == intstr.Int {
