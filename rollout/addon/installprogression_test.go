@@ -373,6 +373,7 @@ type world struct {
 	groups      []grouping.Group
 	mcas        []*addonv1beta1.ManagedClusterAddOn
 	progression []addonv1beta1.InstallProgression
+	fail        map[string]bool // clusters whose agent fails to apply
 }
 
 // reconcile is one pass of the controller at now; it returns the clusters
@@ -411,19 +412,93 @@ func (w *world) reconcile(t *testing.T, specHash addon.SpecHashFunc, now time.Ti
 func (w *world) agent(now time.Time) {
 	for j, m := range w.mcas {
 		ref := m.Status.ConfigReferences[0]
-		if reflect.DeepEqual(ref.DesiredConfig, ref.LastAppliedConfig) {
+		cond := metav1.Condition{Type: addonv1beta1.ManagedClusterAddOnConditionProgressing, LastTransitionTime: metav1.NewTime(now)}
+		old := meta.FindStatusCondition(m.Status.Conditions, cond.Type)
+		applied := reflect.DeepEqual(ref.DesiredConfig, ref.LastAppliedConfig)
+		switch {
+		case applied && old != nil && old.Reason != addonv1beta1.ProgressingReasonCompleted:
+			// What is desired already runs (a revert): the work is applied.
+			cond.Status, cond.Reason = metav1.ConditionFalse, addonv1beta1.ProgressingReasonCompleted
+		case applied, old != nil && old.Reason == addonv1beta1.ProgressingReasonFailed:
 			continue
+		case meta.IsStatusConditionTrue(m.Status.Conditions, cond.Type) && w.fail[m.Namespace]:
+			cond.Status, cond.Reason = metav1.ConditionFalse, addonv1beta1.ProgressingReasonFailed
+		default:
+			cond = applyStep(m, cond)
 		}
 		mca := m.DeepCopy()
-		cond := metav1.Condition{Type: addonv1beta1.ManagedClusterAddOnConditionProgressing, LastTransitionTime: metav1.NewTime(now)}
-		if meta.IsStatusConditionTrue(m.Status.Conditions, cond.Type) {
+		if cond.Reason == addonv1beta1.ProgressingReasonCompleted && !applied {
 			mca.Status.ConfigReferences[0].LastAppliedConfig = ref.DesiredConfig.DeepCopy()
-			cond.Status, cond.Reason = metav1.ConditionFalse, addonv1beta1.ProgressingReasonCompleted
-		} else {
-			cond.Status, cond.Reason = metav1.ConditionTrue, addonv1beta1.ProgressingReasonProgressing
 		}
 		meta.SetStatusCondition(&mca.Status.Conditions, cond)
 		w.mcas = slices.Clone(w.mcas)
 		w.mcas[j] = mca
 	}
+}
+
+// applyStep is one minute of a healthy apply: Progressing first, then
+// Completed.
+func applyStep(m *addonv1beta1.ManagedClusterAddOn, cond metav1.Condition) metav1.Condition {
+	if meta.IsStatusConditionTrue(m.Status.Conditions, cond.Type) {
+		cond.Status, cond.Reason = metav1.ConditionFalse, addonv1beta1.ProgressingReasonCompleted
+		return cond
+	}
+	cond.Status, cond.Reason = metav1.ConditionTrue, addonv1beta1.ProgressingReasonProgressing
+	return cond
+}
+
+// TestSeedRevertWithPlanner is docs/semantics.md §5.5: the new config halts
+// in stg (its agent fails), and the config is put back. That is a new
+// rollout of the old hash: dev, which applied the new config, gets the old
+// one again first; stg, which never applied it, follows once dev has
+// soaked; prod, which never left the old config, is done at once and its
+// status is never written; and last-known-good stays the old config
+// throughout.
+func TestSeedRevertWithPlanner(t *testing.T) {
+	t.Parallel()
+	cma := seedCMA(t)
+	groups := []grouping.Group{
+		{GroupKey: grouping.GroupKey{Name: "dev", Index: 0}, Clusters: []string{"dev-cluster"}},
+		{GroupKey: grouping.GroupKey{Name: "stg", Index: 1}, Clusters: []string{"stg-cluster"}},
+		{GroupKey: grouping.GroupKey{Name: "prod", Index: 2}, Clusters: []string{"prod-cluster"}},
+	}
+	start := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	w := &world{cma: cma, strategy: cma.Spec.InstallStrategy.Placements[0].RolloutStrategy, groups: groups,
+		mcas: readMCAs(t, "managedclusteraddons.yaml"), fail: map[string]bool{"stg-cluster": true}}
+	original, upgraded := lookup(t, proxyConfig(t)), lookup(t, proxyConfig(t, "proxyAgent", "proxyServer"))
+	w.reconcile(t, original, start.Add(-time.Hour))
+
+	now := start
+	for ; now.Before(start.Add(30 * time.Minute)); now = now.Add(time.Minute) {
+		written := w.reconcile(t, upgraded, now)
+		assert.NotContains(t, written, "prod-cluster", now)
+		w.agent(now)
+	}
+	require.Equal(t, addonv1beta1.ProgressingReasonFailed, meta.FindStatusCondition(w.mca("stg-cluster").Status.Conditions, "Progressing").Reason, "stg failed")
+	require.Equal(t, newHash, w.mca("dev-cluster").Status.ConfigReferences[0].LastAppliedConfig.SpecHash, "dev applied the new config")
+
+	w.fail = nil
+	var order []string
+	prodBefore := w.mca("prod-cluster")
+	for end := now.Add(time.Hour); now.Before(end); now = now.Add(time.Minute) {
+		order = append(order, w.reconcile(t, original, now)...)
+		if w.progression[0].Conditions[0].Reason == addonv1beta1.ProgressingReasonCompleted {
+			break
+		}
+		assert.Equal(t, oldHash, w.progression[0].ConfigReferences[0].LastKnownGoodConfig.SpecHash, now)
+		w.agent(now)
+	}
+	assert.Equal(t, []string{"dev-cluster", "stg-cluster"}, order, "the revert's writes, in order")
+	assert.Equal(t, prodBefore, w.mca("prod-cluster"), "prod's add-on was written")
+	assert.Equal(t, seedProgression(oldHash, oldHash, oldHash, w.progression[0].Conditions[0]), w.progression[0])
+	for _, m := range w.mcas {
+		assert.Equal(t, oldHash, m.Status.ConfigReferences[0].DesiredConfig.SpecHash, m.Namespace)
+		assert.Equal(t, oldHash, m.Status.ConfigReferences[0].LastAppliedConfig.SpecHash, m.Namespace)
+	}
+}
+
+// mca is the add-on of cluster.
+func (w *world) mca(cluster string) *addonv1beta1.ManagedClusterAddOn {
+	i := slices.IndexFunc(w.mcas, func(m *addonv1beta1.ManagedClusterAddOn) bool { return m.Namespace == cluster })
+	return w.mcas[i]
 }
