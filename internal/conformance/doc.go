@@ -18,6 +18,10 @@
 //     predicate must both fire and explain an observed disagreement.
 //   - TestDivergence_* show each divergence on one hand-made input, asserting
 //     OCM's behaviour and ours. docs/compatibility.md lists them.
+//   - TestDivergence_CustomConfigsComplete runs OCM's add-on manager itself
+//     (open-cluster-management.io/ocm v1.2.0, its addon-configuration
+//     controller over fake clientsets and informers) beside rollout/addon on
+//     one hub, for divergence A3.
 //   - Benchmarks of Plan, of OCM's GetRolloutCluster and of a floor that
 //     only indexes the statuses; docs/performance.md has the numbers.
 //
