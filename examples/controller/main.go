@@ -194,7 +194,9 @@ func serve(ctx context.Context, cfg *rest.Config, o options, logger logr.Logger)
 				}
 			}
 		}
-		a := &agent.Agent{Client: mgr.GetClient(), Version: version, Delay: o.simulateAgents, Fail: o.failClusters}
+		fail := o.failClusters
+		a := &agent.Agent{Client: mgr.GetClient(), Version: version, Delay: o.simulateAgents,
+			Fail: func(cluster, _ string) bool { return fail[cluster] }}
 		if err := a.SetupWithManager(mgr); err != nil {
 			return err
 		}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -99,7 +100,7 @@ func TestRun(t *testing.T) {
 	probe := freeAddr(t)
 	runCtx, cancel := context.WithCancel(ctx)
 	code := make(chan int, 1)
-	var logs bytes.Buffer
+	var logs syncBuffer // the controllers log from several goroutines
 	go func() {
 		code <- run(runCtx, []string{"-kubeconfig", kubeconfig, "-simulate-agents", "500ms", "-health-probe-bind-address", probe}, &out, &logs)
 	}()
@@ -133,4 +134,22 @@ func freeAddr(t *testing.T) string {
 	require.NoError(t, err)
 	defer l.Close()
 	return fmt.Sprintf("127.0.0.1:%d", l.Addr().(*net.TCPAddr).Port)
+}
+
+// syncBuffer is a bytes.Buffer that several goroutines may write.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

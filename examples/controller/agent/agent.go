@@ -1,18 +1,3 @@
-// Package agent is a stand-in for the spoke side of an OCM add-on, for
-// tests and demos on a hub with no real managed clusters.
-//
-// On a real hub, the add-on manager's progressing controller turns each
-// cluster's ManifestWork status into its ManagedClusterAddOn's
-// status.configReferences[].lastAppliedConfig and Progressing condition. The
-// Agent here plays that part: when a ManagedClusterAddOn's desiredConfig
-// differs from its lastAppliedConfig it reports Progressing at once, and
-// after Delay it either copies every desiredConfig into lastAppliedConfig
-// and reports Completed, or, for a cluster it is told to fail, reports
-// Failed and leaves lastAppliedConfig alone. An add-on whose desired configs
-// are already applied (a revert to the running config) is reported Completed. It writes the way OCM's
-// controller does (conditions set with meta.SetStatusCondition), as a merge
-// patch of the status that carries the resourceVersion it read, so it never
-// overwrites the rollout controller's desiredConfig.
 package agent
 
 import (
@@ -46,13 +31,16 @@ type Agent struct {
 	Version string
 	// Delay is how long applying a config takes.
 	Delay time.Duration
-	// Fail names the clusters (namespaces) where applying fails.
-	Fail map[string]bool
+	// Fail tells whether applying target fails on cluster (a namespace);
+	// target names the desired configs by their spec hashes, joined with
+	// commas. Nil: every apply succeeds.
+	Fail func(cluster, target string) bool
 	// Clock stamps the conditions. Nil: the real clock.
 	Clock clock.Clock
 
 	mu      sync.Mutex
-	started map[string]start // namespace/name -> the apply under way
+	started map[string]start  // namespace/name -> the apply under way
+	failed  map[string]string // namespace/name -> the target whose apply failed
 }
 
 // start is an apply under way: which desired configs, since when.
@@ -99,7 +87,7 @@ func (a *Agent) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, e
 	}
 	began, ok := a.begun(key, target)
 	if !ok {
-		if failedFor(u, target) {
+		if a.failedOn(key, target) {
 			return ctrl.Result{}, nil // failed: stays so until the desired configs change
 		}
 		if err := a.write(ctx, u, refs, false, progressing(target, now)); err != nil {
@@ -111,15 +99,19 @@ func (a *Agent) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, e
 	if left := began.Add(a.Delay).Sub(now); left > 0 {
 		return ctrl.Result{RequeueAfter: left}, nil
 	}
+	fails := a.Fail != nil && a.Fail(req.Namespace, target)
 	cond := completed(now)
-	if a.Fail[req.Namespace] {
+	if fails {
 		cond = failed(target, now)
 	}
-	if err := a.write(ctx, u, refs, !a.Fail[req.Namespace], cond); err != nil {
+	if err := a.write(ctx, u, refs, !fails, cond); err != nil {
 		return ctrl.Result{}, err
 	}
 	log.FromContext(ctx).V(1).Info("applied", "addon", key, "reason", cond.Reason)
 	a.forget(key)
+	if fails {
+		a.fail(key, target)
+	}
 	return ctrl.Result{}, nil
 }
 
@@ -143,13 +135,6 @@ func desiredTarget(refs []any) (string, bool) {
 	return strings.Join(hashes, ","), pending
 }
 
-// failedFor reports that the add-on's Progressing condition already says
-// the apply of target failed.
-func failedFor(u *unstructured.Unstructured, target string) bool {
-	c := meta.FindStatusCondition(conditions(u), addonv1beta1.ManagedClusterAddOnConditionProgressing)
-	return c != nil && c.Reason == addonv1beta1.ProgressingReasonFailed && c.Message == failed(target, time.Time{}).Message
-}
-
 func progressing(target string, now time.Time) metav1.Condition {
 	return metav1.Condition{Type: addonv1beta1.ManagedClusterAddOnConditionProgressing, Status: metav1.ConditionTrue,
 		Reason: addonv1beta1.ProgressingReasonProgressing, Message: "progressing... applying " + target, LastTransitionTime: metav1.NewTime(now)}
@@ -167,11 +152,16 @@ func failed(target string, now time.Time) metav1.Condition {
 
 // conditions decodes the add-on's status.conditions.
 func conditions(u *unstructured.Unstructured) []metav1.Condition {
-	raw, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	raw, _, err := unstructured.NestedSlice(u.Object, "status", "conditions")
+	if err != nil {
+		return nil // not a list: as if there were none, and the write replaces it
+	}
 	var out struct {
 		Conditions []metav1.Condition `json:"conditions"`
 	}
-	_ = runtime.DefaultUnstructuredConverter.FromUnstructured(map[string]any{"conditions": raw}, &out)
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(map[string]any{"conditions": raw}, &out); err != nil {
+		return nil
+	}
 	return out.Conditions
 }
 
@@ -232,8 +222,28 @@ func (a *Agent) begin(key string, s start) {
 	a.started[key] = s
 }
 
+// forget drops the apply under way, and a failure recorded, for key.
 func (a *Agent) forget(key string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	delete(a.started, key)
+	delete(a.failed, key)
+}
+
+// fail records that the apply of target failed on key.
+func (a *Agent) fail(key, target string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.failed == nil {
+		a.failed = make(map[string]string)
+	}
+	a.failed[key] = target
+}
+
+// failedOn reports that the apply of target already failed on key.
+func (a *Agent) failedOn(key, target string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	t, ok := a.failed[key]
+	return ok && t == target
 }

@@ -64,7 +64,8 @@ func newEnv(t testing.TB) *env {
 	return &env{hub: h, c: c}
 }
 
-// writes counts the API writes one client makes.
+// writes records the API writes one client sends; count counts those the
+// API server accepted.
 type writes struct {
 	mu    sync.Mutex
 	all   []write
@@ -90,14 +91,17 @@ func (w *writes) RoundTrip(r *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
-// count returns how many writes were sent whose path contains every one of
-// parts.
+// count returns how many writes the API server accepted whose path
+// contains every one of parts.
 func (w *writes) count(parts ...string) int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	n := 0
 next:
 	for _, x := range w.all {
+		if x.code < 200 || x.code > 299 {
+			continue
+		}
 		for _, p := range parts {
 			if !strings.Contains(x.path, p) {
 				continue next
@@ -181,17 +185,18 @@ func (e *env) controller(t testing.TB) *running {
 	})
 }
 
-// agents starts the fake agent: applying takes delay, and fails on the
-// clusters named.
-func (e *env) agents(t testing.TB, delay time.Duration, fail ...string) *running {
-	f := make(map[string]bool)
-	for _, c := range fail {
-		f[c] = true
-	}
+// agents starts the fake agent: applying takes delay, and fails where fail
+// says (nil: never).
+func (e *env) agents(t testing.TB, delay time.Duration, fail func(cluster, target string) bool) *running {
 	return e.start(t, func(mgr ctrl.Manager) error {
-		a := &agent.Agent{Client: mgr.GetClient(), Version: hubctl.V1alpha1, Delay: delay, Fail: f}
+		a := &agent.Agent{Client: mgr.GetClient(), Version: hubctl.V1alpha1, Delay: delay, Fail: fail}
 		return a.SetupWithManager(mgr)
 	})
+}
+
+// failingOn fails the apply of the config whose spec hash is h on cluster.
+func failingOn(cluster, h string) func(string, string) bool {
+	return func(c, target string) bool { return c == cluster && target == h }
 }
 
 // testWriter sends logs to the test's log.
@@ -212,11 +217,17 @@ type addonState struct {
 
 func (e *env) addon(t testing.TB, cluster, name string) addonState {
 	t.Helper()
+	s, err := e.readAddon(cluster, name)
+	require.NoError(t, err, "reading add-on %s/%s", cluster, name)
+	return s
+}
+
+// readAddon reads a cluster's add-on; a missing one is the zero state.
+func (e *env) readAddon(cluster, name string) (addonState, error) {
 	var mca addonv1alpha1.ManagedClusterAddOn
 	err := e.c.Get(context.Background(), types.NamespacedName{Namespace: cluster, Name: name}, &mca)
 	if err != nil {
-		require.True(t, client.IgnoreNotFound(err) == nil, "reading add-on %s/%s: %v", cluster, name, err)
-		return addonState{}
+		return addonState{}, client.IgnoreNotFound(err)
 	}
 	s := addonState{exists: true}
 	for _, r := range mca.Status.ConfigReferences {
@@ -229,7 +240,7 @@ func (e *env) addon(t testing.TB, cluster, name string) addonState {
 	}
 	s.progressing = meta.FindStatusCondition(mca.Status.Conditions, addonv1beta1.ManagedClusterAddOnConditionProgressing)
 	s.configured = meta.FindStatusCondition(mca.Status.Conditions, addonv1beta1.ManagedClusterAddOnConditionConfigured)
-	return s
+	return s, nil
 }
 
 // progression returns the add-on's install progression of its only
@@ -267,7 +278,9 @@ func eventually(t testing.TB, timeout time.Duration, what string, cond func() (b
 // that agent image.
 func specHash(t testing.TB, image string) string {
 	t.Helper()
-	h, err := hash.Spec(testhub.WithAgentImage(image))
+	u, err := testhub.WithAgentImage(image)
+	require.NoError(t, err)
+	h, err := hash.Spec(u)
 	require.NoError(t, err)
 	return h
 }

@@ -31,18 +31,15 @@ func TestRevert(t *testing.T) {
 	e := newEnv(t)
 	o := seedHub(t, e, "4s")
 	ctl := e.controller(t)
-	clean := e.agents(t, applyTime)
 	oldHash, newHash := specHash(t, testhub.Image), specHash(t, newImage)
+	// One agent throughout: stg fails to apply the new config, and only it.
+	e.agents(t, applyTime, failingOn("stg-cluster", newHash))
 	e.installed(t, o, addonName, oldHash, 60*time.Second)
-	clean.stop(t)
-	failing := e.agents(t, applyTime, "stg-cluster")
 	prodWrites := func() int { return ctl.writes.count("/namespaces/prod-cluster/managedclusteraddons") }
 	prodBefore := prodWrites()
 	ob := e.observe(t, o.Clusters(), addonName, oldHash)
 	e.haltAtStg(t, o, ctl, newHash)
 
-	failing.stop(t)
-	e.agents(t, applyTime) // stg's agent recovers
 	require.NoError(t, testhub.SetAgentImage(context.Background(), e.c, testhub.Image))
 	e.installed(t, o, addonName, oldHash, 60*time.Second)
 	ob.close()
@@ -52,11 +49,14 @@ func TestRevert(t *testing.T) {
 	assert.Equal(t, []string{oldHash, newHash, oldHash}, ob.desired["stg-cluster"])
 	assert.Equal(t, []string{oldHash}, ob.applied["stg-cluster"], "stg never applied the bad config")
 	assert.Equal(t, []string{oldHash}, ob.desired["prod-cluster"], "prod's desiredConfig was written")
-	// Reverting: dev got the old hash again before stg did.
-	require.Len(t, ob.desiredAt["dev-cluster"], 3)
+	// Reverting: stg got the old hash again only after dev had applied it
+	// and soaked (dev's Completed time is stored to the second).
 	require.Len(t, ob.desiredAt["stg-cluster"], 3)
-	devAgain, stgAgain := ob.desiredAt["dev-cluster"][2], ob.desiredAt["stg-cluster"][2]
-	assert.True(t, devAgain.Before(stgAgain), "dev reverted at %s, stg at %s", devAgain, stgAgain)
+	devDone := e.addon(t, "dev-cluster", addonName).progressing
+	require.NotNil(t, devDone)
+	stgAgain := ob.desiredAt["stg-cluster"][2]
+	assert.False(t, stgAgain.Before(devDone.LastTransitionTime.Add(soak)),
+		"stg reverted at %s, before dev's soak ended at %s", stgAgain, devDone.LastTransitionTime.Add(soak))
 	// Prod's add-on was written only to flip its Configured condition
 	// (not configured while the bad config was desired, configured again).
 	assert.LessOrEqual(t, prodWrites()-prodBefore, 2)
@@ -88,6 +88,16 @@ func TestBadInput(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, e.c.Create(ctx, alpha))
 	}
+	// Their add-ons already exist (installed earlier, say): the test checks
+	// that nothing writes them.
+	versions := map[string]string{}
+	for _, name := range []string{"bad-strategy", "broken-placement"} {
+		for _, c := range o.Clusters() {
+			m := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: c, Name: name}}
+			require.NoError(t, e.c.Create(ctx, m))
+			versions[c+"/"+name] = m.ResourceVersion
+		}
+	}
 	p, err := seed.Placement()
 	require.NoError(t, err)
 	p.Name = "broken"
@@ -95,7 +105,7 @@ func TestBadInput(t *testing.T) {
 	require.NoError(t, e.c.Create(ctx, p))
 
 	e.controller(t)
-	e.agents(t, applyTime)
+	e.agents(t, applyTime, nil)
 	e.installed(t, o, addonName, specHash(t, testhub.Image), 60*time.Second)
 
 	eventually(t, 30*time.Second, "invalid strategy reported", func() (bool, string) {
@@ -139,13 +149,15 @@ func TestBadInput(t *testing.T) {
 		}
 		return mc.Status == metav1.ConditionTrue && mc.Reason == "Misconfigured" && strings.Contains(mc.Message, "Within"), mc.Message
 	})
-	for _, name := range []string{"bad-strategy", "broken-placement"} {
-		var l addonv1alpha1.ManagedClusterAddOnList
-		require.NoError(t, e.c.List(ctx, &l))
-		for _, m := range l.Items {
-			if m.Name == name {
-				assert.Empty(t, m.Status.ConfigReferences, "%s/%s was rolled out", m.Namespace, m.Name)
-			}
+	var l addonv1alpha1.ManagedClusterAddOnList
+	require.NoError(t, e.c.List(ctx, &l))
+	checked := 0
+	for _, m := range l.Items {
+		if v, ok := versions[m.Namespace+"/"+m.Name]; ok {
+			assert.Equal(t, v, m.ResourceVersion, "%s/%s was written", m.Namespace, m.Name)
+			assert.Empty(t, m.Status.ConfigReferences, "%s/%s was rolled out", m.Namespace, m.Name)
+			checked++
 		}
 	}
+	assert.Equal(t, len(versions), checked)
 }

@@ -100,7 +100,7 @@ func rollout1000(b *testing.B, sizes [3]int, soak, apply time.Duration, qps int)
 	ctl.Stderr = os.Stderr
 	require.NoError(b, ctl.Start())
 	defer func() { _ = ctl.Process.Kill(); _ = ctl.Wait() }()
-	agents := e.agents(b, apply)
+	agents := e.agents(b, apply, nil)
 	defer agents.stop(b)
 
 	waitInstalled(b, e, o, specHash(b, testhub.Image), 5*time.Minute)

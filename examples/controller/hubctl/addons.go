@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -13,8 +14,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/tools/events"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
+	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -35,6 +38,12 @@ const (
 	// the field errors. Nothing is rolled out for that placement.
 	ReasonInvalidRolloutStrategy = "InvalidRolloutStrategy"
 
+	// ReasonRolloutError is the reason of the Warning event when part of a
+	// rollout could not be planned or written (a config object or a
+	// cluster namespace missing, say); the rest goes ahead, and the
+	// reconcile runs again within errorRetry.
+	ReasonRolloutError = "RolloutError"
+
 	reasonConfigured    = "ConfigurationsConfigured"
 	reasonNotConfigured = "ConfigurationsNotConfigured"
 )
@@ -52,9 +61,14 @@ type AddonReconciler struct {
 	// Clock is the planner's clock. Nil: the real clock.
 	Clock clock.Clock
 	// Recorder receives an event for each add-on whose rollout strategy is
-	// invalid.
+	// invalid, and for each reconcile that met an error. Nil: no events.
 	Recorder events.EventRecorder
+	// Version is the add-on API version to read and write
+	// ClusterManagementAddOns and ManagedClusterAddOns in: V1alpha1 or
+	// V1beta1 (see StorageVersion).
+	Version string
 
+	// Set by SetupWithManager.
 	api     addonAPI
 	configs *configWatches
 	phases  *phaseLog
@@ -66,6 +80,13 @@ type placementOutcome struct {
 	progression addonv1beta1.InstallProgression
 	recheck     time.Duration
 }
+
+// errorRetry is how soon a reconcile that met an error other than a
+// conflict (a config object or a cluster namespace missing, say) runs
+// again, unless a soak or a deadline ends sooner. It is a fixed poll, not an
+// exponential backoff, so that a problem on one cluster never delays the
+// clock-driven steps of the others.
+const errorRetry = 15 * time.Second
 
 // Reconcile plans and writes the next step of one add-on's rollout.
 func (r *AddonReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
@@ -83,6 +104,10 @@ func (r *AddonReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	if cma.Spec.InstallStrategy.Type != addonv1beta1.AddonInstallStrategyPlacements || !cma.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
 	}
+	groups, err := r.ownedGroups(ctx, cma)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
 	now := clock.NowOf(r.Clock)
 	specHash := r.configs.specHash(ctx)
 
@@ -92,90 +117,146 @@ func (r *AddonReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		errs    []error
 	)
 	for i, ps := range cma.Spec.InstallStrategy.Placements {
-		out, err := r.reconcilePlacement(ctx, obj, cma, i, ps, now, specHash)
+		out, err := r.reconcilePlacement(ctx, obj, cma, i, ps, groups[i], now, specHash)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("placement %q: %w", ps.Namespace+"/"+ps.Name, err))
-			if prev, ok := previousProgression(cma, ps.PlacementRef); ok {
-				ips = append(ips, prev)
-			}
-			continue
 		}
 		ips = append(ips, out.progression)
-		if d := out.recheck; d > 0 && (recheck == 0 || d < recheck) {
-			recheck = d
-		}
+		recheck = sooner(recheck, out.recheck)
 	}
-	if res, err := r.writeProgressions(ctx, obj, cma, ips); err != nil || res.RequeueAfter > 0 {
-		return res, err
+	res, werr := r.writeProgressions(ctx, obj, cma, ips)
+	if werr != nil {
+		errs = append(errs, werr)
 	}
+	recheck = sooner(recheck, res.RequeueAfter)
 	if err := errors.Join(errs...); err != nil {
 		if onlyConflicts(err) {
-			return ctrl.Result{RequeueAfter: conflictRetry}, nil
+			return ctrl.Result{RequeueAfter: sooner(recheck, conflictRetry)}, nil
 		}
-		return ctrl.Result{}, err
+		log.FromContext(ctx).Error(err, "add-on rollout: some of it could not be planned or written; the rest went ahead")
+		if r.Recorder != nil {
+			r.Recorder.Eventf(obj, nil, corev1.EventTypeWarning, ReasonRolloutError, "Reconcile", "%s", err.Error())
+		}
+		return ctrl.Result{RequeueAfter: sooner(recheck, errorRetry)}, nil
 	}
 	return ctrl.Result{RequeueAfter: recheck}, nil
 }
 
-// reconcilePlacement plans and writes one install-strategy placement.
+// sooner returns the smaller positive duration of a and b (0: none).
+func sooner(a, b time.Duration) time.Duration {
+	if a <= 0 || (b > 0 && b < a) {
+		return b
+	}
+	return a
+}
+
+// ownedGroups reads the decision groups of every install-strategy placement
+// and gives each cluster to the last placement that selects it, as OCM's
+// add-on manager does: a placement rolls out only the clusters it owns.
+func (r *AddonReconciler) ownedGroups(ctx context.Context, cma *addonv1beta1.ClusterManagementAddOn) ([][]grouping.Group, error) {
+	all := make([][]grouping.Group, len(cma.Spec.InstallStrategy.Placements))
+	for i, ps := range cma.Spec.InstallStrategy.Placements {
+		gs, err := r.groups(ctx, ps.PlacementRef)
+		if err != nil {
+			return nil, fmt.Errorf("placement %q: %w", ps.Namespace+"/"+ps.Name, err)
+		}
+		all[i] = gs
+	}
+	return lastPlacementWins(all), nil
+}
+
+// lastPlacementWins keeps each cluster only in the groups of the last
+// placement (by index in all) that selects it. The groups themselves stay,
+// emptied where need be, so that indices keep their meaning. all is not
+// modified.
+func lastPlacementWins(all [][]grouping.Group) [][]grouping.Group {
+	owner := make(map[string]int)
+	for i, gs := range all {
+		for _, g := range gs {
+			for _, c := range g.Clusters {
+				owner[c] = i
+			}
+		}
+	}
+	out := slices.Clone(all)
+	for i, gs := range out {
+		for k, g := range gs {
+			var kept []string
+			for _, c := range g.Clusters {
+				if owner[c] == i {
+					kept = append(kept, c)
+				}
+			}
+			if len(kept) != len(g.Clusters) {
+				if &out[i][0] == &all[i][0] {
+					out[i] = slices.Clone(gs)
+				}
+				out[i][k].Clusters = kept
+			}
+		}
+	}
+	return out
+}
+
+// reconcilePlacement plans and writes one install-strategy placement, over
+// the groups of the clusters it owns. What it cannot do for some clusters
+// (an add-on it cannot create, say) it reports, and does the rest; when it
+// cannot plan at all, the progression it returns is the previous one.
 func (r *AddonReconciler) reconcilePlacement(ctx context.Context, obj client.Object, cma *addonv1beta1.ClusterManagementAddOn,
-	i int, ps addonv1beta1.PlacementStrategy, now time.Time, specHash addon.SpecHashFunc) (placementOutcome, error) {
+	i int, ps addonv1beta1.PlacementStrategy, groups []grouping.Group, now time.Time, specHash addon.SpecHashFunc) (placementOutcome, error) {
+	keep, ok := previousProgression(cma, ps.PlacementRef)
+	if !ok {
+		keep = addonv1beta1.InstallProgression{PlacementRef: ps.PlacementRef}
+	}
+	stay := placementOutcome{progression: keep}
 	if err := rollout.Validate(ps.RolloutStrategy); err != nil {
-		return r.invalidStrategy(ctx, obj, cma, i, ps, now, err), nil
+		return r.invalidStrategy(ctx, obj, i, ps, keep, now, err), nil
 	}
-	groups, err := r.groups(ctx, ps.PlacementRef)
-	if err != nil {
-		return placementOutcome{}, err
-	}
-	current, err := r.ensureAddons(ctx, obj, groups)
-	if err != nil {
-		return placementOutcome{}, err
-	}
+	current, createErr := r.ensureAddons(ctx, obj, groups)
 	mcas := make([]*addonv1beta1.ManagedClusterAddOn, 0, len(current))
 	for _, o := range current {
 		m, err := r.api.mca(o)
 		if err != nil {
-			return placementOutcome{}, err
+			return stay, err
 		}
 		mcas = append(mcas, m)
 	}
 	addons, err := addon.Evaluate(cma, ps.PlacementRef, mcas, specHash)
 	if err != nil {
-		return placementOutcome{}, err
+		return stay, errors.Join(createErr, err)
 	}
-	planner := rollout.Planner{Clock: r.Clock, DefaultConcurrency: r.defaultConcurrency(ctx, ps)}
+	concurrency, err := r.defaultConcurrency(ctx, ps)
+	if err != nil {
+		return stay, errors.Join(createErr, err)
+	}
+	planner := rollout.Planner{Clock: r.Clock, DefaultConcurrency: concurrency}
 	res, err := planner.Plan(ps.RolloutStrategy, groups, addon.Statuses(addons))
 	if err != nil {
-		return placementOutcome{}, err
+		return stay, errors.Join(createErr, err)
 	}
 	r.phases.observe(log.FromContext(ctx), cma.Name, ps.PlacementRef, res.Groups)
-	if err := r.writeAddons(ctx, current, addons, res); err != nil {
-		return placementOutcome{}, err
-	}
+	writeErr := r.writeAddons(ctx, current, addons, res)
 	desired, err := addon.Desired(cma, ps.PlacementRef, nil, specHash)
 	if err != nil {
-		return placementOutcome{}, err
+		return stay, errors.Join(createErr, writeErr, err)
 	}
 	progress := addon.Tally(groups, addons, res)
 	return placementOutcome{
 		progression: addon.InstallProgression(cma.Status.InstallProgressions, ps.PlacementRef, desired, progress, now),
 		recheck:     res.RecheckAfter,
-	}, nil
+	}, errors.Join(createErr, writeErr)
 }
 
 // invalidStrategy reports a rollout strategy that does not validate: an
 // event, and a Progressing condition (False) carrying the field errors on
 // the placement's install progression, whose configs are left as they were.
-func (r *AddonReconciler) invalidStrategy(ctx context.Context, obj client.Object, cma *addonv1beta1.ClusterManagementAddOn,
-	i int, ps addonv1beta1.PlacementStrategy, now time.Time, verr error) placementOutcome {
-	msg := fmt.Sprintf("spec.installStrategy.placements[%d].rolloutStrategy: %v", i, verr)
+func (r *AddonReconciler) invalidStrategy(ctx context.Context, obj client.Object, i int, ps addonv1beta1.PlacementStrategy,
+	ip addonv1beta1.InstallProgression, now time.Time, verr error) placementOutcome {
+	path := field.NewPath("spec", "installStrategy", "placements").Index(i).Child("rolloutStrategy")
+	msg := fmt.Sprintf("%s: %v", path, verr)
 	log.FromContext(ctx).Info("invalid rollout strategy: nothing is rolled out", "placement", ps.Namespace+"/"+ps.Name, "error", msg)
 	if r.Recorder != nil {
 		r.Recorder.Eventf(obj, nil, corev1.EventTypeWarning, ReasonInvalidRolloutStrategy, "Plan", "%s", msg)
-	}
-	ip, ok := previousProgression(cma, ps.PlacementRef)
-	if !ok {
-		ip = addonv1beta1.InstallProgression{PlacementRef: ps.PlacementRef}
 	}
 	meta.SetStatusCondition(&ip.Conditions, metav1.Condition{
 		Type:               addonv1beta1.ManagedClusterAddOnConditionProgressing,
@@ -217,19 +298,21 @@ func (r *AddonReconciler) groups(ctx context.Context, ref addonv1beta1.Placement
 
 // defaultConcurrency is the window OCM's add-on manager gives Progressive
 // when maxConcurrency is unset: the Placement's clustersPerDecisionGroup.
-func (r *AddonReconciler) defaultConcurrency(ctx context.Context, ps addonv1beta1.PlacementStrategy) *intstr.IntOrString {
-	if ps.RolloutStrategy.Type != "Progressive" {
-		return nil
+func (r *AddonReconciler) defaultConcurrency(ctx context.Context, ps addonv1beta1.PlacementStrategy) (*intstr.IntOrString, error) {
+	if ps.RolloutStrategy.Type != clusterv1alpha1.Progressive {
+		return nil, nil
 	}
 	var p clusterv1beta1.Placement
 	if err := r.Client.Get(ctx, types.NamespacedName{Namespace: ps.Namespace, Name: ps.Name}, &p); err != nil {
-		return nil
+		// Without the Placement the window is unknown: plan nothing rather
+		// than start every cluster at once.
+		return nil, fmt.Errorf("reading the Placement for Progressive's default maxConcurrency: %w", err)
 	}
 	cpg := p.Spec.DecisionStrategy.GroupStrategy.ClustersPerDecisionGroup
 	if cpg == (intstr.IntOrString{}) {
-		return nil
+		return nil, nil
 	}
-	return &cpg
+	return &cpg, nil
 }
 
 // ensureAddons returns the add-on's ManagedClusterAddOns on the clusters of
@@ -253,7 +336,7 @@ func (r *AddonReconciler) ensureAddons(ctx context.Context, cma client.Object, g
 				out = append(out, o)
 				continue
 			}
-			if err := r.Client.Create(ctx, r.api.newAddon(cma, c)); err != nil && !apierrors.IsAlreadyExists(err) {
+			if err := r.Client.Create(ctx, r.api.newAddon(cma, c), client.FieldOwner(FieldManager)); err != nil && !apierrors.IsAlreadyExists(err) {
 				errs = append(errs, fmt.Errorf("creating managedclusteraddon %q: %w", c+"/"+cma.GetName(), err))
 			}
 		}
@@ -299,7 +382,7 @@ func (r *AddonReconciler) writeAddons(ctx context.Context, current []client.Obje
 		if sameAddonStatus(obj, next) {
 			continue
 		}
-		if err := r.Client.Status().Patch(ctx, next, client.MergeFromWithOptions(obj, client.MergeFromWithOptimisticLock{})); err != nil {
+		if err := r.Client.Status().Patch(ctx, next, client.MergeFromWithOptions(obj, client.MergeFromWithOptimisticLock{}), client.FieldOwner(FieldManager)); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -316,8 +399,8 @@ func (r *AddonReconciler) writeProgressions(ctx context.Context, obj client.Obje
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	if err := r.Client.Status().Patch(ctx, next, client.MergeFromWithOptions(obj, client.MergeFromWithOptimisticLock{})); err != nil {
-		return requeueOnConflict(err)
+	if err := r.Client.Status().Patch(ctx, next, client.MergeFromWithOptions(obj, client.MergeFromWithOptimisticLock{}), client.FieldOwner(FieldManager)); err != nil {
+		return ctrl.Result{}, err
 	}
 	return ctrl.Result{}, nil
 }

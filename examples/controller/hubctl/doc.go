@@ -12,7 +12,8 @@
 //
 // The add-on rollout reconciler ([AddonReconciler]) takes every
 // ClusterManagementAddOn whose install strategy is Placements and, for each
-// of its placements:
+// of its placements (a cluster that several of them select belongs to the
+// last one, as in OCM):
 //
 //  1. reads the decision groups from the PlacementDecisions
 //     (placement.GroupsFromDecisions);
@@ -25,6 +26,13 @@
 //     the clusters the plan lists, and the ClusterManagementAddOn's
 //     status.installProgressions (addon.InstallProgression);
 //  6. asks to be called again after the plan's RecheckAfter.
+//
+// A rollout strategy that does not validate is reported on the placement's
+// install progression (Progressing False, reason InvalidRolloutStrategy,
+// with the field errors) and in an event, and nothing is rolled out for it.
+// Any other problem (a config object or a cluster namespace missing) is
+// logged and reported in an event; what can go ahead does, and the
+// reconcile runs again within seconds.
 //
 // # State and ownership
 //

@@ -107,7 +107,7 @@ func (r *PlacementReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	}
 	next := p.DeepCopy()
 	next.Status = res.Status
-	if err := r.Client.Status().Patch(ctx, next, client.MergeFromWithOptions(&p, client.MergeFromWithOptimisticLock{})); err != nil {
+	if err := r.Client.Status().Patch(ctx, next, client.MergeFromWithOptions(&p, client.MergeFromWithOptimisticLock{}), client.FieldOwner(FieldManager)); err != nil {
 		return requeueOnConflict(err)
 	}
 	logger.Info("placement status written", "selected", res.Status.NumberOfSelectedClusters, "groups", len(res.Groups))
@@ -146,7 +146,7 @@ func (r *PlacementReconciler) writeDecisions(ctx context.Context, p *clusterv1be
 
 func (r *PlacementReconciler) createDecision(ctx context.Context, d *clusterv1beta1.PlacementDecision) error {
 	obj := d.DeepCopy()
-	if err := r.Client.Create(ctx, obj); err != nil {
+	if err := r.Client.Create(ctx, obj, client.FieldOwner(FieldManager)); err != nil {
 		return fmt.Errorf("creating placementdecision %q: %w", d.Namespace+"/"+d.Name, err)
 	}
 	if len(d.Status.Decisions) == 0 {
@@ -155,7 +155,7 @@ func (r *PlacementReconciler) createDecision(ctx context.Context, d *clusterv1be
 	// Create ignores the status subresource: write it next.
 	created := obj.DeepCopy()
 	obj.Status = d.Status
-	return r.Client.Status().Patch(ctx, obj, client.MergeFromWithOptions(created, client.MergeFromWithOptimisticLock{}))
+	return r.Client.Status().Patch(ctx, obj, client.MergeFromWithOptions(created, client.MergeFromWithOptimisticLock{}), client.FieldOwner(FieldManager))
 }
 
 func (r *PlacementReconciler) updateDecision(ctx context.Context, cur, want *clusterv1beta1.PlacementDecision) error {
@@ -163,7 +163,7 @@ func (r *PlacementReconciler) updateDecision(ctx context.Context, cur, want *clu
 		next := cur.DeepCopy()
 		next.Labels = want.Labels
 		next.OwnerReferences = want.OwnerReferences
-		if err := r.Client.Patch(ctx, next, client.MergeFromWithOptions(cur, client.MergeFromWithOptimisticLock{})); err != nil {
+		if err := r.Client.Patch(ctx, next, client.MergeFromWithOptions(cur, client.MergeFromWithOptimisticLock{}), client.FieldOwner(FieldManager)); err != nil {
 			return err
 		}
 		cur = next
@@ -173,7 +173,7 @@ func (r *PlacementReconciler) updateDecision(ctx context.Context, cur, want *clu
 	}
 	next := cur.DeepCopy()
 	next.Status = want.Status
-	return r.Client.Status().Patch(ctx, next, client.MergeFromWithOptions(cur, client.MergeFromWithOptimisticLock{}))
+	return r.Client.Status().Patch(ctx, next, client.MergeFromWithOptions(cur, client.MergeFromWithOptimisticLock{}), client.FieldOwner(FieldManager))
 }
 
 // conflictRetry is how soon a reconcile whose write met a conflict runs

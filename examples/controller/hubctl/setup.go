@@ -26,7 +26,8 @@ import (
 	"github.com/rolloutkit/rolloutkit/clock"
 )
 
-// FieldManager is the name the controller writes under.
+// FieldManager is the field manager every write of the controller names
+// (metadata.managedFields), and the name of its events.
 const FieldManager = "rolloutkit-controller"
 
 // Options choose what Setup registers.
@@ -85,30 +86,39 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) (string, error) 
 		}
 		version = v
 	}
-	api, err := newAddonAPI(version)
-	if err != nil {
-		return "", err
+	r := &AddonReconciler{Client: mgr.GetClient(), Clock: opts.Clock, Recorder: mgr.GetEventRecorder(FieldManager), Version: version}
+	if err := r.SetupWithManager(ctx, mgr); err != nil {
+		return "", fmt.Errorf("setting up the add-on reconciler: %w", err)
 	}
+	return version, nil
+}
+
+// SetupWithManager registers the reconciler with mgr (whose client must
+// read unstructured objects from its cache). It runs for a
+// ClusterManagementAddOn when its spec changes, when one of its
+// ManagedClusterAddOns changes, when the Placement or the
+// PlacementDecisions of one of its placements change, and when the spec of
+// a config object of a resource it names changes.
+func (r *AddonReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager) error {
+	api, err := newAddonAPI(r.Version)
+	if err != nil {
+		return err
+	}
+	r.api, r.phases = api, newPhaseLog()
 	if err := mgr.GetFieldIndexer().IndexField(ctx, api.newMCA(), mcaNameIndex, func(o client.Object) []string {
 		return []string{o.GetName()}
 	}); err != nil {
-		return "", err
-	}
-	r := &AddonReconciler{
-		Client:   mgr.GetClient(),
-		Clock:    opts.Clock,
-		Recorder: mgr.GetEventRecorder(FieldManager),
-		api:      api,
-		phases:   newPhaseLog(),
+		return err
 	}
 	c, err := ctrl.NewControllerManagedBy(mgr).
 		Named("addon-rollout").
 		For(api.newCMA(), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(api.newMCA(), handler.EnqueueRequestsFromMapFunc(addonOfManagedAddon)).
 		Watches(&clusterv1beta1.PlacementDecision{}, handler.EnqueueRequestsFromMapFunc(r.addonsOfDecision)).
+		Watches(&clusterv1beta1.Placement{}, handler.EnqueueRequestsFromMapFunc(r.addonsOfPlacement), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Build(r)
 	if err != nil {
-		return "", fmt.Errorf("setting up the add-on reconciler: %w", err)
+		return err
 	}
 	r.configs = &configWatches{
 		client:  mgr.GetClient(),
@@ -120,7 +130,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) (string, error) 
 			return c.Watch(source.Kind(mgr.GetCache(), client.Object(u), handler.EnqueueRequestsFromMapFunc(r.allAddons), specChanged()))
 		},
 	}
-	return version, nil
+	return nil
 }
 
 // addonOfManagedAddon enqueues the ClusterManagementAddOn a
@@ -132,7 +142,19 @@ func addonOfManagedAddon(_ context.Context, o client.Object) []reconcile.Request
 // addonsOfDecision enqueues the ClusterManagementAddOns whose install
 // strategy names the placement of a PlacementDecision.
 func (r *AddonReconciler) addonsOfDecision(ctx context.Context, o client.Object) []reconcile.Request {
-	ref := addonv1beta1.PlacementRef{Namespace: o.GetNamespace(), Name: o.GetLabels()[clusterv1beta1.PlacementLabel]}
+	return r.addonsOf(ctx, addonv1beta1.PlacementRef{Namespace: o.GetNamespace(), Name: o.GetLabels()[clusterv1beta1.PlacementLabel]})
+}
+
+// addonsOfPlacement enqueues the ClusterManagementAddOns whose install
+// strategy names a Placement (its clustersPerDecisionGroup is Progressive's
+// default window).
+func (r *AddonReconciler) addonsOfPlacement(ctx context.Context, o client.Object) []reconcile.Request {
+	return r.addonsOf(ctx, addonv1beta1.PlacementRef{Namespace: o.GetNamespace(), Name: o.GetName()})
+}
+
+// addonsOf enqueues the ClusterManagementAddOns whose install strategy
+// names ref.
+func (r *AddonReconciler) addonsOf(ctx context.Context, ref addonv1beta1.PlacementRef) []reconcile.Request {
 	if ref.Name == "" {
 		return nil
 	}

@@ -20,13 +20,28 @@ const (
 )
 
 // StorageVersion returns the version in which the hub stores
-// ClusterManagementAddOns, read from their CustomResourceDefinition. OCM's
-// CRDs store v1alpha1 and serve v1beta1 through the add-on manager's
-// conversion webhook; on a hub without that webhook a v1beta1 read or write
-// loses every field v1alpha1 lacks, so the stored version is the one to use.
+// ClusterManagementAddOns and ManagedClusterAddOns, read from their
+// CustomResourceDefinitions. OCM's CRDs store v1alpha1 and serve v1beta1
+// through the add-on manager's conversion webhook; on a hub without that
+// webhook a v1beta1 read or write loses every field v1alpha1 lacks, so the
+// stored version is the one to use. The two must store the same version.
 func StorageVersion(ctx context.Context, c client.Reader) (string, error) {
+	var versions []string
+	for _, plural := range []string{"clustermanagementaddons", "managedclusteraddons"} {
+		v, err := storedVersion(ctx, c, plural+"."+addonv1beta1.GroupName)
+		if err != nil {
+			return "", err
+		}
+		versions = append(versions, v)
+	}
+	if versions[0] != versions[1] {
+		return "", fmt.Errorf("clustermanagementaddons are stored in %s and managedclusteraddons in %s: want one version for both (set it with -addon-version)", versions[0], versions[1])
+	}
+	return versions[0], nil
+}
+
+func storedVersion(ctx context.Context, c client.Reader, name string) (string, error) {
 	var crd apiextensionsv1.CustomResourceDefinition
-	name := "clustermanagementaddons." + addonv1beta1.GroupName
 	if err := c.Get(ctx, types.NamespacedName{Name: name}, &crd); err != nil {
 		return "", fmt.Errorf("reading customresourcedefinition %q: %w", name, err)
 	}

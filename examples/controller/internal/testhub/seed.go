@@ -90,7 +90,11 @@ func Seed(ctx context.Context, c client.Client, o SeedOptions) error {
 	if err := createAll(ctx, c, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: p.Namespace}}, p); err != nil {
 		return err
 	}
-	if err := createAll(ctx, c, ProxyConfig(Image)); err != nil {
+	cfg, err := ProxyConfig(Image)
+	if err != nil {
+		return err
+	}
+	if err := createAll(ctx, c, cfg); err != nil {
 		return err
 	}
 	cma, err := seed.ClusterManagementAddOn()
@@ -123,29 +127,39 @@ func AddonV1alpha1(cma *addonv1beta1.ClusterManagementAddOn) (*addonv1alpha1.Clu
 
 // ProxyConfig returns the seed's ManagedProxyConfiguration with both images
 // set to image.
-func ProxyConfig(image string) *unstructured.Unstructured {
+func ProxyConfig(image string) (*unstructured.Unstructured, error) {
 	u, err := seed.ManagedProxyConfiguration()
 	if err != nil {
-		panic(err) // the embedded manifest is checked by internal/seed's tests
+		return nil, err
 	}
 	for _, part := range []string{"proxyServer", "proxyAgent"} {
-		_ = unstructured.SetNestedField(u.Object, image, "spec", part, "image")
+		if err := unstructured.SetNestedField(u.Object, image, "spec", part, "image"); err != nil {
+			return nil, err
+		}
 	}
-	return u
+	return u, nil
 }
 
 // WithAgentImage returns the seed's ManagedProxyConfiguration as the hub
 // has it after SetAgentImage(image): the server image is still Image.
-func WithAgentImage(image string) *unstructured.Unstructured {
-	u := ProxyConfig(Image)
-	_ = unstructured.SetNestedField(u.Object, image, "spec", "proxyAgent", "image")
-	return u
+func WithAgentImage(image string) (*unstructured.Unstructured, error) {
+	u, err := ProxyConfig(Image)
+	if err != nil {
+		return nil, err
+	}
+	if err := unstructured.SetNestedField(u.Object, image, "spec", "proxyAgent", "image"); err != nil {
+		return nil, err
+	}
+	return u, nil
 }
 
 // SetAgentImage changes spec.proxyAgent.image of the seed's
 // ManagedProxyConfiguration, the change the seed rolls out.
 func SetAgentImage(ctx context.Context, c client.Client, image string) error {
-	u := ProxyConfig(image)
+	u, err := ProxyConfig(image)
+	if err != nil {
+		return err
+	}
 	patch := []byte(fmt.Sprintf(`{"spec":{"proxyAgent":{"image":%q}}}`, image))
 	return c.Patch(ctx, u, client.RawPatch(types.MergePatchType, patch))
 }
