@@ -49,32 +49,22 @@ type observer struct {
 func (e *env) observe(t testing.TB, clusters []string, name, h string) *observer {
 	ob := &observer{desired: map[string][]string{}, desiredAt: map[string][]time.Time{}, applied: map[string][]string{}, firstSet: map[string]time.Time{},
 		firstApp: map[string]time.Time{}, stop: make(chan struct{}), done: make(chan struct{})}
+	pass := func() {
+		for _, c := range clusters {
+			s, err := e.readAddon(c, name)
+			if err != nil {
+				continue // a passing API error: read again at the next tick
+			}
+			ob.record(c, s, h)
+		}
+	}
 	go func() {
 		defer close(ob.done)
 		for {
-			for _, c := range clusters {
-				s, err := e.readAddon(c, name)
-				if err != nil {
-					continue // a passing API error: read again at the next tick
-				}
-				ob.mu.Lock()
-				if d := ob.desired[c]; s.desired != "" && (len(d) == 0 || d[len(d)-1] != s.desired) {
-					ob.desired[c] = append(d, s.desired)
-					ob.desiredAt[c] = append(ob.desiredAt[c], time.Now())
-				}
-				if a := ob.applied[c]; s.applied != "" && (len(a) == 0 || a[len(a)-1] != s.applied) {
-					ob.applied[c] = append(a, s.applied)
-				}
-				if _, ok := ob.firstSet[c]; !ok && s.desired == h {
-					ob.firstSet[c] = time.Now()
-				}
-				if _, ok := ob.firstApp[c]; !ok && s.applied == h {
-					ob.firstApp[c] = time.Now()
-				}
-				ob.mu.Unlock()
-			}
+			pass()
 			select {
 			case <-ob.stop:
+				pass() // the state the test saw when it stopped watching
 				return
 			case <-time.After(50 * time.Millisecond):
 			}
@@ -82,6 +72,25 @@ func (e *env) observe(t testing.TB, clusters []string, name, h string) *observer
 	}()
 	t.Cleanup(ob.close)
 	return ob
+}
+
+// record notes what one read of cluster's add-on showed.
+func (ob *observer) record(c string, s addonState, h string) {
+	ob.mu.Lock()
+	defer ob.mu.Unlock()
+	if d := ob.desired[c]; s.desired != "" && (len(d) == 0 || d[len(d)-1] != s.desired) {
+		ob.desired[c] = append(d, s.desired)
+		ob.desiredAt[c] = append(ob.desiredAt[c], time.Now())
+	}
+	if a := ob.applied[c]; s.applied != "" && (len(a) == 0 || a[len(a)-1] != s.applied) {
+		ob.applied[c] = append(a, s.applied)
+	}
+	if _, ok := ob.firstSet[c]; !ok && s.desired == h {
+		ob.firstSet[c] = time.Now()
+	}
+	if _, ok := ob.firstApp[c]; !ok && s.applied == h {
+		ob.firstApp[c] = time.Now()
+	}
 }
 
 func (ob *observer) close() {
