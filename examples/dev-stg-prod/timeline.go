@@ -22,7 +22,7 @@ type line struct {
 // kind in one group at one instant as one line; then the outcome. A
 // group's completion says how long its last cluster soaked.
 func timeline(res simulate.Result, summary bool) []line {
-	labels := groupLabels(res.Groups)
+	labels := simulate.GroupLabels(res.Groups)
 	label := func(k grouping.GroupKey) string {
 		if l, ok := labels[k]; ok {
 			return l
@@ -184,25 +184,6 @@ func writeTimeline(w io.Writer, lines []line) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// groupLabels names every group for the timeline: its name when that is
-// unique, else name#index (#index when unnamed), as simulate's own
-// timeline does.
-func groupLabels(groups []simulate.GroupTimes) map[grouping.GroupKey]string {
-	names := make(map[string]int, len(groups))
-	for _, g := range groups {
-		names[g.Name]++
-	}
-	labels := make(map[grouping.GroupKey]string, len(groups))
-	for _, g := range groups {
-		if g.Name != "" && names[g.Name] == 1 {
-			labels[g.GroupKey] = field.Name(g.Name)
-		} else {
-			labels[g.GroupKey] = g.GroupKey.String()
-		}
-	}
-	return labels
 }
 
 // groupTimes writes when each group started and completed.

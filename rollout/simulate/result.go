@@ -173,7 +173,7 @@ func (k EventKind) names() (name, verb string, ok bool) {
 // name, by #index when it has none, and as name#index when several groups
 // share its name.
 func (r Result) Timeline() string {
-	labels := groupLabels(r.Groups)
+	labels := GroupLabels(r.Groups)
 	label := func(k grouping.GroupKey) string {
 		if l, ok := labels[k]; ok {
 			return l
@@ -206,9 +206,11 @@ func (r Result) Timeline() string {
 	return b.String()
 }
 
-// groupLabels names every group for a timeline: its name when that is
-// unique, else name#index (#index when unnamed).
-func groupLabels(groups []GroupTimes) map[grouping.GroupKey]string {
+// GroupLabels names every group for a timeline: its name when that is
+// unique, else name#index (#index when unnamed); a name that is not a plain
+// Kubernetes name is quoted. Timeline uses it, and so can a caller that
+// renders Result.Events its own way.
+func GroupLabels(groups []GroupTimes) map[grouping.GroupKey]string {
 	names := make(map[string]int, len(groups))
 	for _, g := range groups {
 		names[g.Name]++
