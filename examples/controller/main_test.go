@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	"k8s.io/apimachinery/pkg/types"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -80,8 +81,9 @@ func hubFor(t *testing.T) (string, client.Client) {
 
 // TestRun runs the command as a person does against a hub: -dry-run first
 // (it prints examples/plan's text and writes nothing), then the controller
-// with simulated agents until dev-cluster has its add-on applied, its
-// readiness probe answering; then an interrupt stops it cleanly.
+// with simulated agents and leader election until dev-cluster has its
+// add-on applied, holding the Lease, its readiness probe answering; then an
+// interrupt stops it cleanly.
 func TestRun(t *testing.T) {
 	t.Parallel()
 	kubeconfig, c := hubFor(t)
@@ -102,7 +104,7 @@ func TestRun(t *testing.T) {
 	code := make(chan int, 1)
 	var logs syncBuffer // the controllers log from several goroutines
 	go func() {
-		code <- run(runCtx, []string{"-kubeconfig", kubeconfig, "-simulate-agents", "500ms", "-health-probe-bind-address", probe}, &out, &logs)
+		code <- run(runCtx, []string{"-kubeconfig", kubeconfig, "-simulate-agents", "500ms", "-health-probe-bind-address", probe, "-leader-elect"}, &out, &logs)
 	}()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
@@ -114,6 +116,10 @@ func TestRun(t *testing.T) {
 		require.True(t, time.Now().Before(deadline), "dev-cluster's add-on not applied within 60s")
 		time.Sleep(200 * time.Millisecond)
 	}
+	var lease coordinationv1.Lease
+	require.NoError(t, c.Get(ctx, types.NamespacedName{Namespace: "kube-system", Name: "rolloutkit-controller"}, &lease))
+	require.NotNil(t, lease.Spec.HolderIdentity, "-leader-elect took no Lease")
+	assert.NotEmpty(t, *lease.Spec.HolderIdentity)
 	resp, err := http.Get("http://" + probe + "/readyz")
 	require.NoError(t, err)
 	resp.Body.Close()
