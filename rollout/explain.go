@@ -1,9 +1,7 @@
 package rollout
 
 import (
-	"fmt"
-	"strconv"
-	"strings"
+	"slices"
 	"time"
 
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
@@ -12,117 +10,125 @@ import (
 // maxNamed is how many names a reason or warning lists before "and N more".
 const maxNamed = 3
 
-// explain gives every group its phase and a one-line reason.
+// explain gives every group its phase and what it waits for, as values,
+// then makes its one-line reason from those values.
 func (r *run) explain() []GroupProgress {
 	out := make([]GroupProgress, len(r.f.groups))
 	for gi, g := range r.f.groups {
 		o := &r.out[gi]
-		gp := GroupProgress{GroupKey: g.key, Mandatory: g.mandatory, Size: g.size(), Counts: o.counts}
-		gp.Phase, gp.Reason = r.phase(gi)
+		gp := GroupProgress{GroupKey: g.key, Mandatory: g.mandatory, Size: g.size(), Counts: o.counts,
+			Starting: o.started, MaxFailures: r.maxFailures(gi)}
+		gp.Phase, gp.InFlight, gp.Wait = r.phase(gi)
+		gp.Reason = gp.reason(r.now)
 		out[gi] = gp
 	}
 	return out
 }
 
-func (r *run) phase(gi int) (Phase, string) {
+// maxFailures is the failure budget group gi is held to; -1 for type All.
+func (r *run) maxFailures(gi int) int {
+	switch {
+	case r.st.kind == clusterv1alpha1.All:
+		return -1
+	case r.st.kind == clusterv1alpha1.Progressive && !r.f.groups[gi].mandatory:
+		return r.budget
+	}
+	return r.out[gi].budget
+}
+
+// phase says where group gi stands, its first cluster in flight when it is
+// Active, and what it waits for.
+func (r *run) phase(gi int) (Phase, ClusterRef, Wait) {
 	o, c := &r.out[gi], r.out[gi].counts
 	switch {
 	case o.breached:
-		return Breached, r.breachReason(gi)
+		return Breached, ClusterRef{}, r.breachWait(gi)
 	case c.ToApply+c.Progressing+c.Soaking+c.Failed == 0:
-		return Complete, "complete: " + summary(c, r.st.kind != clusterv1alpha1.All)
+		return Complete, ClusterRef{}, Wait{}
 	case o.held && c.ToApply > o.started:
-		return Blocked, o.reason
+		return Blocked, ClusterRef{}, r.gateWait(gi)
 	case o.started > 0 || c.Progressing+c.Soaking+c.Failed > 0:
-		return Active, "rolling out: " + r.activeSummary(gi)
+		inFlight, w := r.activeWait(gi)
+		return Active, inFlight, w
 	}
-	return Waiting, r.waitReason(gi)
+	return Waiting, ClusterRef{}, r.wait(gi)
 }
 
-func (r *run) breachReason(gi int) string {
-	c := r.out[gi].counts
-	failures := c.Failed + c.TimedOut
-	scope := fmt.Sprintf("maxFailures allows %d in this group", r.out[gi].budget)
-	if r.f.groups[gi].mandatory {
-		scope = "a mandatory group tolerates none"
-	} else if r.st.kind == clusterv1alpha1.Progressive {
-		scope = fmt.Sprintf("%d failed or timed out in the rollout, maxFailures allows %d", r.failures, r.budget)
+// breachWait names the first failure of the breached group gi.
+func (r *run) breachWait(gi int) Wait {
+	w := Wait{Kind: WaitBreach, Cluster: r.clusterRef(r.firstWhere(gi, func(e *entry) bool { return e.state.failure() }))}
+	if r.st.kind == clusterv1alpha1.Progressive && !r.f.groups[gi].mandatory {
+		w.RolloutFailures = r.failures
 	}
-	return fmt.Sprintf("halted: %d failed or timed out, %s: %s", failures, scope, r.describeWhere(gi, func(e *entry) bool { return e.state.failure() }))
+	return w
 }
 
-func (r *run) activeSummary(gi int) string {
+// gateWait says which gates hold group gi, and until when.
+func (r *run) gateWait(gi int) Wait {
+	w := Wait{Kind: WaitGate}
+	w.Gates, w.Until = r.held(gi)
+	return w
+}
+
+// held returns the reasons of the gates that hold group gi and when they
+// may answer otherwise (zero: not on the clock).
+func (r *run) held(gi int) ([]string, time.Time) {
 	o := &r.out[gi]
-	c := o.counts
-	var parts []string
-	add := func(n int, what string) {
-		if n > 0 {
-			parts = append(parts, strconv.Itoa(n)+" "+what)
-		}
+	var until time.Time
+	if o.recheck > 0 {
+		until = r.now.Add(o.recheck)
 	}
-	add(o.started, "starting now")
-	add(c.Progressing, "progressing")
-	add(c.Failed, "failed (retrying until the deadline)")
-	add(c.Soaking, "soaking")
-	add(c.ToApply-o.started, "not started")
-	add(c.Succeeded, "succeeded")
-	s := strings.Join(parts, ", ")
-	if o.held {
-		s += "; " + o.reason
-	}
-	waiting := c.ToApply > o.started && !o.held
-	if waiting && !r.breach && r.st.kind == clusterv1alpha1.Progressive && o.reached {
-		s += fmt.Sprintf("; window of %d full", r.window)
-		waiting = false
-	}
-	first, n := r.firstWhere(gi, func(e *entry) bool { return e.listed && e.state != untouched })
-	if waiting && r.holder == first && first >= 0 && !r.breach {
-		// Clusters that joined the group while others of it are in flight
-		// wait for them (docs/semantics.md §3.5): name what they wait for.
-		return s + "; waiting for " + r.describeN(first, n)
-	}
-	if d := r.describeN(first, n); d != "" {
-		s += "; " + d
-	}
-	if waiting {
-		s += "; " + r.waitReason(gi)
-	}
-	return s
+	return slices.Clone(o.gates), until
 }
 
-// waitReason says what group gi waits for: the end of a breach, a free slot
-// of Progressive's window, or the cluster (or gate) that holds the walk.
-func (r *run) waitReason(gi int) string {
+// activeWait returns the first in-flight cluster of the active group gi
+// and what its clusters that have not started wait for.
+func (r *run) activeWait(gi int) (ClusterRef, Wait) {
+	o := &r.out[gi]
+	first, n := r.firstWhere(gi, func(e *entry) bool { return e.listed && e.state != untouched })
+	inFlight := r.clusterRef(first, n)
+	switch {
+	case o.held:
+		return inFlight, r.gateWait(gi)
+	case o.counts.ToApply == o.started:
+		return inFlight, Wait{}
+	case !r.breach && r.st.kind == clusterv1alpha1.Progressive && o.reached:
+		return inFlight, Wait{Kind: WaitWindow, Window: r.window}
+	case r.holder == first && first >= 0 && !r.breach:
+		// Clusters that joined the group while others of it are in flight
+		// wait for them (docs/semantics.md §3.5).
+		return inFlight, Wait{Kind: WaitCluster, Group: r.f.groups[gi].key, Cluster: inFlight, Until: inFlight.soakOrDeadline()}
+	}
+	return inFlight, r.wait(gi)
+}
+
+// wait says what group gi waits for: the end of a breach, a free slot of
+// Progressive's window, or the cluster (or gates) that hold the walk.
+func (r *run) wait(gi int) Wait {
 	switch {
 	case r.breach:
-		return "halted: the failure budget is exceeded, nothing new starts"
+		return Wait{Kind: WaitBreach}
 	case r.st.kind == clusterv1alpha1.Progressive && r.out[gi].reached:
-		return fmt.Sprintf("waiting for a free slot: all %d in use", r.window)
+		return Wait{Kind: WaitWindow, Window: r.window}
 	case r.stop >= 0:
-		s := r.f.groups[r.stop]
-		if r.holder >= 0 && !r.out[r.stop].held {
-			s = r.f.groups[r.f.entries[r.holder].group]
+		s, held := r.stop, r.out[r.stop].held
+		if r.holder >= 0 && !held {
+			s = int(r.f.entries[r.holder].group)
 		}
-		what := "group"
-		if s.mandatory {
-			what = "mandatory group"
+		w := Wait{Kind: WaitGroup, Group: r.f.groups[s].key}
+		if r.f.groups[s].mandatory {
+			w.Kind = WaitMandatory
 		}
-		why := ""
 		switch {
-		case r.out[r.stop].held:
-			why = r.out[r.stop].reason
+		case held:
+			w.Gates, w.Until = r.held(r.stop)
 		case r.holder >= 0:
-			why = r.describe(r.holder)
+			w.Cluster = r.clusterRef(r.holder, 1)
+			w.Until = w.Cluster.soakOrDeadline()
 		}
-		return fmt.Sprintf("waiting for %s: %s", what[:len(what)-len("group")]+groupLabel(s.key), why)
+		return w
 	}
-	return "waiting"
-}
-
-// describeWhere describes the first entry of group gi that satisfies keep,
-// and says how many more there are.
-func (r *run) describeWhere(gi int, keep func(*entry) bool) string {
-	return r.describeN(r.firstWhere(gi, keep))
+	return Wait{}
 }
 
 // firstWhere returns the first entry of group gi that satisfies keep (-1 if
@@ -141,81 +147,40 @@ func (r *run) firstWhere(gi int, keep func(*entry) bool) (first, n int) {
 	return first, n
 }
 
-// describeN describes entry first and says how many more of n there are;
-// "" when first is -1.
-func (r *run) describeN(first, n int) string {
-	if first < 0 {
-		return ""
+// clusterRef names entry i, one of n alike, and where it stands; the zero
+// ClusterRef when i is -1.
+func (r *run) clusterRef(i, n int) ClusterRef {
+	if i < 0 {
+		return ClusterRef{}
 	}
-	s := r.describe(first)
-	if n > 1 {
-		s += fmt.Sprintf(" (and %d more)", n-1)
-	}
-	return s
-}
-
-// describe says where entry i stands, quoting its name.
-func (r *run) describe(i int) string {
-	e := &r.f.entries[i]
-	name := strconv.Quote(r.f.name(i))
-	recheck := r.recheck(i)
-	switch e.state {
+	c := ClusterRef{Name: r.f.name(i), Others: n - 1}
+	switch r.f.entries[i].state {
 	case untouched:
-		if e.listed {
-			return name + " starting now"
-		}
-		return name + " not started"
+		c.Status = ToApply
+	case progressing:
+		c.Status, c.Until = Progressing, r.recheck(i)
+	case failing:
+		c.Status, c.Until = Failed, r.recheck(i)
 	case soaking:
-		return name + " soaking until " + r.until(recheck)
-	case progressing, failing:
-		verb := " progressing"
-		if e.state == failing {
-			verb = " failed"
-		}
-		if recheck.IsZero() {
-			return name + verb + ", no deadline"
-		}
-		return name + verb + ", deadline " + r.until(recheck)
+		c.Status, c.Until = Succeeded, r.recheck(i)
 	case timingOut:
-		return name + " timed out at " + r.clockTime(recheck)
+		c.Status, c.Until = TimeOut, r.recheck(i)
 	case timedOut:
-		return name + " timed out"
+		c.Status = TimeOut
+	case skipped:
+		c.Status = Skip
+	default:
+		c.Status = Succeeded
 	}
-	return name + " done"
+	return c
 }
 
-// until formats a future time as "12:07:00 (5m0s left)".
-func (r *run) until(t time.Time) string {
-	return r.clockTime(t) + " (" + t.Sub(r.now).Round(time.Second).String() + " left)"
-}
-
-// clockTime formats t in now's location, with the date when it is not today.
-func (r *run) clockTime(t time.Time) string {
-	t = t.In(r.now.Location())
-	if y, m, d := t.Date(); y != r.now.Year() || m != r.now.Month() || d != r.now.Day() {
-		return t.Format("2006-01-02 15:04:05")
+// soakOrDeadline is when a cluster soaking or in flight may change on the
+// clock; zero for any other.
+func (c ClusterRef) soakOrDeadline() time.Time {
+	switch c.Status {
+	case Progressing, Failed, Succeeded:
+		return c.Until
 	}
-	return t.Format("15:04:05")
-}
-
-// summary counts a complete group's clusters; budgeted says the strategy
-// has a failure budget that the timeouts were within.
-func summary(c Counts, budgeted bool) string {
-	timedOut := "timed out"
-	if budgeted {
-		timedOut += " (within maxFailures)"
-	}
-	var parts []string
-	for _, p := range []struct {
-		n    int
-		what string
-	}{{c.Succeeded, "succeeded"}, {c.Skipped, "skipped"}, {c.TimedOut, timedOut}} {
-		if p.n > 0 {
-			parts = append(parts, strconv.Itoa(p.n)+" "+p.what)
-		}
-	}
-	if len(parts) == 0 {
-		return "no clusters"
-	}
-	return strings.Join(parts, ", ")
+	return time.Time{}
 }

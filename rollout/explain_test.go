@@ -37,11 +37,15 @@ func TestGroupsCounts(t *testing.T) {
 	assert.Equal(t, []rollout.GroupProgress{
 		{
 			GroupKey: key("a", 0), Phase: rollout.Active, Size: 9,
-			Counts: rollout.Counts{ToApply: 2, Progressing: 1, Soaking: 1, Succeeded: 1, Failed: 1, TimedOut: 2, Skipped: 1},
-			Reason: `rolling out: 2 starting now, 1 progressing, 1 failed (retrying until the deadline), 1 soaking, 1 succeeded; "f" failed, deadline 12:14:00 (14m0s left) (and 2 more)`,
+			Counts:   rollout.Counts{ToApply: 2, Progressing: 1, Soaking: 1, Succeeded: 1, Failed: 1, TimedOut: 2, Skipped: 1},
+			Starting: 2, MaxFailures: 9,
+			InFlight: rollout.ClusterRef{Name: "f", Status: rollout.Failed, Until: at(14 * m), Others: 2},
+			Reason:   `rolling out: 2 starting now, 1 progressing, 1 failed (retrying until the deadline), 1 soaking, 1 succeeded; "f" failed, deadline 12:14:00 (14m0s left) (and 2 more)`,
 		},
 		{
-			GroupKey: key("b", 1), Phase: rollout.Waiting, Size: 1, Counts: rollout.Counts{ToApply: 1},
+			GroupKey: key("b", 1), Phase: rollout.Waiting, Size: 1, Counts: rollout.Counts{ToApply: 1}, MaxFailures: 1,
+			Wait: rollout.Wait{Kind: rollout.WaitGroup, Group: key("a", 0),
+				Cluster: rollout.ClusterRef{Name: "p", Status: rollout.Progressing, Until: at(14 * m)}, Until: at(14 * m)},
 			Reason: `waiting for group "a": "p" progressing, deadline 12:14:00 (14m0s left)`,
 		},
 		{

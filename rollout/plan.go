@@ -2,7 +2,6 @@ package rollout
 
 import (
 	"errors"
-	"strings"
 	"time"
 
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
@@ -87,10 +86,10 @@ type run struct {
 // outcome is what the strategy concluded of one group.
 type outcome struct {
 	counts   Counts
-	reached  bool // a walk got to it, or it competed for window slots
-	gated    bool // gates were consulted
-	held     bool // and at least one held it
-	reason   string
+	reached  bool          // a walk got to it, or it competed for window slots
+	gated    bool          // gates were consulted
+	held     bool          // and at least one held it
+	gates    []string      // the holding gates' reasons
 	recheck  time.Duration // the holding gates' nearest recheck
 	started  int           // untouched clusters listed by this call
 	budget   int           // failure budget, for a group walk
@@ -182,12 +181,10 @@ func (r *run) admit(gi int) bool {
 			o.recheck = a.RecheckAfter
 		}
 	}
-	if o.held {
-		if len(reasons) == 0 {
-			reasons = append(reasons, "a gate holds the group")
-		}
-		o.reason = "held: " + strings.Join(reasons, "; ")
+	if o.held && len(reasons) == 0 {
+		reasons = append(reasons, "a gate holds the group")
 	}
+	o.gates = reasons
 	return !o.held
 }
 

@@ -151,7 +151,9 @@ type Counts struct {
 	Skipped int
 }
 
-// GroupProgress explains one group.
+// GroupProgress explains one group: its phase, its counts, what it waits
+// for as structured values (Wait, InFlight), and a Reason made from them.
+// A program branches on Phase and Wait, never on the text of Reason.
 type GroupProgress struct {
 	grouping.GroupKey
 	// Mandatory reports that the group is one of the strategy's
@@ -163,11 +165,28 @@ type GroupProgress struct {
 	Size int
 	// Counts counts its clusters by evaluated status.
 	Counts Counts
-	// Reason is one line a person can act on, e.g.
+	// Starting counts the clusters of Counts.ToApply that start at this
+	// call (they are in Result.Starting).
+	Starting int
+	// MaxFailures is the number of failures (Failed or TimeOut) the group's
+	// budget allows: maxFailures of the group's size (ProgressivePerGroup),
+	// of all clusters, shared by every group (Progressive), 0 for a
+	// mandatory group, and -1 for type All, which has no failure budget.
+	MaxFailures int
+	// InFlight is, for an Active group, its first cluster in flight (in
+	// name order) and how many more there are; zero when none is.
+	InFlight ClusterRef
+	// Wait says what the group waits for: see WaitKind. Its Kind is
+	// WaitNone when the group waits for nothing (it is Complete, or Active
+	// with every cluster started).
+	Wait Wait
+	// Reason is one line a person can act on, made from the fields above
+	// (see Explanation), e.g.
 	// `waiting for group "dev": "dev-cluster" soaking until 12:07:00 (5m0s left)`.
 	// An active group whose clusters have not all started says what they
 	// wait for, e.g. `rolling out: 1 progressing, 1 not started; waiting for
-	// "stg-1" progressing, deadline 12:15:00 (15m0s left)`.
+	// "stg-1" progressing, deadline 12:15:00 (15m0s left)`. Its wording is
+	// for people and may change: read Wait instead.
 	Reason string
 }
 
@@ -175,4 +194,101 @@ type GroupProgress struct {
 // printed GroupProgress shows its phase and reason, not only its key.
 func (g GroupProgress) String() string {
 	return g.GroupKey.String() + " " + g.Phase.String() + ": " + g.Reason
+}
+
+// WaitKind is what a group waits for before it can start (more of) its
+// clusters, or before it can be complete.
+type WaitKind int
+
+const (
+	// WaitNone: the group waits for nothing (it is Complete, or all its
+	// clusters have started), or for nothing that can be named.
+	WaitNone WaitKind = iota
+	// WaitGroup: an earlier group of the walk is not done. Wait.Group is
+	// that group, and Wait.Cluster the cluster it waits for (soaking, in
+	// flight or starting now), or Wait.Gates what holds that group.
+	WaitGroup
+	// WaitMandatory: as WaitGroup, but the group waited for is mandatory:
+	// the mandatory groups go first (docs/semantics.md §3.7).
+	WaitMandatory
+	// WaitCluster: clusters of the same group that joined it while others
+	// of it were in flight wait for those (docs/semantics.md §3.5).
+	// Wait.Group is the group itself, Wait.Cluster the first in flight.
+	WaitCluster
+	// WaitGate: a gate holds the group; Wait.Gates says why.
+	WaitGate
+	// WaitBreach: the failure budget is exceeded and nothing new starts.
+	// For a Breached group, Wait.Cluster is its first failure (and
+	// Wait.RolloutFailures the rollout's, for Progressive).
+	WaitBreach
+	// WaitWindow: Progressive's window of maxConcurrency slots is full;
+	// Wait.Window is its size.
+	WaitWindow
+)
+
+// String returns the kind's name.
+func (k WaitKind) String() string {
+	switch k {
+	case WaitNone:
+		return "None"
+	case WaitGroup:
+		return "Group"
+	case WaitMandatory:
+		return "Mandatory"
+	case WaitCluster:
+		return "Cluster"
+	case WaitGate:
+		return "Gate"
+	case WaitBreach:
+		return "Breach"
+	case WaitWindow:
+		return "Window"
+	}
+	return "WaitKind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Wait is what a group waits for, as values: the group, cluster or gates
+// it waits for and until when. Fields that do not apply to Kind are zero.
+type Wait struct {
+	// Kind is what the group waits for.
+	Kind WaitKind
+	// Group is the group waited for (WaitGroup, WaitMandatory), or the
+	// group itself (WaitCluster).
+	Group grouping.GroupKey
+	// Cluster is the cluster waited for (WaitGroup, WaitMandatory,
+	// WaitCluster), or a Breached group's first failure (WaitBreach).
+	Cluster ClusterRef
+	// Gates are the reasons of the gates that hold the group (WaitGate) or
+	// the group waited for (WaitGroup, WaitMandatory), in Planner.Gates
+	// order; "a gate holds the group" when none gave a reason.
+	Gates []string
+	// Until is when the wait may end on the clock: the end of Cluster's
+	// soak or its deadline, or when a holding gate may answer otherwise.
+	// Zero when no time is known: the wait ends on a status change, an
+	// approval, or the end of a breach.
+	Until time.Time
+	// RolloutFailures counts the failures of the whole rollout when a
+	// non-mandatory group of type Progressive is Breached (WaitBreach):
+	// that budget is shared by all clusters. It is 0 where the budget is
+	// the group's own, whose failures Counts holds.
+	RolloutFailures int
+	// Window is the size of Progressive's window (WaitWindow).
+	Window int
+}
+
+// ClusterRef names a cluster in an explanation and says where it stands.
+type ClusterRef struct {
+	// Name is the cluster's name; empty when there is none.
+	Name string
+	// Status is its evaluated status: ToApply (starting now), Progressing,
+	// Failed (retrying until its deadline), Succeeded (soaking until
+	// Until, or done when Until is zero) or TimeOut.
+	Status Status
+	// Until is the end of its soak (Succeeded), its deadline (Progressing,
+	// Failed; zero when there is none) or the deadline that passed at this
+	// call (TimeOut; zero when it was given as TimeOut).
+	Until time.Time
+	// Others counts the other clusters of its group in the same case (in
+	// flight, or failed), not named.
+	Others int
 }
