@@ -2,7 +2,6 @@ package simulate
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/rolloutkit/rolloutkit/grouping"
@@ -96,7 +95,7 @@ func (s *sim) observe(res *rollout.Result) bool {
 			ev.Kind = Breach
 			for _, gp := range res.Groups {
 				if gp.Phase == rollout.Breached {
-					ev.Group, ev.Detail = gp.GroupKey, strings.TrimPrefix(gp.Reason, "halted: ")
+					ev.Group, ev.Detail = gp.GroupKey, gp.Explanation(s.now)
 					break
 				}
 			}
@@ -116,7 +115,7 @@ func (s *sim) observe(res *rollout.Result) bool {
 		} else if !g.completed {
 			g.completed = true
 			s.res.Groups[gi].Finished = s.now
-			s.res.Events = append(s.res.Events, Event{At: s.now, Kind: GroupCompleted, Group: g.key, Detail: strings.TrimPrefix(gp.Reason, "complete: ")})
+			s.res.Events = append(s.res.Events, Event{At: s.now, Kind: GroupCompleted, Group: g.key, Detail: gp.Explanation(s.now)})
 		}
 	}
 	for _, gp := range res.Groups {
@@ -127,7 +126,7 @@ func (s *sim) observe(res *rollout.Result) bool {
 		g := &s.groups[gi]
 		blocked := gp.Phase == rollout.Blocked
 		if blocked && !g.held {
-			s.res.Events = append(s.res.Events, Event{At: s.now, Kind: GateHeld, Group: g.key, Detail: strings.TrimPrefix(gp.Reason, "held: ")})
+			s.res.Events = append(s.res.Events, Event{At: s.now, Kind: GateHeld, Group: g.key, Detail: gp.Explanation(s.now)})
 		}
 		g.held = blocked
 	}
@@ -232,7 +231,7 @@ func (s *sim) completedReason() string {
 func (s *sim) haltedReason() string {
 	for _, gp := range s.last.Groups {
 		if gp.Phase == rollout.Breached {
-			return "halted: " + s.groupLabel(gp.GroupKey) + ": " + strings.TrimPrefix(gp.Reason, "halted: ")
+			return "halted: " + s.groupLabel(gp.GroupKey) + ": " + gp.Explanation(s.now)
 		}
 	}
 	return "halted: the failure budget is exceeded"
