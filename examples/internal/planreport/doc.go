@@ -21,7 +21,9 @@
 // For one ClusterManagementAddOn, [Plan] plans every placement of its
 // install strategy: the decision groups (from the placement's
 // PlacementDecisions if the hub has any, else by scheduling the Placement
-// against the hub's ManagedClusters), each group's phase and reason, the
+// against the hub's ManagedClusters), each group's phase, reason and what
+// it waits for as values (its JSON "wait": a kind, the group, cluster or
+// gates waited for, and until when; see [Wait]), the
 // clusters to start updating now (ToApply) apart from those already in
 // flight (progressing, failed within their deadline, or soaking), the
 // clusters that timed out or left, whether the failure budget is

@@ -142,7 +142,7 @@ func planPlacement(h *Hub, cma *addonv1beta1.ClusterManagementAddOn, i int, ps a
 	for gi, g := range groups {
 		gp := res.Groups[gi]
 		pr.Groups = append(pr.Groups, Group{Index: g.Index, Name: g.Name, Clusters: append([]string{}, g.Clusters...),
-			Phase: gp.Phase.String(), Reason: gp.Reason})
+			Phase: gp.Phase.String(), Reason: gp.Reason, Wait: waitOf(gp.Wait)})
 	}
 	for _, c := range res.ToRollout {
 		pr.Next = append(pr.Next, c.Cluster)
@@ -150,15 +150,34 @@ func planPlacement(h *Hub, cma *addonv1beta1.ClusterManagementAddOn, i int, ps a
 			pr.Start = append(pr.Start, c.Cluster)
 			continue
 		}
-		f := InFlight{Cluster: c.Cluster, Status: c.Status.String()}
-		if !c.RecheckTime.IsZero() {
-			until := c.RecheckTime
-			f.Until = &until
-		}
-		pr.InFlight = append(pr.InFlight, f)
+		pr.InFlight = append(pr.InFlight, InFlight{Cluster: c.Cluster, Status: c.Status.String(), Until: timeOrNil(c.RecheckTime)})
 	}
 	pr.Progress = addon.Tally(groups, addons, res).Condition().Message
 	return pr, res, warnings, nil
+}
+
+// waitOf is w in the report's shape; nil when the group waits for nothing.
+func waitOf(w rollout.Wait) *Wait {
+	if w.Kind == rollout.WaitNone {
+		return nil
+	}
+	out := &Wait{Kind: w.Kind.String(), Gates: w.Gates, Until: timeOrNil(w.Until), RolloutFailures: w.RolloutFailures, Window: w.Window}
+	switch w.Kind {
+	case rollout.WaitGroup, rollout.WaitMandatory, rollout.WaitCluster:
+		out.Group = &GroupRef{Index: w.Group.Index, Name: w.Group.Name}
+	}
+	if c := w.Cluster; c.Name != "" {
+		out.Cluster = &ClusterRef{Cluster: c.Name, Status: c.Status.String(), Until: timeOrNil(c.Until), Others: c.Others}
+	}
+	return out
+}
+
+// timeOrNil is a pointer to t, or nil when t is zero.
+func timeOrNil(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
 }
 
 // quoteList shows names quoted, sorted and comma-separated, or none.

@@ -231,6 +231,9 @@ func TestWriteJSON(t *testing.T) {
 	require.Len(t, groups, 3)
 	assert.ElementsMatch(t, []string{"index", "name", "clusters", "phase", "reason"}, keys(groups[1]))
 	assert.JSONEq(t, `"Active"`, string(groups[1]["phase"]))
+	assert.JSONEq(t, `{"kind": "Group", "group": {"index": 1, "name": "stg"},
+		"cluster": {"cluster": "stg-cluster", "status": "Progressing", "until": "2026-11-30T12:21:00Z"},
+		"until": "2026-11-30T12:21:00Z"}`, string(groups[2]["wait"]), "prod waits for stg, as values")
 	assert.JSONEq(t, `["stg-cluster"]`, string(report["next"]), "next is kept: start and inFlight together")
 	assert.JSONEq(t, `[]`, string(report["start"]))
 	assert.JSONEq(t, `[{"cluster": "stg-cluster", "status": "Progressing", "until": "2026-11-30T12:21:00Z"}]`, string(report["inFlight"]))

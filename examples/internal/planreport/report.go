@@ -70,8 +70,62 @@ type Group struct {
 	// Phase is the group's rollout phase (rollout.Phase's String, such as
 	// Active, Waiting, Complete, Breached or Blocked).
 	Phase string `json:"phase"`
-	// Reason says why the group is in its phase.
+	// Reason says why the group is in its phase, for people; its wording
+	// may change. Programs read Wait.
 	Reason string `json:"reason"`
+	// Wait is what the group waits for, as values (rollout.Wait); absent
+	// when it waits for nothing: it is complete, or all its clusters have
+	// started.
+	Wait *Wait `json:"wait,omitempty"`
+}
+
+// Wait is what a group waits for (rollout.Wait). Fields that do not apply
+// to its kind are absent.
+type Wait struct {
+	// Kind is rollout.WaitKind's String: Group (an earlier group), Mandatory
+	// (a mandatory group, which goes first), Cluster (clusters of the same
+	// group in flight), Gate, Breach (the failure budget is exceeded) or
+	// Window (Progressive's window is full).
+	Kind string `json:"kind"`
+	// Group is the group waited for (Group, Mandatory), or the group
+	// itself (Cluster).
+	Group *GroupRef `json:"group,omitempty"`
+	// Cluster is the cluster waited for, or a breached group's first
+	// failure.
+	Cluster *ClusterRef `json:"cluster,omitempty"`
+	// Gates are the reasons of the gates that hold the group (Gate) or the
+	// group waited for.
+	Gates []string `json:"gates,omitempty"`
+	// Until is when the wait may end on the clock: the end of the
+	// cluster's soak or its deadline, or when a gate may change its answer.
+	Until *time.Time `json:"until,omitempty"`
+	// RolloutFailures counts the failures of the whole rollout when a
+	// group of type Progressive is breached: that budget is shared.
+	RolloutFailures int `json:"rolloutFailures,omitempty"`
+	// Window is the size of Progressive's window (Window).
+	Window int `json:"window,omitempty"`
+}
+
+// GroupRef names a decision group.
+type GroupRef struct {
+	// Index and Name identify the decision group; Name may be empty.
+	Index int32  `json:"index"`
+	Name  string `json:"name"`
+}
+
+// ClusterRef is a cluster a group waits for (rollout.ClusterRef).
+type ClusterRef struct {
+	// Cluster is the cluster's name.
+	Cluster string `json:"cluster"`
+	// Status is its evaluated status (rollout.Status's String): ToApply
+	// (starting now), Progressing, Failed, Succeeded (soaking until Until)
+	// or TimeOut (at Until, when known).
+	Status string `json:"status"`
+	// Until is the end of its soak, its deadline, or the deadline that
+	// passed; absent when there is none.
+	Until *time.Time `json:"until,omitempty"`
+	// Others counts the other clusters of its group in the same case.
+	Others int `json:"others,omitempty"`
 }
 
 // InFlight is a cluster already being updated: one the planner keeps in
