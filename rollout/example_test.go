@@ -260,3 +260,47 @@ func ExampleWindow() {
 	// prod  Waiting  waiting for group "dev": held: outside the time window Mon,Tue,Wed,Thu,Fri 09:00-17:00 Europe/Berlin; it opens Mon 2026-03-30 09:00 CEST
 	// window end "17h0m0s": want a time of day other than the start 17h0m0s
 }
+
+// A program reads what a group waits for from Wait, never from the text of
+// Reason, which is made from it: here prod waits for stg, whose "stg-1" is
+// soaking.
+func ExampleWait() {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	p := rollout.Planner{Clock: fake.New(now)}
+	s := clusterv1alpha1.RolloutStrategy{
+		Type: clusterv1alpha1.ProgressivePerGroup,
+		ProgressivePerGroup: &clusterv1alpha1.RolloutProgressivePerGroup{RolloutConfig: clusterv1alpha1.RolloutConfig{
+			MinSuccessTime: metav1.Duration{Duration: 10 * time.Minute}, ProgressDeadline: "30m",
+		}},
+	}
+	statuses := []rollout.ClusterStatus{
+		{Cluster: "dev-1", Status: rollout.Succeeded, LastTransitionTime: now.Add(-time.Hour)},
+		{Cluster: "dev-2", Status: rollout.Succeeded, LastTransitionTime: now.Add(-time.Hour)},
+		{Cluster: "stg-1", Status: rollout.Succeeded, LastTransitionTime: now.Add(-3 * time.Minute)},
+		{Cluster: "stg-2", Status: rollout.Progressing, LastTransitionTime: now.Add(-time.Minute)},
+	}
+	res, err := p.Plan(s, exampleGroups(), statuses)
+	if err != nil {
+		fmt.Println("error:", err)
+		return
+	}
+	for _, g := range res.Groups {
+		w := g.Wait
+		switch w.Kind {
+		case rollout.WaitGroup, rollout.WaitMandatory:
+			fmt.Printf("%s waits for group %s: %s is %s until %s\n", g.Name, w.Group, w.Cluster.Name, w.Cluster.Status, w.Until.Format("15:04"))
+		case rollout.WaitNone:
+			fmt.Printf("%s waits for nothing (%s)\n", g.Name, g.Phase)
+		default:
+			fmt.Printf("%s waits: %s\n", g.Name, w.Kind)
+		}
+		fmt.Printf("  reason: %s\n", g.Reason)
+	}
+	// Output:
+	// dev waits for nothing (Complete)
+	//   reason: complete: 2 succeeded
+	// stg waits for nothing (Active)
+	//   reason: rolling out: 1 progressing, 1 soaking; "stg-1" soaking until 12:07:00 (7m0s left) (and 1 more)
+	// prod waits for group stg#1: stg-1 is Succeeded until 12:07
+	//   reason: waiting for group "stg": "stg-1" soaking until 12:07:00 (7m0s left)
+}
