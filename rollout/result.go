@@ -23,7 +23,10 @@ import (
 //     means nothing to wait for on the clock, not that the rollout is done:
 //     call Plan again when a status, a group or a gate changes.
 //     [Result.Done] says whether the rollout is over.
-//   - Groups and Warnings: for people, e.g. in a status condition or a log.
+//   - Groups: every group's phase and what it waits for, as values a
+//     program branches on (GroupProgress.Wait), and as a Reason made from
+//     them for people, e.g. in a status condition or a log.
+//   - Warnings: for people.
 type Result struct {
 	// ToRollout are the clusters to apply the config to, or to keep applying
 	// it to: untouched ones that start now (status ToApply; see Starting)
@@ -50,7 +53,10 @@ type Result struct {
 	// clock: call Plan again when a status changes (or the groups, or a
 	// gate such as an approval). It does not mean done; see Done.
 	RecheckAfter time.Duration
-	// Groups explains every group, in index order.
+	// Groups explains every group, in index order: its phase, counts, what
+	// it waits for (Wait: an earlier group, a cluster soaking or in flight,
+	// a gate, a breach, a window slot; which one, and until when) and a
+	// Reason made from those.
 	Groups []GroupProgress
 	// Warnings name configurations and inputs that will likely surprise:
 	// unknown transition times, mandatory groups that match nothing, a
