@@ -85,7 +85,8 @@ type Event struct {
 	// Group is the group concerned (the cluster's, for a cluster event).
 	Group grouping.GroupKey
 	// Detail adds what the planner or the cluster said, e.g. why a group is
-	// held; it may be empty.
+	// held; it may be empty. For a group event it is the group's
+	// rollout.GroupProgress.Explanation.
 	Detail string
 }
 
@@ -113,7 +114,7 @@ const (
 	GroupCompleted
 	// Breach: the planner reported a failure-budget breach, which was not
 	// reported at the previous step. Group is the breached group; Detail
-	// the planner's reason.
+	// its failures, as the planner explains them.
 	Breach
 	// GateHeld: a gate started holding the group back (phase Blocked).
 	// Once per hold.
