@@ -3,6 +3,7 @@ package hubctl
 import (
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/go-logr/logr"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
@@ -10,7 +11,8 @@ import (
 	"github.com/rolloutkit/rolloutkit/rollout"
 )
 
-// phaseLog logs a group's reason whenever its phase changes. It remembers
+// phaseLog logs a group's reason whenever its phase changes, with what it
+// waits for as separate fields (the planner's structured Wait). It remembers
 // the last phase it logged for each group; that memory only decides what
 // to log, never what to roll out, so losing it on a restart costs one log
 // line per group and nothing else.
@@ -39,11 +41,25 @@ func (l *phaseLog) observe(logger logr.Logger, addonName string, ref addonv1beta
 			continue
 		}
 		seen[key] = g.Phase
-		logger.Info("group phase changed",
-			"placement", ref.Namespace+"/"+ref.Name,
+		kv := []any{
+			"placement", ref.Namespace + "/" + ref.Name,
 			"group", g.Name, "index", g.Index,
 			"phase", g.Phase.String(), "reason", g.Reason,
-			"size", g.Size)
+			"size", g.Size,
+		}
+		if w := g.Wait; w.Kind != rollout.WaitNone {
+			kv = append(kv, "waitsFor", w.Kind.String())
+			if w.Kind == rollout.WaitGroup || w.Kind == rollout.WaitMandatory {
+				kv = append(kv, "waitGroup", w.Group.String())
+			}
+			if w.Cluster.Name != "" {
+				kv = append(kv, "waitCluster", w.Cluster.Name, "waitClusterStatus", w.Cluster.Status.String())
+			}
+			if !w.Until.IsZero() {
+				kv = append(kv, "until", w.Until.UTC().Format(time.RFC3339))
+			}
+		}
+		logger.Info("group phase changed", kv...)
 	}
 }
 
