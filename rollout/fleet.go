@@ -3,7 +3,6 @@ package rollout
 import (
 	"cmp"
 	"errors"
-	"hash/maphash"
 	"slices"
 	"strconv"
 
@@ -91,109 +90,27 @@ func index(groups []grouping.Group, statuses []ClusterStatus) (fleet, error) {
 	return f, errors.Join(errs...)
 }
 
-// Partitions of the hash join hold about this many clusters, so that each
-// partition's table stays in the processor's cache however large the fleet.
-const partitionSize = 1024
-
-// slot is one cluster (idx >= 0), or one status of a cluster in no group
-// (idx = -2-j), in a partition's table; idx -1 is an empty slot.
-type slot struct {
-	h   uint64
-	idx int32
-}
-
 // join finds, for every status, the entry of its cluster, and reports
-// clusters listed twice and clusters with two statuses. It is a
-// partitioned hash join: clusters and statuses are hashed, scattered by
-// the top bits of their hash into partitions of about partitionSize, and
-// matched partition by partition in a small open-addressing table, with
-// every hash match confirmed by comparing the names. Each step reads and
-// writes memory in order, so the time per cluster stays flat from a
-// thousand clusters to a million, where one big map would miss the cache
-// on every access.
+// clusters listed twice and clusters with two statuses. The names of the
+// entries and then of the statuses go into one nameIndex (index.go), so a
+// status whose name first occurs at an entry belongs to it, one whose name
+// first occurs at itself is of a cluster in no group, and every other
+// repeat is a duplicate. Problems come in input order: the duplicate
+// clusters, the statuses' bad fields, then their duplicates.
 func (f *fleet) join(statuses []ClusterStatus) []error {
-	seed := maphash.MakeSeed()
-	bits := 0
-	for (len(f.entries)+len(statuses))>>bits > partitionSize {
-		bits++
-	}
-	part := func(h uint64) int {
-		if bits == 0 {
-			return 0
+	n := len(f.entries)
+	names := newNameIndex(n+len(statuses), func(k int) string {
+		if k < n {
+			return f.name(k)
 		}
-		return int(h >> (64 - bits))
-	}
-	nparts := 1 << bits
-	es := scatter(len(f.entries), nparts, part, func(i int) (uint64, bool) { return maphash.String(seed, f.name(i)), true })
-	ss := scatter(len(statuses), nparts, part, func(j int) (uint64, bool) {
-		return maphash.String(seed, statuses[j].Cluster), statuses[j].Cluster != ""
+		return statuses[k-n].Cluster
 	})
-
-	var dupClusters [][2]int32 // earlier entry, later entry
-	var dupStatuses [][2]int32 // earlier status, later status
-	removed := make([]bool, len(statuses))
-	var table []slot
-	for p := range nparts {
-		ents, sts := es.part(p), ss.part(p)
-		size := 4
-		for size < 2*(len(ents)+len(sts)) {
-			size <<= 1
-		}
-		if cap(table) < size {
-			table = make([]slot, size)
-		}
-		table = table[:size]
-		for i := range table {
-			table[i].idx = -1
-		}
-		mask := uint64(size - 1)
-		for _, s := range ents {
-			i := s.h & mask
-			for ; table[i].idx >= 0; i = (i + 1) & mask {
-				// Names are read only on a hash match: almost never here.
-				if table[i].h == s.h && f.name(int(table[i].idx)) == f.name(int(s.idx)) {
-					dupClusters = append(dupClusters, [2]int32{table[i].idx, s.idx})
-					break
-				}
-			}
-			if table[i].idx < 0 {
-				table[i] = s
-			}
-		}
-		for _, s := range sts {
-			name := statuses[s.idx].Cluster // to confirm the hash match
-			i := s.h & mask
-			for ; table[i].idx != -1; i = (i + 1) & mask {
-				if table[i].h != s.h {
-					continue
-				}
-				if t := table[i].idx; t >= 0 && f.name(int(t)) == name {
-					break
-				} else if t < -1 && statuses[-2-t].Cluster == name {
-					break
-				}
-			}
-			switch t := table[i].idx; {
-			case t == -1: // a cluster in no group
-				removed[s.idx] = true
-				table[i] = slot{h: s.h, idx: -2 - s.idx}
-			case t < -1:
-				dupStatuses = append(dupStatuses, [2]int32{-2 - t, s.idx})
-			case f.entries[t].status >= 0:
-				dupStatuses = append(dupStatuses, [2]int32{f.entries[t].status, s.idx})
-			default:
-				f.entries[t].status = s.idx
-			}
-		}
-	}
-
 	var errs []error
-	slices.SortFunc(dupClusters, func(a, b [2]int32) int { return cmp.Compare(a[1], b[1]) })
-	for _, d := range dupClusters {
-		errs = append(errs, f.duplicateCluster(int(d[0]), int(d[1])))
+	for i := range n {
+		if first, named := names.first(i); named && first != i {
+			errs = append(errs, f.duplicateCluster(first, i))
+		}
 	}
-	// Statuses in input order: problems, then the removed ones.
-	slices.SortFunc(dupStatuses, func(a, b [2]int32) int { return cmp.Compare(a[1], b[1]) })
 	for j := range statuses {
 		if statuses[j].Cluster == "" {
 			errs = append(errs, &FieldError{Field: "statuses[" + strconv.Itoa(j) + "].Cluster", Value: "", Want: "a cluster name"})
@@ -202,18 +119,31 @@ func (f *fleet) join(statuses []ClusterStatus) []error {
 			errs = append(errs, unknownStatus(j, statuses[j].Cluster, st))
 		}
 	}
-	for _, d := range dupStatuses {
-		errs = append(errs, &FieldError{Field: "statuses[" + strconv.Itoa(int(d[1])) + "].Cluster", Value: statuses[d[1]].Cluster,
-			Want: "one status per cluster (statuses[" + strconv.Itoa(int(d[0])) + "] has it too)"})
-	}
-	for j, gone := range removed {
-		if gone {
-			// Exactly as given, Group included: it tells the caller where
-			// the cluster was (docs/semantics.md §3.2), as OCM returns it.
+	for j := range statuses {
+		first, named := names.first(n + j)
+		switch {
+		case !named: // reported above
+		case first == n+j:
+			// A cluster in no group, kept exactly as given, Group included:
+			// it tells the caller where the cluster was (docs/semantics.md
+			// §3.2), as OCM returns it.
 			f.removed = append(f.removed, statuses[j])
+		case first >= n:
+			errs = append(errs, duplicateStatus(statuses, first-n, j))
+		case f.entries[first].status >= 0:
+			errs = append(errs, duplicateStatus(statuses, int(f.entries[first].status), j))
+		default:
+			f.entries[first].status = int32(j)
 		}
 	}
 	return errs
+}
+
+// duplicateStatus is the error for statuses[later], whose cluster
+// statuses[earlier] has too.
+func duplicateStatus(statuses []ClusterStatus, earlier, later int) error {
+	return &FieldError{Field: "statuses[" + strconv.Itoa(later) + "].Cluster", Value: statuses[later].Cluster,
+		Want: "one status per cluster (statuses[" + strconv.Itoa(earlier) + "] has it too)"}
 }
 
 // unknownStatus is the error for status j, of cluster, whose value is none
@@ -231,45 +161,4 @@ func (f *fleet) duplicateCluster(first, second int) error {
 		want = "each cluster in one group, not in both " + a.String() + " and " + b.String()
 	}
 	return &FieldError{Field: "groups", Value: name, Want: want}
-}
-
-// partitioned is a counting sort of n keys into partitions: slots of
-// partition p are slots[offs[p]:offs[p+1]], in key order.
-type partitioned struct {
-	slots []slot
-	offs  []int32
-}
-
-func (pt partitioned) part(p int) []slot { return pt.slots[pt.offs[p]:pt.offs[p+1]] }
-
-// scatter hashes keys 0..n-1 (skipping those hash reports as absent) and
-// sorts them into nparts partitions by part(hash).
-func scatter(n, nparts int, part func(uint64) int, hash func(int) (uint64, bool)) partitioned {
-	hs := make([]uint64, n)
-	offs := make([]int32, nparts+1)
-	keep := 0
-	for i := range n {
-		h, ok := hash(i)
-		if !ok {
-			hs[i] = 0
-			continue
-		}
-		hs[i] = h | 1 // never 0, so 0 marks a skipped key
-		offs[part(hs[i])+1]++
-		keep++
-	}
-	for p := range nparts {
-		offs[p+1] += offs[p]
-	}
-	slots := make([]slot, keep)
-	next := slices.Clone(offs[:nparts])
-	for i, h := range hs {
-		if h == 0 {
-			continue
-		}
-		p := part(h)
-		slots[next[p]] = slot{h: h, idx: int32(i)}
-		next[p]++
-	}
-	return partitioned{slots: slots, offs: offs}
 }
