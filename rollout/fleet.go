@@ -111,18 +111,11 @@ func (f *fleet) join(statuses []ClusterStatus) []error {
 			errs = append(errs, f.duplicateCluster(first, i))
 		}
 	}
-	for j := range statuses {
-		if statuses[j].Cluster == "" {
-			errs = append(errs, &FieldError{Field: "statuses[" + strconv.Itoa(j) + "].Cluster", Value: "", Want: "a cluster name"})
-		}
-		if st := statuses[j].Status; st < ToApply || st > Skip {
-			errs = append(errs, unknownStatus(j, statuses[j].Cluster, st))
-		}
-	}
+	errs = append(errs, statusErrors(statuses)...)
 	for j := range statuses {
 		first, named := names.first(n + j)
 		switch {
-		case !named: // reported above
+		case !named: // reported by statusErrors
 		case first == n+j:
 			// A cluster in no group, kept exactly as given, Group included:
 			// it tells the caller where the cluster was (docs/semantics.md
@@ -134,6 +127,21 @@ func (f *fleet) join(statuses []ClusterStatus) []error {
 			errs = append(errs, duplicateStatus(statuses, int(f.entries[first].status), j))
 		default:
 			f.entries[first].status = int32(j)
+		}
+	}
+	return errs
+}
+
+// statusErrors reports, in input order, the statuses without a cluster
+// name and those whose value is none of the six.
+func statusErrors(statuses []ClusterStatus) []error {
+	var errs []error
+	for j := range statuses {
+		if statuses[j].Cluster == "" {
+			errs = append(errs, &FieldError{Field: "statuses[" + strconv.Itoa(j) + "].Cluster", Value: "", Want: "a cluster name"})
+		}
+		if st := statuses[j].Status; st < ToApply || st > Skip {
+			errs = append(errs, unknownStatus(j, statuses[j].Cluster, st))
 		}
 	}
 	return errs
