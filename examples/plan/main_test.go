@@ -188,12 +188,12 @@ func TestPlanGates(t *testing.T) {
 		{"no gate", nil, []string{`start now: "prod-cluster"`}},
 		{"approval", []string{"-approve", "dev,stg"}, []string{
 			`2      prod   Blocked   "prod-cluster"  held: waiting for approval of group "prod"`,
-			`held: group "prod": held: waiting for approval of group "prod"`,
+			`held: group "prod": waiting for approval of group "prod"`,
 			"clusters to start now: (none)"}},
 		{"window", []string{"-window", "Sat,Sun 00:00-23:59 UTC"}, []string{
-			`held: group "prod": held: outside the time window Sun,Sat 00:00-23:59 UTC; it opens Sat 2026-12-05 00:00 UTC`,
+			`held: group "prod": outside the time window Sun,Sat 00:00-23:59 UTC; it opens Sat 2026-12-05 00:00 UTC`,
 			"look again in: 107h40m0s"}},
-		{"pause", []string{"-pause", "change freeze"}, []string{`held: group "prod": held: rollout paused: change freeze`}},
+		{"pause", []string{"-pause", "change freeze"}, []string{`held: group "prod": rollout paused: change freeze`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -39,7 +39,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 		for _, g := range p.Groups {
 			if g.Phase == "Blocked" {
-				fmt.Fprintf(&b, "  held: group %q: %s\n", g.Name, g.Reason)
+				fmt.Fprintf(&b, "  held: group %q: %s\n", g.Name, heldBy(g))
 			}
 		}
 		fmt.Fprintf(&b, "  start now: %s\n", listOrNone(p.Start))
@@ -132,4 +132,13 @@ func clockTime(t, now time.Time) string {
 		return t.Format(time.DateTime)
 	}
 	return t.Format(time.TimeOnly)
+}
+
+// heldBy says what holds a Blocked group: its gates' reasons, from the
+// structured wait (its Reason already starts with "held: ").
+func heldBy(g Group) string {
+	if g.Wait != nil && len(g.Wait.Gates) > 0 {
+		return strings.Join(g.Wait.Gates, "; ")
+	}
+	return g.Reason
 }

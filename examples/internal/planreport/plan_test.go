@@ -77,7 +77,7 @@ func TestPlan(t *testing.T) {
 			source: "scheduled from the Placement and 3 ManagedClusters (no PlacementDecisions in the input)",
 			phases: []string{"Blocked", "Waiting", "Waiting"}, start: []string{}, inFlight: []planreport.InFlight{}, timedOut: []string{},
 			text: []string{
-				`  held: group "dev": held: rollout paused: change freeze`,
+				`  held: group "dev": rollout paused: change freeze`,
 				"clusters to start now: (none)",
 			},
 		},
