@@ -124,11 +124,9 @@ func (r *AddonReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		ips = append(ips, out.progression)
 		recheck = sooner(recheck, out.recheck)
 	}
-	res, werr := r.writeProgressions(ctx, obj, cma, ips)
-	if werr != nil {
-		errs = append(errs, werr)
+	if err := r.writeProgressions(ctx, obj, cma, ips); err != nil {
+		errs = append(errs, err)
 	}
-	recheck = sooner(recheck, res.RequeueAfter)
 	if err := errors.Join(errs...); err != nil {
 		if onlyConflicts(err) {
 			return ctrl.Result{RequeueAfter: sooner(recheck, conflictRetry)}, nil
@@ -391,18 +389,15 @@ func (r *AddonReconciler) writeAddons(ctx context.Context, current []client.Obje
 
 // writeProgressions writes the add-on's install progressions when they
 // changed.
-func (r *AddonReconciler) writeProgressions(ctx context.Context, obj client.Object, cma *addonv1beta1.ClusterManagementAddOn, ips []addonv1beta1.InstallProgression) (ctrl.Result, error) {
+func (r *AddonReconciler) writeProgressions(ctx context.Context, obj client.Object, cma *addonv1beta1.ClusterManagementAddOn, ips []addonv1beta1.InstallProgression) error {
 	if equality.Semantic.DeepEqual(cma.Status.InstallProgressions, ips) {
-		return ctrl.Result{}, nil
+		return nil
 	}
 	next, err := r.api.withProgressions(obj, ips)
 	if err != nil {
-		return ctrl.Result{}, err
+		return err
 	}
-	if err := r.Client.Status().Patch(ctx, next, client.MergeFromWithOptions(obj, client.MergeFromWithOptimisticLock{}), client.FieldOwner(FieldManager)); err != nil {
-		return ctrl.Result{}, err
-	}
-	return ctrl.Result{}, nil
+	return r.Client.Status().Patch(ctx, next, client.MergeFromWithOptions(obj, client.MergeFromWithOptimisticLock{}), client.FieldOwner(FieldManager))
 }
 
 // sameAddonStatus tells whether two versions of one ManagedClusterAddOn
