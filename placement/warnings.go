@@ -9,6 +9,7 @@ import (
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 
 	"github.com/rolloutkit/rolloutkit/grouping"
+	"github.com/rolloutkit/rolloutkit/internal/field"
 )
 
 // shownNames is how many cluster names a warning quotes before "and N
@@ -58,7 +59,7 @@ func unsupportedWarnings(spec *clusterv1beta1.PlacementSpec, clusters []*cluster
 		sort.Strings(tainted)
 		out = append(out, Warning{Kind: Unsupported, Message: fmt.Sprintf(
 			"taints are not evaluated, and OCM may not select %s with taints: %s",
-			count(len(tainted), "selected cluster"), quoteSome(tainted, len(tainted)))})
+			count(len(tainted), "selected cluster"), field.Names(tainted, len(tainted), shownNames))})
 	}
 	return out
 }
@@ -136,7 +137,7 @@ func divisionWarnings(gs *clusterv1beta1.GroupStrategy, div grouping.Division) [
 		}
 		out = append(out, Warning{Kind: UnnamedGroup, Message: fmt.Sprintf(
 			"%s matched no decision group and will be rolled out last, in the unnamed %s (%s): %s",
-			count(unnamedCount, "cluster"), where, indexRange(unnamedFirst, unnamedLast), quoteSome(unnamed, unnamedCount))})
+			count(unnamedCount, "cluster"), where, indexRange(unnamedFirst, unnamedLast), field.Names(unnamed, unnamedCount, shownNames))})
 	}
 	return out
 }
@@ -147,20 +148,6 @@ func indexRange(first, last int) string {
 		return fmt.Sprintf("index %d", first)
 	}
 	return fmt.Sprintf("indices %d-%d", first, last)
-}
-
-// quoteSome quotes the first few of names and counts the rest of total.
-func quoteSome(names []string, total int) string {
-	n := min(len(names), shownNames)
-	quoted := make([]string, n)
-	for i, name := range names[:n] {
-		quoted[i] = fmt.Sprintf("%q", name)
-	}
-	s := strings.Join(quoted, ", ")
-	if rest := total - n; rest > 0 {
-		s += fmt.Sprintf(" and %d more", rest)
-	}
-	return s
 }
 
 // count formats n with its noun: "1 cluster", "2 clusters". A noun with an

@@ -2,10 +2,10 @@ package rollout
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
+
+	"github.com/rolloutkit/rolloutkit/internal/field"
 )
 
 // lint names what will likely surprise the user (DESIGN "Beyond OCM": lint).
@@ -13,7 +13,7 @@ func (r *run) lint() []string {
 	var w []string
 	if r.unknownN > 0 {
 		w = append(w, fmt.Sprintf("%d cluster(s) have no lastTransitionTime, so their soak or deadline is measured from now and restarts at every call: %s",
-			r.unknownN, quoteNames(r.unknownLTT, r.unknownN)))
+			r.unknownN, field.Names(r.unknownLTT, r.unknownN, maxNamed)))
 	}
 	w = append(w, r.unmatchedMD...)
 	if r.st.kind == clusterv1alpha1.All {
@@ -48,17 +48,4 @@ func (r *run) budgetNeverTrips() bool {
 		}
 	}
 	return any
-}
-
-// quoteNames quotes the first names and says how many more of n there are.
-func quoteNames(names []string, n int) string {
-	q := make([]string, 0, min(len(names), maxNamed))
-	for _, s := range names[:min(len(names), maxNamed)] {
-		q = append(q, strconv.Quote(s))
-	}
-	s := strings.Join(q, ", ")
-	if n > len(q) {
-		s += fmt.Sprintf(" and %d more", n-len(q))
-	}
-	return s
 }
