@@ -1,9 +1,7 @@
 package rollout
 
 import (
-	"cmp"
 	"errors"
-	"slices"
 	"strconv"
 
 	"github.com/rolloutkit/rolloutkit/grouping"
@@ -19,7 +17,7 @@ type fleet struct {
 }
 
 // groupSpan is one group: its key, its entries[start:end] and their names
-// (the caller's slice when it is sorted and clean, else a sorted copy).
+// (sorted by grouping.InOrder, past any empty names).
 type groupSpan struct {
 	key        grouping.GroupKey
 	start, end int
@@ -53,31 +51,24 @@ type entry struct {
 // none of the six.
 func index(groups []grouping.Group, statuses []ClusterStatus) (fleet, error) {
 	var errs []error
-	order := make([]int, len(groups))
+	ordered := grouping.InOrder(groups)
 	total := 0
-	for i := range groups {
-		order[i] = i
-		total += len(groups[i].Clusters)
+	for i := range ordered {
+		total += len(ordered[i].Clusters)
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(groups[a].Index, groups[b].Index) })
 
-	f := fleet{groups: make([]groupSpan, 0, len(groups)), entries: make([]entry, 0, total)}
-	for gi, o := range order {
-		g := &groups[o]
+	f := fleet{groups: make([]groupSpan, 0, len(ordered)), entries: make([]entry, 0, total)}
+	for gi := range ordered {
+		g := &ordered[gi]
 		if gi > 0 && f.groups[gi-1].key.Index == g.Index {
 			errs = append(errs, &FieldError{Field: "groups[].Index", Value: strconv.Itoa(int(g.Index)),
 				Want: "a unique group index (two groups, " + strconv.Quote(f.groups[gi-1].key.Name) + " and " + strconv.Quote(g.Name) + ", share it)"})
 		}
+		// Sorted, so the empty names come first.
 		names := g.Clusters
-		if !slices.IsSorted(names) || (len(names) > 0 && names[0] == "") {
-			names = slices.Clone(names)
-			slices.Sort(names)
-			empty := 0
-			for empty < len(names) && names[empty] == "" {
-				errs = append(errs, &FieldError{Field: "group " + strconv.Quote(g.Name) + " cluster", Value: "", Want: "a cluster name"})
-				empty++
-			}
-			names = names[empty:]
+		for len(names) > 0 && names[0] == "" {
+			errs = append(errs, &FieldError{Field: "group " + strconv.Quote(g.Name) + " cluster", Value: "", Want: "a cluster name"})
+			names = names[1:]
 		}
 		span := groupSpan{key: g.GroupKey, start: len(f.entries), names: names}
 		for range names {

@@ -1,7 +1,6 @@
 package simulate
 
 import (
-	"cmp"
 	"errors"
 	"slices"
 	"strconv"
@@ -135,22 +134,20 @@ func (s *sim) behave(fleet Fleet) []error {
 	return errs
 }
 
-// index orders the groups by index and their clusters by name, without
-// touching the caller's slices.
+// index orders the groups by index and their clusters by name
+// (grouping.InOrder), skipping a repeated group key, cluster or an empty
+// name.
 func (s *sim) index(fleet Fleet) {
-	order := make([]int, len(fleet.Groups))
+	ordered := grouping.InOrder(fleet.Groups)
 	total := 0
-	for i := range order {
-		order[i] = i
-		total += len(fleet.Groups[i].Clusters)
+	for i := range ordered {
+		total += len(ordered[i].Clusters)
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(fleet.Groups[a].Index, fleet.Groups[b].Index) })
-	s.groups = make([]group, 0, len(order))
-	s.res.Groups = make([]GroupTimes, 0, len(order))
+	s.groups = make([]group, 0, len(ordered))
+	s.res.Groups = make([]GroupTimes, 0, len(ordered))
 	s.clusters = make([]cluster, 0, total)
 	s.byName = make(map[string]int, total)
-	for _, o := range order {
-		g := &fleet.Groups[o]
+	for _, g := range ordered {
 		if _, dup := s.byKey[g.GroupKey]; dup {
 			continue
 		}
@@ -159,11 +156,7 @@ func (s *sim) index(fleet Fleet) {
 		s.names[g.Name]++
 		s.groups = append(s.groups, group{key: g.GroupKey})
 		s.res.Groups = append(s.res.Groups, GroupTimes{GroupKey: g.GroupKey})
-		names := g.Clusters
-		if !slices.IsSorted(names) {
-			names = slices.Sorted(slices.Values(names))
-		}
-		for _, name := range names {
+		for _, name := range g.Clusters {
 			if _, dup := s.byName[name]; dup || name == "" {
 				continue
 			}
