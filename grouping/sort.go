@@ -22,14 +22,26 @@ func sortClusters(clusters []Cluster) ([]Cluster, []error) {
 	}
 	sorted := slices.Clone(clusters)
 	slices.SortFunc(sorted, compareClusters)
-	for i := 1; i < len(sorted); i++ {
-		name := sorted[i].Name
-		// Report each duplicated name once, however often it repeats.
-		if name != "" && name == sorted[i-1].Name && (i < 2 || sorted[i-2].Name != name) {
+	for _, name := range DuplicateNames(sorted) {
+		if name != "" {
 			errs = append(errs, fmt.Errorf("duplicate cluster name %q: want each cluster once", name))
 		}
 	}
 	return sorted, errs
+}
+
+// DuplicateNames returns, in order, each name that sorted (clusters sorted
+// by name) holds more than once: once, however often it repeats. Divide
+// reports these as errors; so does the placement package, in its own words,
+// for the ManagedClusters it reads.
+func DuplicateNames(sorted []Cluster) []string {
+	var names []string
+	for i := 1; i < len(sorted); i++ {
+		if name := sorted[i].Name; name == sorted[i-1].Name && (i < 2 || sorted[i-2].Name != name) {
+			names = append(names, name)
+		}
+	}
+	return names
 }
 
 func compareClusters(a, b Cluster) int { return strings.Compare(a.Name, b.Name) }

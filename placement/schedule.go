@@ -134,12 +134,14 @@ func (c *config) choose(all []grouping.Cluster) (selected []grouping.Cluster, un
 }
 
 // readClusters reads what grouping needs of each ManagedCluster, sorted by
-// name, and reports nil entries, empty names and duplicates. The label maps
-// are shared with the ManagedClusters, not copied: nothing here writes to
-// them. Claims are read only when some selector looks at them.
+// name, and reports nil entries, empty names and
+// duplicates. It does not call grouping.FromManagedCluster: that copies the
+// label maps, which makes Schedule about 3× slower at 10k clusters. Here
+// the label maps are shared with the ManagedClusters, as nothing writes to
+// them, and claims are read only when some selector looks at them.
 func readClusters(clusters []*clusterv1.ManagedCluster, withClaims bool) ([]grouping.Cluster, []error) {
 	var errs []error
-	out := make([]grouping.Cluster, 0, len(clusters))
+	read := make([]grouping.Cluster, 0, len(clusters))
 	for i, mc := range clusters {
 		switch {
 		case mc == nil:
@@ -156,15 +158,13 @@ func readClusters(clusters []*clusterv1.ManagedCluster, withClaims bool) ([]grou
 				c.Claims[cl.Name] = cl.Value
 			}
 		}
-		out = append(out, c)
+		read = append(read, c)
 	}
-	slices.SortFunc(out, func(a, b grouping.Cluster) int { return strings.Compare(a.Name, b.Name) })
-	for i := 1; i < len(out); i++ {
-		if name := out[i].Name; name == out[i-1].Name && (i < 2 || out[i-2].Name != name) {
-			errs = append(errs, fmt.Errorf("duplicate ManagedCluster %q: want each cluster once", name))
-		}
+	slices.SortFunc(read, func(a, b grouping.Cluster) int { return strings.Compare(a.Name, b.Name) })
+	for _, name := range grouping.DuplicateNames(read) {
+		errs = append(errs, fmt.Errorf("duplicate ManagedCluster %q: want each cluster once", name))
 	}
-	return out, errs
+	return read, errs
 }
 
 // usesClaims reports whether any selector of spec looks at cluster claims.
