@@ -26,6 +26,16 @@ func (k GroupKey) String() string {
 	return name + "#" + strconv.Itoa(int(k.Index))
 }
 
+// Label names the group in a sentence: group "prod" (always quoted), or
+// unnamed group #3. Unlike String it does not tell apart two groups of one
+// name; a caller that can meet them adds the index.
+func (k GroupKey) Label() string {
+	if k.Name == "" {
+		return "unnamed group #" + strconv.Itoa(int(k.Index))
+	}
+	return "group " + strconv.Quote(k.Name)
+}
+
 // Group is one decision group: its key and its clusters, sorted by name in
 // byte order.
 type Group struct {

@@ -58,3 +58,10 @@ func TestGroupKeyString(t *testing.T) {
 	assert.Equal(t, "dev#0", grouping.GroupKey{Name: "dev", Index: 0}.String())
 	assert.Equal(t, "#3", grouping.GroupKey{Index: 3}.String())
 }
+
+func TestGroupKeyLabel(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, `group "dev"`, grouping.GroupKey{Name: "dev", Index: 0}.Label())
+	assert.Equal(t, `group "two words\n"`, grouping.GroupKey{Name: "two words\n", Index: 1}.Label())
+	assert.Equal(t, "unnamed group #3", grouping.GroupKey{Index: 3}.Label())
+}

@@ -44,17 +44,8 @@ func Approval(approved ...grouping.GroupKey) Gate {
 		if names[g.Name] && g.Name != "" || indices[g.Index] || exact[g] {
 			return Admission{Admitted: true}
 		}
-		return Admission{Reason: "waiting for approval of " + groupLabel(g)}
+		return Admission{Reason: "waiting for approval of " + g.Label()}
 	})
-}
-
-// groupLabel names a group for a person: group "prod", or group #3 when it
-// is unnamed.
-func groupLabel(g grouping.GroupKey) string {
-	if g.Name == "" {
-		return fmt.Sprintf("unnamed group #%d", g.Index)
-	}
-	return fmt.Sprintf("group %q", g.Name)
 }
 
 // Window returns a gate that admits groups only while now, in loc, is on

@@ -120,7 +120,7 @@ func (w Wait) text(now time.Time) string {
 	case WaitCluster:
 		return w.Cluster.text(now)
 	case WaitGroup, WaitMandatory:
-		what := groupLabel(w.Group)
+		what := w.Group.Label()
 		if w.Kind == WaitMandatory {
 			what = "mandatory " + what
 		}

@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/rolloutkit/rolloutkit/grouping"
@@ -259,14 +260,12 @@ func (s *sim) firstOpen() string {
 	return "no group can make progress"
 }
 
-// groupLabel names a group in a reason: group "stg", unnamed group #3, or
-// group "stg" #1 when several groups are named stg.
+// groupLabel names a group in a reason: its Label (group "stg", unnamed
+// group #3), with the index when several groups are named alike: group
+// "stg" #1.
 func (s *sim) groupLabel(k grouping.GroupKey) string {
-	switch {
-	case k.Name == "":
-		return fmt.Sprintf("unnamed group #%d", k.Index)
-	case s.names[k.Name] > 1:
-		return fmt.Sprintf("group %q #%d", k.Name, k.Index)
+	if k.Name != "" && s.names[k.Name] > 1 {
+		return k.Label() + " #" + strconv.Itoa(int(k.Index))
 	}
-	return fmt.Sprintf("group %q", k.Name)
+	return k.Label()
 }
