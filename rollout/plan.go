@@ -24,8 +24,10 @@ func (p Planner) Plan(s clusterv1alpha1.RolloutStrategy, groups []grouping.Group
 	now := clock.NowOf(p.Clock)
 	st, err := parseStrategy(s)
 	errs := []error{err}
+	var def *field.Portion // Progressive's window when maxConcurrency is unset
 	if p.DefaultConcurrency != nil {
-		_, err := field.ParsePortion("Planner.DefaultConcurrency", *p.DefaultConcurrency, false)
+		d, err := field.ParsePortion("Planner.DefaultConcurrency", *p.DefaultConcurrency, false)
+		def = &d
 		errs = append(errs, err)
 	}
 	f, err := index(groups, statuses)
@@ -39,7 +41,7 @@ func (p Planner) Plan(s clusterv1alpha1.RolloutStrategy, groups []grouping.Group
 	r.markMandatory()
 	switch st.kind {
 	case clusterv1alpha1.Progressive:
-		r.progressive(p.DefaultConcurrency)
+		r.progressive(def)
 	case clusterv1alpha1.ProgressivePerGroup:
 		r.progressivePerGroup()
 	default:

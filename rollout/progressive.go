@@ -3,7 +3,7 @@ package rollout
 import (
 	"container/heap"
 
-	"k8s.io/apimachinery/pkg/util/intstr"
+	"github.com/rolloutkit/rolloutkit/internal/field"
 )
 
 // progressive applies type Progressive (docs/semantics.md §3.6).
@@ -24,7 +24,7 @@ import (
 // lists at most maxConcurrency in-flight clusters; it ranks clusters with a
 // status entry before those without; and with mandatory groups configured
 // it waits for every in-flight cluster before starting another.
-func (r *run) progressive(def *intstr.IntOrString) {
+func (r *run) progressive(def *field.Portion) {
 	r.listInFlight()
 	r.stop, r.holder = -1, -1
 	total := len(r.f.entries)
@@ -40,7 +40,7 @@ func (r *run) progressive(def *intstr.IntOrString) {
 			inFlight += c.Progressing + c.Failed + c.Soaking
 		}
 	}
-	r.window, _ = r.st.concurrency(def, remaining) // validated by Plan
+	r.window = r.st.concurrency(def, remaining)
 	if r.failures > r.budget {
 		// The budget is the fleet's: every group with failures shares the blame.
 		r.breach = true

@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"time"
 
-	"k8s.io/apimachinery/pkg/util/intstr"
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 
 	"github.com/rolloutkit/rolloutkit/internal/field"
@@ -115,21 +114,18 @@ func ParseDeadline(v string) (d time.Duration, ok bool, err error) {
 }
 
 // concurrency returns the Progressive window over remaining clusters:
-// maxConcurrency, else the planner's default, else all of them.
-func (st strategy) concurrency(def *intstr.IntOrString, remaining int) (int, error) {
+// maxConcurrency, else the planner's default (def, parsed by Plan; nil
+// when unset), else all of them.
+func (st strategy) concurrency(def *field.Portion, remaining int) int {
 	p := st.maxConcurrency
 	if p.IsZero() && def != nil {
-		d, err := field.ParsePortion("Planner.DefaultConcurrency", *def, false)
-		if err != nil {
-			return 0, err
-		}
-		p = d
+		p = *def
 	}
 	n := p.Of(remaining)
 	if n <= 0 || n > remaining {
 		n = remaining
 	}
-	return n, nil
+	return n
 }
 
 // failureBudget is maxFailures of size: an int above size means size.
