@@ -23,9 +23,10 @@ func Or(c Clock) Clock {
 	return c
 }
 
-// NowOf reads c once (the real clock when c is nil), in UTC-independent form:
-// the monotonic reading is stripped so that times compare and print the same
-// however they were made.
+// NowOf reads c once (the real clock when c is nil) and strips the
+// monotonic clock reading, so that the times computed from it compare with
+// == and print the same whether they came from the real clock, a fake one
+// or a parsed timestamp. The location is c's own.
 func NowOf(c Clock) time.Time {
 	return Or(c).Now().Round(0)
 }

@@ -65,11 +65,12 @@ func (r *run) inFlight(onlyMandatory bool) int {
 
 // walkStep walks group gi of a group walk (docs/semantics.md §3.5), which
 // runs only when nothing is breached: its untouched clusters start, unless
-// a gate holds it. It reports whether the walk stops here: at a held
-// group, or while holding, the clusters that still hold the walk, is above
-// zero. A Failed cluster of a walked group no longer holds: it is a counted
-// failure within budget. onlyMandatory says only mandatory clusters hold
-// (Progressive).
+// a gate holds the group. It reports whether the walk stops here, which it
+// does at a group a gate holds, or when *holding (the number of clusters
+// that still hold the walk, kept across the steps) is above zero after
+// this group. A Failed cluster of a walked group no longer holds: it is a
+// counted failure within budget. onlyMandatory says only mandatory
+// clusters hold (Progressive).
 func (r *run) walkStep(gi int, holding *int, onlyMandatory bool) bool {
 	o := &r.out[gi]
 	o.reached = true
