@@ -20,7 +20,6 @@ import (
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
 )
 
@@ -55,26 +54,11 @@ func TestFlags(t *testing.T) {
 // or skips without the test API server (fails, under CI).
 func hubFor(t *testing.T) (string, client.Client) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("needs a real kube-apiserver: not in -short mode")
-	}
-	if _, err := testhub.Assets(); err != nil {
-		if os.Getenv("ROLLOUTKIT_REQUIRE_APISERVER") != "" {
-			t.Fatal(err)
-		}
-		t.Skipf("SKIP (no test API server): %v", err)
-	}
-	h, err := testhub.Start()
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = h.Stop() })
+	h, c := testhub.ForTest(t)
 	kc, err := h.KubeConfig()
 	require.NoError(t, err)
 	path := filepath.Join(t.TempDir(), "kubeconfig")
 	require.NoError(t, os.WriteFile(path, kc, 0o600))
-	scheme, err := hubctl.NewScheme()
-	require.NoError(t, err)
-	c, err := client.New(h.Config, client.Options{Scheme: scheme})
-	require.NoError(t, err)
 	require.NoError(t, testhub.Seed(context.Background(), c, testhub.SeedOptions{Strategy: testhub.Strategy("1s", "1m", 0)}))
 	return path, c
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -31,10 +30,6 @@ import (
 	"github.com/rolloutkit/rolloutkit/hash"
 )
 
-// requireHub is set by CI: there a missing test API server fails the tests
-// instead of skipping them.
-const requireHub = "ROLLOUTKIT_REQUIRE_APISERVER"
-
 // env is one real hub and the clients a test drives it with.
 type env struct {
 	hub *testhub.Hub
@@ -45,22 +40,7 @@ type env struct {
 // test API server has not been built (fails, under CI).
 func newEnv(t testing.TB) *env {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("end-to-end test against a real kube-apiserver: not in -short mode")
-	}
-	if _, err := testhub.Assets(); err != nil {
-		if os.Getenv(requireHub) != "" {
-			t.Fatalf("%s is set and there is no test API server: %v", requireHub, err)
-		}
-		t.Skipf("SKIP (no test API server): %v", err)
-	}
-	h, err := testhub.Start()
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = h.Stop() })
-	scheme, err := hubctl.NewScheme()
-	require.NoError(t, err)
-	c, err := client.New(h.Config, client.Options{Scheme: scheme})
-	require.NoError(t, err)
+	h, c := testhub.ForTest(t)
 	return &env{hub: h, c: c}
 }
 

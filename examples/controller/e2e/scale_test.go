@@ -19,9 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
 )
 
@@ -76,9 +74,7 @@ func rollout1000(b *testing.B, sizes [3]int, soak, apply time.Duration, qps int)
 	h, err := testhub.Start()
 	require.NoError(b, err)
 	defer func() { _ = h.Stop() }()
-	scheme, err := hubctl.NewScheme()
-	require.NoError(b, err)
-	c, err := client.New(h.Config, client.Options{Scheme: scheme})
+	c, err := h.Client()
 	require.NoError(b, err)
 	e := &env{hub: h, c: c}
 	o := testhub.SeedOptions{Sizes: sizes, Strategy: testhub.Strategy(soak.String(), "5m", 0)}

@@ -29,7 +29,6 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
 )
 
@@ -94,11 +93,7 @@ func newClient(cfgPath string) (client.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	scheme, err := hubctl.NewScheme()
-	if err != nil {
-		return nil, err
-	}
-	return client.New(cfg, client.Options{Scheme: scheme})
+	return testhub.NewClient(cfg)
 }
 
 func setImage(ctx context.Context, o options) error {

@@ -8,17 +8,67 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"testing"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
 )
 
 // EnvAssets is the environment variable envtest reads the binaries'
 // directory from.
 const EnvAssets = "KUBEBUILDER_ASSETS"
+
+// EnvRequire, when set (CI sets it), makes ForTest fail a test that finds
+// no test API server instead of skipping it.
+const EnvRequire = "ROLLOUTKIT_REQUIRE_APISERVER"
+
+// ForTest starts a hub of the test's own, stopped when the test ends, and
+// returns it with an uncached client of the controller's scheme. Without
+// the test API server the test is skipped and says so (failed when
+// EnvRequire is set); in -short mode it is skipped.
+func ForTest(t testing.TB) (*Hub, client.Client) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("needs a real kube-apiserver: not in -short mode")
+	}
+	if _, err := Assets(); err != nil {
+		if os.Getenv(EnvRequire) != "" {
+			t.Fatalf("%s is set and there is no test API server: %v", EnvRequire, err)
+		}
+		t.Skipf("SKIP (no test API server): %v", err)
+	}
+	h, err := Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = h.Stop() })
+	c, err := h.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h, c
+}
+
+// Client returns an uncached client of the hub with the controller's
+// scheme (Kubernetes, OCM cluster and add-on types, CRDs).
+func (h *Hub) Client() (client.Client, error) {
+	return NewClient(h.Config)
+}
+
+// NewClient returns an uncached client of cfg with the controller's scheme.
+func NewClient(cfg *rest.Config) (client.Client, error) {
+	scheme, err := hubctl.NewScheme()
+	if err != nil {
+		return nil, err
+	}
+	return client.New(cfg, client.Options{Scheme: scheme})
+}
 
 // Hub is a running test hub.
 type Hub struct {
