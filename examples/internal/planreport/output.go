@@ -72,11 +72,7 @@ func clusterList(names []string) string {
 	if len(names) == 0 {
 		return "(none)"
 	}
-	q := make([]string, 0, show)
-	for _, n := range names[:min(len(names), show)] {
-		q = append(q, fmt.Sprintf("%q", n))
-	}
-	s := strings.Join(q, " ")
+	s := strings.Join(quoted(names[:min(len(names), show)]), " ")
 	if len(names) > show {
 		s += fmt.Sprintf(" +%d more", len(names)-show)
 	}
@@ -88,11 +84,7 @@ func listOrNone(names []string) string {
 	if len(names) == 0 {
 		return "(none)"
 	}
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = fmt.Sprintf("%q", n)
-	}
-	return strings.Join(q, ", ")
+	return strings.Join(quoted(names), ", ")
 }
 
 // inFlightList shows clusters in flight quoted, each with what it is doing
@@ -141,4 +133,14 @@ func heldBy(g Group) string {
 		return strings.Join(g.Wait.Gates, "; ")
 	}
 	return g.Reason
+}
+
+// quoted returns each name quoted, in a new slice: the one quoting the
+// report's lists share.
+func quoted(names []string) []string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	return q
 }

@@ -185,10 +185,7 @@ func quoteList(names []string) string {
 	if len(names) == 0 {
 		return "none"
 	}
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = fmt.Sprintf("%q", n)
-	}
+	q := quoted(names)
 	sort.Strings(q)
 	return strings.Join(q, ", ")
 }
