@@ -1,6 +1,8 @@
 package placement
 
 import (
+	"time"
+
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 
 	"github.com/rolloutkit/rolloutkit/grouping"
@@ -29,6 +31,10 @@ type Result struct {
 	// Warnings name what in the configuration is likely to surprise a user,
 	// in a deterministic order. OCM has no counterpart.
 	Warnings []Warning
+	// RecheckAfter is 0 when the result does not depend on time; else how
+	// long until it may change on its own (a toleration or an
+	// AddOnPlacementScore expires), as OCM's scheduler requeues.
+	RecheckAfter time.Duration
 }
 
 // WarningKind classifies a [Warning]. Its values are stable and meant for
@@ -50,6 +56,15 @@ const (
 	// clusters by name, where OCM ranks them by prioritizer scores; or it
 	// asks for more clusters than were selected.
 	NumberOfClusters WarningKind = "NumberOfClusters"
+	// Tainted: clusters that the predicates select were dropped by a taint
+	// the Placement does not tolerate.
+	Tainted WarningKind = "Tainted"
+	// TolerationExpiring: a selected cluster is kept only by a toleration
+	// with tolerationSeconds, and is dropped when it expires.
+	TolerationExpiring WarningKind = "TolerationExpiring"
+	// NoClusterSetBinding: the Placement's namespace has no valid
+	// ManagedClusterSetBinding, or every bound cluster set is empty.
+	NoClusterSetBinding WarningKind = "NoClusterSetBinding"
 	// Unsupported: the Placement uses a feature that rolloutkit does not
 	// evaluate (CEL selectors, cluster sets), so the selection may differ
 	// from OCM's.
