@@ -3,6 +3,7 @@ package placement
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -17,6 +18,12 @@ const (
 	messageConfigured       = "Placement configurations check pass"
 	reasonMisconfigured     = "Misconfigured"
 
+	reasonNoBindings      = "NoManagedClusterSetBindings"
+	messageNoBindings     = "No valid ManagedClusterSetBindings found in placement namespace"
+	reasonNoIntersection  = "NoIntersection"
+	formatNoIntersection  = "None of ManagedClusterSets [%s] is bound to placement namespace"
+	reasonSetsEmpty       = "AllManagedClusterSetsEmpty"
+	formatSetsEmpty       = "All ManagedClusterSets [%s] have no member ManagedCluster"
 	reasonAllScheduled    = "AllDecisionsScheduled"
 	messageAllScheduled   = "All cluster decisions scheduled"
 	reasonNoneMatched     = "NoManagedClusterMatched"
@@ -44,14 +51,20 @@ func misconfiguredCondition(message string) metav1.Condition {
 	}
 }
 
-// satisfiedCondition is PlacementSatisfied for selected clusters with
-// unscheduled decisions (numberOfClusters above the selected count). OCM's
-// earlier cases (no ManagedClusterSetBinding, no cluster set, empty cluster
-// sets) concern cluster sets, which are not modelled: no cluster at all is
-// "NoManagedClusterMatched" here.
-func satisfiedCondition(selected, unscheduled int) metav1.Condition {
+// satisfiedCondition is PlacementSatisfied, with OCM's first reason that
+// applies: no binding counts; the bound sets and spec.clusterSets (specSets)
+// do not meet; the eligible sets have no available member; nothing was
+// selected; numberOfClusters asked for more than were selected
+// (unscheduled); or all is well.
+func satisfiedCondition(sets *boundSets, specSets []string, available, selected, unscheduled int) metav1.Condition {
 	c := metav1.Condition{Type: clusterv1beta1.PlacementConditionSatisfied, Status: metav1.ConditionFalse}
 	switch {
+	case sets.bindings == 0:
+		c.Reason, c.Message = reasonNoBindings, messageNoBindings
+	case len(sets.eligible) == 0:
+		c.Reason, c.Message = reasonNoIntersection, fmt.Sprintf(formatNoIntersection, strings.Join(specSets, ","))
+	case available == 0:
+		c.Reason, c.Message = reasonSetsEmpty, fmt.Sprintf(formatSetsEmpty, strings.Join(sets.eligible, ","))
 	case selected == 0:
 		c.Reason, c.Message = reasonNoneMatched, messageNoneMatched
 	case unscheduled == 0:

@@ -14,22 +14,39 @@ import (
 )
 
 // config is a Placement's spec, parsed once: the compiled predicates, the
-// number of clusters and the group strategy, or the problems found.
+// number of clusters, the tolerations, the prioritizers, the spread
+// constraints and the group strategy, or the problems found.
 type config struct {
 	predicates []grouping.Selector
 	// number is spec.numberOfClusters; -1 when unset.
-	number   int
-	strategy *grouping.Strategy
+	number       int
+	tolerations  []clusterv1beta1.Toleration
+	prioritizers []prioritizer
+	spread       []spreadConstraint
+	strategy     *grouping.Strategy
 	// length is spec.decisionStrategy.groupStrategy.clustersPerDecisionGroup
 	// as given, for OCM's message about it.
 	length intstr.IntOrString
 
 	// Problems, each in spec order; not yet placed in the Placement.
-	numberErrs, predicateErrs, strategyErrs []error
+	numberErrs, predicateErrs, prioritizerErrs, tolerationErrs, strategyErrs []error
+	// OCM's messages for the first prioritizer and toleration problem.
+	prioritizerMessage, tolerationMessage string
+	// refusals are what rolloutkit does not model (CEL selectors) or OCM
+	// does not read (a bad spreadPolicy): OCM would write a status, but
+	// there is none to give.
+	refusals []error
 }
 
 func parseConfig(spec *clusterv1beta1.PlacementSpec) config {
 	c := config{number: -1, length: spec.DecisionStrategy.GroupStrategy.ClustersPerDecisionGroup}
+	c.refusals = celRefusals(spec.Predicates)
+	c.prioritizers, c.prioritizerErrs, c.prioritizerMessage = parsePrioritizers(spec.PrioritizerPolicy)
+	var spreadErrs []error
+	c.spread, spreadErrs = parseSpread(spec.SpreadPolicy)
+	c.refusals = append(c.refusals, spreadErrs...)
+	c.tolerations = spec.Tolerations
+	c.tolerationErrs, c.tolerationMessage = checkTolerations(spec.Tolerations)
 	if n := spec.NumberOfClusters; n != nil {
 		if *n < 0 {
 			c.numberErrs = append(c.numberErrs, &field.Error{
@@ -55,9 +72,10 @@ func parseConfig(spec *clusterv1beta1.PlacementSpec) config {
 	return c
 }
 
-// misconfigured reports whether any field of the spec is unusable.
+// misconfigured reports whether any field of the spec is unusable, in a
+// way OCM's scheduler reports (or would, for a negative numberOfClusters).
 func (c *config) misconfigured() bool {
-	return len(c.numberErrs)+len(c.predicateErrs)+len(c.strategyErrs) > 0
+	return len(c.numberErrs)+len(c.predicateErrs)+len(c.prioritizerErrs)+len(c.tolerationErrs)+len(c.strategyErrs) > 0
 }
 
 // selects reports whether any predicate matches cl: predicates are ORed,
@@ -77,7 +95,7 @@ func (c *config) selects(cl grouping.Cluster) bool {
 // err joins every problem, each naming the Placement, in spec order.
 func (c *config) err(obj string) error {
 	var errs []error
-	for _, list := range [][]error{c.numberErrs, c.predicateErrs, c.strategyErrs} {
+	for _, list := range [][]error{c.numberErrs, c.predicateErrs, c.prioritizerErrs, c.tolerationErrs, c.strategyErrs} {
 		for _, e := range list {
 			errs = append(errs, inObject(obj, e))
 		}
@@ -87,10 +105,13 @@ func (c *config) err(obj string) error {
 
 // ocmMessage is the PlacementMisconfigured message OCM's scheduling
 // controller would write: "<plugin>:<message>" for the problem it meets
-// first. It stops at the first problem, and a decision strategy problem
-// (found after scheduling, with no plugin name) overrides a predicate one
-// (found by the "Predicate" plugin).
-func (c *config) ocmMessage() string {
+// first, or "" when it meets none. Its filters run first ("Predicate",
+// then "TaintToleration", which checks the tolerations only when some
+// cluster is left to filter: tolerationsChecked), then the prioritizer
+// policy (no plugin name); it stops at the first problem, and a decision
+// strategy problem (found after scheduling, with no plugin name)
+// overrides them all.
+func (c *config) ocmMessage(tolerationsChecked bool) string {
 	switch {
 	case len(c.strategyErrs) > 0:
 		if !isSelectorError(c.strategyErrs[0]) && c.length.Type == intstr.String && !ocmAcceptsLength(c.length.StrVal) {
@@ -100,6 +121,10 @@ func (c *config) ocmMessage() string {
 		return ":" + ocmText(c.strategyErrs[0])
 	case len(c.predicateErrs) > 0:
 		return "Predicate:" + ocmText(c.predicateErrs[0])
+	case len(c.tolerationErrs) > 0 && tolerationsChecked:
+		return "TaintToleration:" + c.tolerationMessage
+	case len(c.prioritizerErrs) > 0:
+		return ":" + c.prioritizerMessage
 	case len(c.numberErrs) > 0:
 		// OCM does not check numberOfClusters (a negative one makes its
 		// controller panic); say what is wrong in our own words.

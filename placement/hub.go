@@ -1,6 +1,11 @@
 package placement
 
 import (
+	"errors"
+	"fmt"
+	"slices"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
@@ -33,7 +38,84 @@ func ScheduleHub(p *clusterv1beta1.Placement, hub Hub) (Result, error) {
 }
 
 // ScheduleHub schedules p against the whole hub, as OCM v1.2.0's
-// scheduler does.
+// scheduler does (docs/semantics.md §2.5): the candidates are the members
+// of the cluster sets bound to p's namespace (narrowed to
+// spec.clusterSets), less the clusters being deleted; the predicates
+// select among them; taints not tolerated drop clusters; the prioritizers
+// rank the rest, and spec.numberOfClusters keeps the best (spread by
+// spec.spreadPolicy, which OCM v1.2.0 ignores; a SpreadPolicy warning says
+// so). The selected clusters are then divided into decision groups and
+// written as [Scheduler.Schedule] describes, and [Result.RecheckAfter]
+// says when a toleration or an AddOnPlacementScore in use expires.
+//
+// Errors are as for [Scheduler.Schedule], plus: a nil or unnamed object in
+// hub, two objects with one namespace and name, and an eligible
+// ManagedClusterSet whose selector cannot be built (OCM's controller then
+// writes nothing), each with an empty Result; a Placement that uses CEL
+// selectors or a malformed spreadPolicy, with an empty Result; and, with
+// OCM's Misconfigured status, tolerations and a prioritizerPolicy that
+// OCM refuses.
 func (s Scheduler) ScheduleHub(p *clusterv1beta1.Placement, hub Hub) (Result, error) {
-	return s.Schedule(p, hub.Clusters)
+	if p == nil {
+		return Result{}, errors.New("nil Placement: want a Placement to schedule")
+	}
+	obj := objectName("placement", p.Namespace, p.Name)
+	cfg := parseConfig(&p.Spec)
+	f, errs := readFleet(p, hub.Clusters, hub.Decisions, hub.Scores, usesClaims(&p.Spec))
+	errs = append(errs, checkObjects("clusterSets", "ManagedClusterSet", hub.ClusterSets)...)
+	errs = append(errs, checkObjects("bindings", "ManagedClusterSetBinding", hub.Bindings)...)
+	var sets boundSets
+	if len(errs) == 0 {
+		sets, errs = bindSets(p, hub.ClusterSets, hub.Bindings)
+	}
+	if len(errs) > 0 || len(cfg.refusals) > 0 {
+		return Result{}, refuse(obj, errs, &cfg)
+	}
+	return s.schedule(p, &cfg, &f, &sets, obj)
+}
+
+// refuse joins the problems that leave no Result: those of the input,
+// then every problem of the spec.
+func refuse(obj string, inputErrs []error, cfg *config) error {
+	errs := make([]error, 0, len(inputErrs)+len(cfg.refusals)+1)
+	for _, e := range inputErrs {
+		errs = append(errs, fmt.Errorf("%s: %w", obj, e))
+	}
+	for _, e := range cfg.refusals {
+		errs = append(errs, fmt.Errorf("%s: %w", obj, e))
+	}
+	return errors.Join(append(errs, cfg.err(obj))...)
+}
+
+// checkObjects reports nil and unnamed entries of objs (the field list of
+// Hub), then each namespace and name held by two entries, in name order.
+func checkObjects[E any, P interface {
+	*E
+	metav1.Object
+}](list, kind string, objs []P) []error {
+	var errs []error
+	seen := make(map[string]int, len(objs))
+	var dups []string
+	for i, o := range objs {
+		switch {
+		case o == nil:
+			errs = append(errs, fmt.Errorf("%s[%d]: nil %s: want a %s", list, i, kind, kind))
+			continue
+		case o.GetName() == "":
+			errs = append(errs, fmt.Errorf("%s[%d]: %s with an empty name: want metadata.name", list, i, kind))
+			continue
+		}
+		key := o.GetName()
+		if ns := o.GetNamespace(); ns != "" {
+			key = ns + "/" + key
+		}
+		if seen[key]++; seen[key] == 2 {
+			dups = append(dups, key)
+		}
+	}
+	slices.Sort(dups)
+	for _, key := range dups {
+		errs = append(errs, fmt.Errorf("duplicate %s %q: want each once", kind, key))
+	}
+	return errs
 }

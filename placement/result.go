@@ -41,7 +41,7 @@ type Result struct {
 // machines: filter or count on them, show the Message to people.
 type WarningKind string
 
-// The kinds of warnings Schedule gives.
+// The kinds of warnings Schedule and ScheduleHub give.
 const (
 	// UnnamedGroup: selected clusters matched no decisionGroups entry and
 	// fall into unnamed groups, rolled out after the named ones.
@@ -52,9 +52,8 @@ const (
 	// SplitGroup: clustersPerDecisionGroup cuts one decisionGroups entry
 	// into several groups with the same name and consecutive indices.
 	SplitGroup WarningKind = "SplitGroup"
-	// NumberOfClusters: spec.numberOfClusters chose among the selected
-	// clusters by name, where OCM ranks them by prioritizer scores; or it
-	// asks for more clusters than were selected.
+	// NumberOfClusters: spec.numberOfClusters asks for more clusters than
+	// were selected; the rest are unscheduled.
 	NumberOfClusters WarningKind = "NumberOfClusters"
 	// Tainted: clusters that the predicates select were dropped by a taint
 	// the Placement does not tolerate.
@@ -65,10 +64,9 @@ const (
 	// NoClusterSetBinding: the Placement's namespace has no valid
 	// ManagedClusterSetBinding, or every bound cluster set is empty.
 	NoClusterSetBinding WarningKind = "NoClusterSetBinding"
-	// Unsupported: the Placement uses a feature that rolloutkit does not
-	// evaluate (CEL selectors, cluster sets), so the selection may differ
-	// from OCM's.
-	Unsupported WarningKind = "Unsupported"
+	// SpreadPolicy: spec.spreadPolicy was applied, which OCM v1.2.0
+	// accepts but ignores; the message says what OCM would select instead.
+	SpreadPolicy WarningKind = "SpreadPolicy"
 )
 
 // String returns the kind's value.

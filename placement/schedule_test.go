@@ -287,10 +287,8 @@ func TestScheduleNumberOfClusters(t *testing.T) {
 		warnings  []placement.Warning
 	}{
 		{
-			name: "fewer than selected: the first in name order", number: 2, clusters: []string{"a", "b"},
+			name: "fewer than selected: equal scores, the first in name order", number: 2, clusters: []string{"a", "b"},
 			satisfied: metav1.Condition{Status: metav1.ConditionTrue, Reason: "AllDecisionsScheduled", Message: "All cluster decisions scheduled"},
-			warnings: []placement.Warning{{Kind: placement.NumberOfClusters, Message: "numberOfClusters is 2 and 3 clusters are selected: " +
-				"OCM keeps the 2 with the best prioritizer scores, which rolloutkit does not model; it keeps the first 2 in name order"}},
 		},
 		{
 			name: "as many as selected", number: 3, clusters: []string{"a", "b", "c"},
@@ -305,8 +303,6 @@ func TestScheduleNumberOfClusters(t *testing.T) {
 		{
 			name: "zero", number: 0, clusters: nil,
 			satisfied: metav1.Condition{Status: metav1.ConditionFalse, Reason: "NoManagedClusterMatched", Message: "No ManagedCluster matches any of the cluster predicate"},
-			warnings: []placement.Warning{{Kind: placement.NumberOfClusters, Message: "numberOfClusters is 0 and 3 clusters are selected: " +
-				"OCM keeps the 0 with the best prioritizer scores, which rolloutkit does not model; it keeps the first 0 in name order"}},
 		},
 	}
 	for _, tt := range tests {
@@ -327,14 +323,18 @@ func TestScheduleNumberOfClusters(t *testing.T) {
 
 func TestScheduleNothingSelected(t *testing.T) {
 	t.Parallel()
-	for name, clusters := range map[string][]*clusterv1.ManagedCluster{
-		"no cluster matches": {mc("a", "environment=qa")},
-		"no cluster at all":  nil,
+	for name, tt := range map[string]struct {
+		clusters        []*clusterv1.ManagedCluster
+		reason, message string
+	}{
+		"no cluster matches": {[]*clusterv1.ManagedCluster{mc("a", "environment=qa")}, "NoManagedClusterMatched", "No ManagedCluster matches any of the cluster predicate"},
+		// As OCM says it with only the global set bound.
+		"no cluster at all": {nil, "AllManagedClusterSetsEmpty", "All ManagedClusterSets [global] have no member ManagedCluster"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			p := newPlacement(intstr.IntOrString{}, []clusterv1beta1.ClusterPredicate{labelPredicate("environment=prod")})
-			res, err := placement.Scheduler{Clock: fake.New(seedTime())}.Schedule(p, clusters)
+			res, err := placement.Scheduler{Clock: fake.New(seedTime())}.Schedule(p, tt.clusters)
 			require.NoError(t, err)
 			assert.Nil(t, res.Clusters)
 			assert.Equal(t, []grouping.Group{group("", 0)}, res.Groups)
@@ -346,7 +346,7 @@ func TestScheduleNothingSelected(t *testing.T) {
 				DecisionGroups:           []clusterv1beta1.DecisionGroupStatus{{Decisions: []string{"p-decision-1"}}},
 				Conditions: []metav1.Condition{
 					{Type: "PlacementMisconfigured", Status: "False", Reason: "Succeedconfigured", Message: "Placement configurations check pass", LastTransitionTime: at},
-					{Type: "PlacementSatisfied", Status: "False", Reason: "NoManagedClusterMatched", Message: "No ManagedCluster matches any of the cluster predicate", LastTransitionTime: at},
+					{Type: "PlacementSatisfied", Status: "False", Reason: tt.reason, Message: tt.message, LastTransitionTime: at},
 				},
 			}, res.Status)
 		})
@@ -519,7 +519,7 @@ func TestScheduleConditionTimes(t *testing.T) {
 			existing: []metav1.Condition{ok[1], ok[0]},
 			clusters: nil,
 			want: []metav1.Condition{
-				{Type: "PlacementSatisfied", Status: "False", Reason: "NoManagedClusterMatched", Message: "No ManagedCluster matches any of the cluster predicate", LastTransitionTime: metav1.NewTime(t1)},
+				{Type: "PlacementSatisfied", Status: "False", Reason: "AllManagedClusterSetsEmpty", Message: "All ManagedClusterSets [global] have no member ManagedCluster", LastTransitionTime: metav1.NewTime(t1)},
 				ok[0],
 			},
 		},
@@ -652,27 +652,12 @@ func TestScheduleOrderIndependent(t *testing.T) {
 	}
 }
 
-func TestScheduleUnsupported(t *testing.T) {
-	t.Parallel()
-	p := newPlacement(intstr.IntOrString{}, []clusterv1beta1.ClusterPredicate{{RequiredClusterSelector: clusterv1beta1.ClusterSelector{
-		CelSelector: clusterv1beta1.ClusterCelSelector{CelExpressions: []string{`managedCluster.metadata.name != "x"`}},
-	}}})
-	p.Spec.ClusterSets = []string{"global"}
-	tainted := mc("t")
-	tainted.Spec.Taints = []clusterv1.Taint{{Key: "cluster.open-cluster-management.io/unreachable", Effect: clusterv1.TaintEffectNoSelect}}
-	res, err := placement.Schedule(p, []*clusterv1.ManagedCluster{mc("a"), tainted})
-	require.NoError(t, err)
-	assert.Equal(t, []string{"a", "t"}, res.Clusters)
-	assert.Equal(t, []placement.Warning{
-		{Kind: placement.Unsupported, Message: "predicates[0].requiredClusterSelector.celSelector (1 expression) is not evaluated: the predicate was matched on its label and claim selectors only"},
-		{Kind: placement.Unsupported, Message: `clusterSets ["global"] is not evaluated: every ManagedCluster given was taken as a member of a bound cluster set`},
-		{Kind: placement.Unsupported, Message: `taints are not evaluated, and OCM may not select 1 selected cluster with taints: "t"`},
-	}, res.Warnings)
-}
-
 func TestWarningStrings(t *testing.T) {
 	t.Parallel()
-	for _, k := range []placement.WarningKind{placement.UnnamedGroup, placement.EmptyNamedGroup, placement.SplitGroup, placement.NumberOfClusters, placement.Unsupported} {
+	for _, k := range []placement.WarningKind{
+		placement.UnnamedGroup, placement.EmptyNamedGroup, placement.SplitGroup, placement.NumberOfClusters,
+		placement.Tainted, placement.TolerationExpiring, placement.NoClusterSetBinding, placement.SpreadPolicy,
+	} {
 		assert.Equal(t, string(k), k.String())
 	}
 	assert.Equal(t, "SplitGroup: x", placement.Warning{Kind: placement.SplitGroup, Message: "x"}.String())

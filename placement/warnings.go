@@ -2,10 +2,8 @@ package placement
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
-	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 
 	"github.com/rolloutkit/rolloutkit/grouping"
@@ -15,59 +13,6 @@ import (
 // shownNames is how many cluster names a warning quotes before "and N
 // more".
 const shownNames = 5
-
-// numberWarnings explains what spec.numberOfClusters did to the selected
-// clusters.
-func numberWarnings(number, selected int) []Warning {
-	switch {
-	case number < selected:
-		return []Warning{{Kind: NumberOfClusters, Message: fmt.Sprintf(
-			"numberOfClusters is %d and %s selected: OCM keeps the %d with the best prioritizer scores, "+
-				"which rolloutkit does not model; it keeps the first %d in name order",
-			number, count(selected, "cluster is", "clusters are"), number, number)}}
-	case number > selected:
-		return []Warning{{Kind: NumberOfClusters, Message: fmt.Sprintf(
-			"numberOfClusters is %d but only %s selected: %d cluster decisions unscheduled",
-			number, count(selected, "cluster is", "clusters are"), number-selected)}}
-	}
-	return nil
-}
-
-// unsupportedWarnings names the parts of the Placement that are not
-// evaluated and could make OCM select other clusters.
-func unsupportedWarnings(spec *clusterv1beta1.PlacementSpec, clusters []*clusterv1.ManagedCluster, selected []grouping.Cluster) []Warning {
-	var out []Warning
-	for i, pr := range spec.Predicates {
-		if n := len(pr.RequiredClusterSelector.CelSelector.CelExpressions); n > 0 {
-			out = append(out, Warning{Kind: Unsupported, Message: fmt.Sprintf(
-				"predicates[%d].requiredClusterSelector.celSelector (%s) is not evaluated: "+
-					"the predicate was matched on its label and claim selectors only", i, count(n, "expression"))})
-		}
-	}
-	if len(spec.ClusterSets) > 0 {
-		out = append(out, Warning{Kind: Unsupported, Message: fmt.Sprintf(
-			"clusterSets %q is not evaluated: every ManagedCluster given was taken as a member of a bound cluster set",
-			spec.ClusterSets)})
-	}
-	var tainted []string
-	for _, mc := range clusters {
-		if len(mc.Spec.Taints) > 0 && isSelected(selected, mc.Name) {
-			tainted = append(tainted, mc.Name)
-		}
-	}
-	if len(tainted) > 0 {
-		sort.Strings(tainted)
-		out = append(out, Warning{Kind: Unsupported, Message: fmt.Sprintf(
-			"taints are not evaluated, and OCM may not select %s with taints: %s",
-			count(len(tainted), "selected cluster"), field.Names(tainted, len(tainted), shownNames))})
-	}
-	return out
-}
-
-func isSelected(selected []grouping.Cluster, name string) bool {
-	i := sort.Search(len(selected), func(i int) bool { return selected[i].Name >= name })
-	return i < len(selected) && selected[i].Name == name
-}
 
 // divisionWarnings names the traps of the decision groups: entries that
 // matched nothing (and the index shift that follows), entries cut into

@@ -1,0 +1,112 @@
+package placement
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
+	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
+
+	"github.com/rolloutkit/rolloutkit/grouping"
+)
+
+// fleet is the hub as the scheduler reads it for one Placement.
+type fleet struct {
+	// clusters are sorted by name, and managed[i] is clusters[i].
+	clusters []grouping.Cluster
+	managed  []*clusterv1.ManagedCluster
+	// namespace and name are the Placement's.
+	namespace, name string
+	// own holds the clusters of the Placement's own PlacementDecisions.
+	own       map[string]struct{}
+	decisions []*clusterv1beta1.PlacementDecision
+	scores    []*clusterv1alpha1.AddOnPlacementScore
+}
+
+// readFleet reads the clusters, the PlacementDecisions and the
+// AddOnPlacementScores for p, and reports nil, unnamed and duplicate
+// entries.
+func readFleet(p *clusterv1beta1.Placement, clusters []*clusterv1.ManagedCluster, decisions []*clusterv1beta1.PlacementDecision,
+	scores []*clusterv1alpha1.AddOnPlacementScore, withClaims bool) (fleet, []error) {
+	f := fleet{namespace: p.Namespace, name: p.Name, decisions: decisions, scores: scores}
+	var errs []error
+	f.clusters, f.managed, errs = readClusters(clusters, withClaims)
+	errs = append(errs, checkObjects("decisions", "PlacementDecision", decisions)...)
+	errs = append(errs, checkObjects("scores", "AddOnPlacementScore", scores)...)
+	if len(errs) > 0 {
+		return fleet{}, errs
+	}
+	for _, pd := range decisions {
+		if !f.isOwn(pd) {
+			continue
+		}
+		if f.own == nil {
+			f.own = map[string]struct{}{}
+		}
+		for _, d := range pd.Status.Decisions {
+			f.own[d.ClusterName] = struct{}{}
+		}
+	}
+	return f, nil
+}
+
+// isOwn reports whether pd is one of the Placement's PlacementDecisions,
+// as OCM's scheduler finds them: by namespace and placement label.
+func (f *fleet) isOwn(pd *clusterv1beta1.PlacementDecision) bool {
+	return pd.Namespace == f.namespace && pd.Labels[clusterv1beta1.PlacementLabel] == f.name
+}
+
+// inDecisions reports whether cluster i is among the Placement's own
+// decisions.
+func (f *fleet) inDecisions(i int) bool {
+	_, ok := f.own[f.clusters[i].Name]
+	return ok
+}
+
+// find returns the index of the cluster named name, or -1.
+func (f *fleet) find(name string) int {
+	i, ok := slices.BinarySearchFunc(f.clusters, name, func(c grouping.Cluster, n string) int { return strings.Compare(c.Name, n) })
+	if !ok {
+		return -1
+	}
+	return i
+}
+
+// readClusters reads what grouping needs of each ManagedCluster, sorted by
+// name, with the ManagedClusters in the same order, and reports nil
+// entries, empty names and duplicates. It does not call
+// grouping.FromManagedCluster: that copies the label maps, which makes
+// Schedule about 3× slower at 10k clusters. Here the label maps are shared
+// with the ManagedClusters, as nothing writes to them, and claims are read
+// only when some selector looks at them.
+func readClusters(clusters []*clusterv1.ManagedCluster, withClaims bool) ([]grouping.Cluster, []*clusterv1.ManagedCluster, []error) {
+	var errs []error
+	managed := make([]*clusterv1.ManagedCluster, 0, len(clusters))
+	for i, mc := range clusters {
+		switch {
+		case mc == nil:
+			errs = append(errs, fmt.Errorf("clusters[%d]: nil ManagedCluster: want a ManagedCluster", i))
+		case mc.Name == "":
+			errs = append(errs, fmt.Errorf("clusters[%d]: ManagedCluster with an empty name: want metadata.name", i))
+		default:
+			managed = append(managed, mc)
+		}
+	}
+	slices.SortFunc(managed, func(a, b *clusterv1.ManagedCluster) int { return strings.Compare(a.Name, b.Name) })
+	read := make([]grouping.Cluster, len(managed))
+	for i, mc := range managed {
+		read[i] = grouping.Cluster{Name: mc.Name, Labels: mc.Labels}
+		if withClaims && len(mc.Status.ClusterClaims) > 0 {
+			read[i].Claims = make(map[string]string, len(mc.Status.ClusterClaims))
+			for _, cl := range mc.Status.ClusterClaims {
+				read[i].Claims[cl.Name] = cl.Value
+			}
+		}
+	}
+	for _, name := range grouping.DuplicateNames(read) {
+		errs = append(errs, fmt.Errorf("duplicate ManagedCluster %q: want each cluster once", name))
+	}
+	return read, managed, errs
+}
