@@ -20,8 +20,8 @@
 //
 // For one ClusterManagementAddOn, [Plan] plans every placement of its
 // install strategy: the decision groups (from the placement's
-// PlacementDecisions if the hub has any, else by scheduling the Placement
-// against the hub's ManagedClusters), each group's phase, reason and what
+// PlacementDecisions if the hub has any, else by scheduling the Placement;
+// see below), each group's phase, reason and what
 // it waits for as values (its JSON "wait": a kind, the group, cluster or
 // gates waited for, and until when; see [Wait]), the
 // clusters to start updating now (ToApply) apart from those already in
@@ -30,6 +30,22 @@
 // breached, when to look again, and the install progression message OCM's
 // add-on manager would write. Gates hold groups back; a held group has
 // phase Blocked and the gate's reason.
+//
+// # Scheduling
+//
+// A Placement is scheduled with placement.ScheduleHub, as OCM's scheduler
+// schedules it, against the hub's ManagedClusters, ManagedClusterSets,
+// ManagedClusterSetBindings, AddOnPlacementScores and all its
+// PlacementDecisions. A hub with no ManagedClusterSet and no
+// ManagedClusterSetBinding at all was most likely listed without them (a
+// real hub has at least the default and global sets): then every cluster
+// is a candidate (placement.Schedule), and a warning says so. The
+// scheduler's warnings (clusters a taint dropped, tolerations about to
+// expire, no binding) are the report's, and the time until a toleration
+// or a score expires counts for when to look again. A Placement in the hub
+// is scheduled even when its PlacementDecisions give the groups, for its
+// warnings; one the scheduler refuses (a celSelector, a selector that does
+// not compile) fails the plan.
 //
 // # Determinism
 //

@@ -11,10 +11,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
+	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 
 	"github.com/rolloutkit/rolloutkit/grouping"
 	"github.com/rolloutkit/rolloutkit/hash"
+	"github.com/rolloutkit/rolloutkit/placement"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
 
@@ -25,10 +28,23 @@ type Hub struct {
 	// Clusters are the ManagedClusters, against which a Placement without
 	// PlacementDecisions is scheduled.
 	Clusters []*clusterv1.ManagedCluster
+	// ManagedClusterSets are the cluster sets. When the hub holds no set
+	// and no binding at all, it was most likely listed without them, and a
+	// Placement is scheduled with every cluster a candidate, with a
+	// warning that says so.
+	ManagedClusterSets []*clusterv1beta2.ManagedClusterSet
+	// ManagedClusterSetBindings are the bindings of every namespace; those
+	// in a Placement's namespace say which sets it selects from.
+	ManagedClusterSetBindings []*clusterv1beta2.ManagedClusterSetBinding
+	// AddOnPlacementScores are the scores of every cluster (each in its
+	// cluster's namespace), for the Placements' addOn prioritizers.
+	AddOnPlacementScores []*clusterv1alpha1.AddOnPlacementScore
 	// Placements are the Placements the add-ons' install strategies name.
 	Placements []*clusterv1beta1.Placement
 	// Decisions are the PlacementDecisions; a placement's are found as OCM
-	// finds them, by the placement label in the placement's namespace.
+	// finds them, by the placement label in the placement's namespace. The
+	// scheduler reads all of them: those of other placements count for the
+	// Balance prioritizer.
 	Decisions []*clusterv1beta1.PlacementDecision
 	// ClusterManagementAddOns are the add-ons that can be planned.
 	ClusterManagementAddOns []*addonv1beta1.ClusterManagementAddOn
@@ -66,12 +82,26 @@ func (h *Hub) sorted() *Hub {
 		return &Hub{}
 	}
 	return &Hub{
-		Clusters:                sortedObjects(h.Clusters),
-		Placements:              sortedObjects(h.Placements),
-		Decisions:               sortedObjects(h.Decisions),
-		ClusterManagementAddOns: sortedObjects(h.ClusterManagementAddOns),
-		ManagedClusterAddOns:    sortedObjects(h.ManagedClusterAddOns),
-		Configs:                 sortedObjects(h.Configs),
+		Clusters:                  sortedObjects(h.Clusters),
+		ManagedClusterSets:        sortedObjects(h.ManagedClusterSets),
+		ManagedClusterSetBindings: sortedObjects(h.ManagedClusterSetBindings),
+		AddOnPlacementScores:      sortedObjects(h.AddOnPlacementScores),
+		Placements:                sortedObjects(h.Placements),
+		Decisions:                 sortedObjects(h.Decisions),
+		ClusterManagementAddOns:   sortedObjects(h.ClusterManagementAddOns),
+		ManagedClusterAddOns:      sortedObjects(h.ManagedClusterAddOns),
+		Configs:                   sortedObjects(h.Configs),
+	}
+}
+
+// schedulerHub is what OCM's scheduler reads of h. The objects are shared.
+func (h *Hub) schedulerHub() placement.Hub {
+	return placement.Hub{
+		Clusters:    h.Clusters,
+		ClusterSets: h.ManagedClusterSets,
+		Bindings:    h.ManagedClusterSetBindings,
+		Scores:      h.AddOnPlacementScores,
+		Decisions:   h.Decisions,
 	}
 }
 

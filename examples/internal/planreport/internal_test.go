@@ -35,6 +35,27 @@ func TestIsResourceOf(t *testing.T) {
 	}
 }
 
+func TestNearer(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		a, b time.Duration
+		want time.Duration
+	}{
+		{"neither", 0, 0, 0},
+		{"only the first", time.Minute, 0, time.Minute},
+		{"only the second", 0, time.Minute, time.Minute},
+		{"the shorter", 2 * time.Minute, time.Minute, time.Minute},
+		{"the shorter, either way", time.Minute, 2 * time.Minute, time.Minute},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tt.want, nearer(tt.a, tt.b))
+		})
+	}
+}
+
 func TestClusterList(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

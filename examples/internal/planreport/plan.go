@@ -11,8 +11,6 @@ import (
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 
 	"github.com/rolloutkit/rolloutkit/clock/fake"
-	"github.com/rolloutkit/rolloutkit/grouping"
-	"github.com/rolloutkit/rolloutkit/placement"
 	"github.com/rolloutkit/rolloutkit/rollout"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
@@ -36,10 +34,11 @@ func Plan(h *Hub, name string, now time.Time, gates []rollout.Gate) (*Report, er
 		TimedOut: []string{}, Removed: []string{}, Warnings: []string{}}
 	var recheck time.Duration
 	for i, ps := range cma.Spec.InstallStrategy.Placements {
-		pr, res, warnings, err := planPlacement(h, cma, i, ps, now, gates)
+		pl, err := planPlacement(h, cma, i, ps, now, gates)
 		if err != nil {
 			return nil, err
 		}
+		pr, res := pl.report, pl.result
 		rep.Placements = append(rep.Placements, pr)
 		rep.Start = append(rep.Start, pr.Start...)
 		rep.InFlight = append(rep.InFlight, pr.InFlight...)
@@ -51,10 +50,8 @@ func Plan(h *Hub, name string, now time.Time, gates []rollout.Gate) (*Report, er
 			rep.Removed = append(rep.Removed, c.Cluster)
 		}
 		rep.Breach = rep.Breach || res.MaxFailureBreach
-		if d := res.RecheckAfter; d > 0 && (recheck == 0 || d < recheck) {
-			recheck = d
-		}
-		rep.Warnings = append(rep.Warnings, warnings...)
+		recheck = nearer(recheck, pl.recheck)
+		rep.Warnings = append(rep.Warnings, pl.warnings...)
 	}
 	rep.RecheckAfter = recheck.Seconds()
 	return rep, nil
@@ -81,50 +78,31 @@ func pickAddon(h *Hub, name string) (*addonv1beta1.ClusterManagementAddOn, error
 	return h.ClusterManagementAddOns[0], nil
 }
 
+// planned is the plan of one install-strategy placement.
+type planned struct {
+	report Placement
+	result rollout.Result
+	// recheck is the nearer of the planner's recheck time and the
+	// scheduler's.
+	recheck time.Duration
+	// warnings are the scheduler's and the planner's, each prefixed with
+	// the placement's namespace/name.
+	warnings []string
+}
+
 // planPlacement plans one install-strategy placement.
-func planPlacement(h *Hub, cma *addonv1beta1.ClusterManagementAddOn, i int, ps addonv1beta1.PlacementStrategy, now time.Time, gates []rollout.Gate) (Placement, rollout.Result, []string, error) {
+func planPlacement(h *Hub, cma *addonv1beta1.ClusterManagementAddOn, i int, ps addonv1beta1.PlacementStrategy, now time.Time, gates []rollout.Gate) (planned, error) {
 	ref := fmt.Sprintf("placement %q (clustermanagementaddon %q spec.installStrategy.placements[%d])", ps.Namespace+"/"+ps.Name, cma.Name, i)
-	pr := Placement{Namespace: ps.Namespace, Name: ps.Name, Strategy: string(ps.RolloutStrategy.Type),
-		Start: []string{}, InFlight: []InFlight{}, Next: []string{}}
-	if pr.Strategy == "" {
-		pr.Strategy = "All"
-	}
-	var warnings []string
-	warn := func(msg string) { warnings = append(warnings, ps.Namespace+"/"+ps.Name+": "+msg) }
-
-	p := h.placement(ps.Namespace, ps.Name)
-	var scheduled *placement.Result
-	if p != nil {
-		res, err := placement.Scheduler{Clock: fake.New(now)}.Schedule(p, h.Clusters)
-		if err != nil {
-			return pr, rollout.Result{}, nil, fmt.Errorf("%s: %w", ref, err)
-		}
-		scheduled = &res
-		for _, w := range res.Warnings {
-			warn(w.String())
-		}
-	}
-	var groups []grouping.Group
-	if ds := h.decisionsOf(ps.Namespace, ps.Name); len(ds) > 0 {
-		gs, err := placement.GroupsFromDecisions(ds)
-		if err != nil {
-			return pr, rollout.Result{}, nil, fmt.Errorf("%s: %w", ref, err)
-		}
-		groups = gs
-		pr.Source = fmt.Sprintf("%d PlacementDecisions", len(ds))
-	} else if scheduled != nil {
-		groups = scheduled.Groups
-		pr.Source = fmt.Sprintf("scheduled from the Placement and %d ManagedClusters (no PlacementDecisions in the input)", len(h.Clusters))
-	} else {
-		return pr, rollout.Result{}, nil, fmt.Errorf("%s: neither the Placement nor its PlacementDecisions are in the input: include placements and placementdecisions in the kubectl get", ref)
-	}
-
-	addons, err := addon.Evaluate(cma, ps.PlacementRef, h.addonsOn(cma.Name, groups), h.specHash(cma))
+	found, err := placementGroups(h, ps, now)
 	if err != nil {
-		return pr, rollout.Result{}, nil, fmt.Errorf("%s: %w", ref, err)
+		return planned{}, fmt.Errorf("%s: %w", ref, err)
+	}
+	addons, err := addon.Evaluate(cma, ps.PlacementRef, h.addonsOn(cma.Name, found.groups), h.specHash(cma))
+	if err != nil {
+		return planned{}, fmt.Errorf("%s: %w", ref, err)
 	}
 	planner := rollout.Planner{Clock: fake.New(now), Gates: gates}
-	if p != nil && ps.RolloutStrategy.Type == "Progressive" {
+	if p := h.placement(ps.Namespace, ps.Name); p != nil && ps.RolloutStrategy.Type == "Progressive" {
 		// OCM's add-on manager uses clustersPerDecisionGroup as the window
 		// when maxConcurrency is unset.
 		cpg := p.Spec.DecisionStrategy.GroupStrategy.ClustersPerDecisionGroup
@@ -132,14 +110,27 @@ func planPlacement(h *Hub, cma *addonv1beta1.ClusterManagementAddOn, i int, ps a
 			planner.DefaultConcurrency = &cpg
 		}
 	}
-	res, err := planner.Plan(ps.RolloutStrategy, groups, addon.Statuses(addons))
+	res, err := planner.Plan(ps.RolloutStrategy, found.groups, addon.Statuses(addons))
 	if err != nil {
-		return pr, rollout.Result{}, nil, fmt.Errorf("%s: rolloutStrategy: %w", ref, err)
+		return planned{}, fmt.Errorf("%s: rolloutStrategy: %w", ref, err)
 	}
-	for _, w := range res.Warnings {
-		warn(w)
+	out := planned{report: placementReport(ps, found, res), result: res, recheck: nearer(res.RecheckAfter, found.recheck)}
+	out.report.Progress = addon.Tally(found.groups, addons, res).Condition().Message
+	for _, w := range append(found.warnings, res.Warnings...) {
+		out.warnings = append(out.warnings, ps.Namespace+"/"+ps.Name+": "+w)
 	}
-	for gi, g := range groups {
+	return out, nil
+}
+
+// placementReport is the report of one placement's groups and clusters,
+// from its groups and the planner's result.
+func placementReport(ps addonv1beta1.PlacementStrategy, found placed, res rollout.Result) Placement {
+	pr := Placement{Namespace: ps.Namespace, Name: ps.Name, Strategy: string(ps.RolloutStrategy.Type), Source: found.source,
+		Start: []string{}, InFlight: []InFlight{}, Next: []string{}}
+	if pr.Strategy == "" {
+		pr.Strategy = "All"
+	}
+	for gi, g := range found.groups {
 		gp := res.Groups[gi]
 		pr.Groups = append(pr.Groups, Group{Index: g.Index, Name: g.Name, Clusters: append([]string{}, g.Clusters...),
 			Phase: gp.Phase.String(), Reason: gp.Reason, Wait: waitOf(gp.Wait)})
@@ -152,8 +143,15 @@ func planPlacement(h *Hub, cma *addonv1beta1.ClusterManagementAddOn, i int, ps a
 		}
 		pr.InFlight = append(pr.InFlight, InFlight{Cluster: c.Cluster, Status: c.Status.String(), Until: timeOrNil(c.RecheckTime)})
 	}
-	pr.Progress = addon.Tally(groups, addons, res).Condition().Message
-	return pr, res, warnings, nil
+	return pr
+}
+
+// nearer is the shorter of two recheck times, where 0 means none.
+func nearer(a, b time.Duration) time.Duration {
+	if a <= 0 || (b > 0 && b < a) {
+		return max(b, 0)
+	}
+	return a
 }
 
 // waitOf is w in the report's shape; nil when the group waits for nothing.
