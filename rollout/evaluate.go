@@ -66,3 +66,69 @@ func (st *strategy) evaluate(cs *ClusterStatus, now time.Time) evaluation {
 	}
 	return evaluation{state: timingOut, recheck: deadline}
 }
+
+// evaluate evaluates every cluster once, keeping its state in its entry,
+// and counts each group's clusters by state. It also returns the clusters
+// whose soak or deadline was measured from now, for lint.
+func (r *run) evaluate() ([]Counts, unknownTimes) {
+	counts := make([]Counts, len(r.f.groups))
+	var unknown unknownTimes
+	for gi := range r.f.groups {
+		g, c := &r.f.groups[gi], &counts[gi]
+		for i := g.start; i < g.end; i++ {
+			e := &r.f.entries[i]
+			if e.status < 0 {
+				c.ToApply++
+				continue
+			}
+			ev := r.st.evaluate(&r.statuses[e.status], r.now)
+			e.state = ev.state
+			if ev.unknown {
+				unknown.add(r.f.name(i))
+			}
+			c.add(ev.state)
+		}
+	}
+	return counts, unknown
+}
+
+// unknownTimes names the first few clusters with no lastTransitionTime
+// whose soak or deadline was measured from now, and counts them all.
+type unknownTimes struct {
+	names []string
+	n     int
+}
+
+func (u *unknownTimes) add(name string) {
+	if u.n < maxNamed {
+		u.names = append(u.names, name)
+	}
+	u.n++
+}
+
+// add counts one cluster in state s.
+func (c *Counts) add(s state) {
+	switch s {
+	case untouched:
+		c.ToApply++
+	case progressing:
+		c.Progressing++
+	case failing:
+		c.Failed++
+	case soaking:
+		c.Soaking++
+	case succeeded:
+		c.Succeeded++
+	case skipped:
+		c.Skipped++
+	default:
+		c.TimedOut++
+	}
+}
+
+// inFlight counts the clusters in flight: progressing, failed within the
+// deadline, or soaking.
+func (c Counts) inFlight() int { return c.Progressing + c.Failed + c.Soaking }
+
+// failures counts the clusters that count against a failure budget.
+func (c Counts) failures() int { return c.Failed + c.TimedOut }

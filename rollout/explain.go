@@ -1,134 +1,53 @@
 package rollout
 
-import (
-	"slices"
-	"time"
+import "time"
 
-	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
-)
-
-// maxNamed is how many names a reason or warning lists before "and N more".
-const maxNamed = 3
-
-// explain gives every group its phase and what it waits for, as values,
-// then makes its one-line reason from those values.
-func (r *run) explain() []GroupProgress {
+// explain gives every group its phase and what it waits for, as values
+// read from the verdict, then makes its one-line reason from those values.
+func (r *run) explain(v *verdict) []GroupProgress {
 	out := make([]GroupProgress, len(r.f.groups))
 	for gi, g := range r.f.groups {
-		o := &r.out[gi]
-		gp := GroupProgress{GroupKey: g.key, Mandatory: g.mandatory, Size: g.size(), Counts: o.counts,
-			Starting: o.started, MaxFailures: r.maxFailures(gi)}
-		gp.Phase, gp.InFlight, gp.Wait = r.phase(gi)
+		o := &v.groups[gi]
+		gp := GroupProgress{GroupKey: g.key, Mandatory: g.mandatory, Size: g.size(), Counts: r.counts[gi],
+			Starting: o.started, MaxFailures: o.maxFailures}
+		gp.Phase, gp.InFlight, gp.Wait = r.phase(v, gi)
 		gp.Reason = gp.reason(r.now)
 		out[gi] = gp
 	}
 	return out
 }
 
-// maxFailures is the failure budget group gi is held to; -1 for type All.
-func (r *run) maxFailures(gi int) int {
-	switch {
-	case r.st.kind == clusterv1alpha1.All:
-		return -1
-	case r.st.kind == clusterv1alpha1.Progressive && !r.f.groups[gi].mandatory:
-		return r.budget
-	}
-	return r.out[gi].budget
-}
-
 // phase says where group gi stands, its first cluster in flight when it is
 // Active, and what it waits for.
-func (r *run) phase(gi int) (Phase, ClusterRef, Wait) {
-	o, c := &r.out[gi], r.out[gi].counts
+func (r *run) phase(v *verdict, gi int) (Phase, ClusterRef, Wait) {
+	o, c := &v.groups[gi], r.counts[gi]
 	switch {
 	case o.breached:
-		return Breached, ClusterRef{}, r.breachWait(gi)
-	case c.ToApply+c.Progressing+c.Soaking+c.Failed == 0:
+		first, n := r.firstWhere(gi, func(e *entry) bool { return e.state.failure() })
+		return Breached, ClusterRef{}, Wait{Kind: WaitBreach, Cluster: r.clusterRef(first, n), RolloutFailures: o.rolloutFailures}
+	case c.ToApply+c.inFlight() == 0:
 		return Complete, ClusterRef{}, Wait{}
-	case o.held && c.ToApply > o.started:
-		return Blocked, ClusterRef{}, r.gateWait(gi)
-	case o.started > 0 || c.Progressing+c.Soaking+c.Failed > 0:
-		inFlight, w := r.activeWait(gi)
-		return Active, inFlight, w
+	case o.hold.held:
+		// A pass asks the gates only of a group with clusters to start, and
+		// starts none of a group they hold.
+		return Blocked, ClusterRef{}, o.hold.wait(r.now)
+	case o.started > 0 || c.inFlight() > 0:
+		inFlight := r.clusterRef(r.firstWhere(gi, func(e *entry) bool { return e.listed && e.state != untouched }))
+		if c.ToApply == o.started {
+			return Active, inFlight, Wait{}
+		}
+		return Active, inFlight, r.pending(v, gi, inFlight)
 	}
-	return Waiting, ClusterRef{}, r.wait(gi)
+	return Waiting, ClusterRef{}, r.pending(v, gi, ClusterRef{})
 }
 
-// breachWait names the first failure of the breached group gi.
-func (r *run) breachWait(gi int) Wait {
-	w := Wait{Kind: WaitBreach, Cluster: r.clusterRef(r.firstWhere(gi, func(e *entry) bool { return e.state.failure() }))}
-	if r.st.kind == clusterv1alpha1.Progressive && !r.f.groups[gi].mandatory {
-		w.RolloutFailures = r.failures
-	}
-	return w
-}
-
-// gateWait says which gates hold group gi, and until when.
-func (r *run) gateWait(gi int) Wait {
-	w := Wait{Kind: WaitGate}
-	w.Gates, w.Until = r.held(gi)
-	return w
-}
-
-// held returns the reasons of the gates that hold group gi and when they
-// may answer otherwise (zero: not on the clock).
-func (r *run) held(gi int) ([]string, time.Time) {
-	o := &r.out[gi]
-	var until time.Time
-	if o.recheck > 0 {
-		until = r.now.Add(o.recheck)
-	}
-	return slices.Clone(o.gates), until
-}
-
-// activeWait returns the first in-flight cluster of the active group gi
-// and what its clusters that have not started wait for.
-func (r *run) activeWait(gi int) (ClusterRef, Wait) {
-	o := &r.out[gi]
-	first, n := r.firstWhere(gi, func(e *entry) bool { return e.listed && e.state != untouched })
-	inFlight := r.clusterRef(first, n)
-	switch {
-	case o.held:
-		return inFlight, r.gateWait(gi)
-	case o.counts.ToApply == o.started:
-		return inFlight, Wait{}
-	case !r.breach && r.st.kind == clusterv1alpha1.Progressive && o.reached:
-		return inFlight, Wait{Kind: WaitWindow, Window: r.window}
-	case r.holder == first && first >= 0 && !r.breach:
-		// Clusters that joined the group while others of it are in flight
-		// wait for them (docs/semantics.md §3.5).
-		return inFlight, Wait{Kind: WaitCluster, Group: r.f.groups[gi].key, Cluster: inFlight, Until: inFlight.soakOrDeadline()}
-	}
-	return inFlight, r.wait(gi)
-}
-
-// wait says what group gi waits for: the end of a breach, a free slot of
-// Progressive's window, or the cluster (or gates) that hold the walk.
-func (r *run) wait(gi int) Wait {
-	switch {
-	case r.breach:
+// pending says what the clusters of group gi that have not started wait
+// for: the end of the rollout's breach, or what the verdict says.
+func (r *run) pending(v *verdict, gi int, inFlight ClusterRef) Wait {
+	if v.breach {
 		return Wait{Kind: WaitBreach}
-	case r.st.kind == clusterv1alpha1.Progressive && r.out[gi].reached:
-		return Wait{Kind: WaitWindow, Window: r.window}
-	case r.stop >= 0:
-		s, held := r.stop, r.out[r.stop].held
-		if r.holder >= 0 && !held {
-			s = int(r.f.entries[r.holder].group)
-		}
-		w := Wait{Kind: WaitGroup, Group: r.f.groups[s].key}
-		if r.f.groups[s].mandatory {
-			w.Kind = WaitMandatory
-		}
-		switch {
-		case held:
-			w.Gates, w.Until = r.held(r.stop)
-		case r.holder >= 0:
-			w.Cluster = r.clusterRef(r.holder, 1)
-			w.Until = w.Cluster.soakOrDeadline()
-		}
-		return w
 	}
-	return Wait{}
+	return v.wait(gi, inFlight)
 }
 
 // firstWhere returns the first entry of group gi that satisfies keep (-1 if

@@ -8,10 +8,10 @@ import (
 // markMandatory marks the groups named by the strategy's
 // mandatoryDecisionGroups (docs/semantics.md §3.7): an entry with a groupName
 // matches every group of that name, otherwise its groupIndex matches that
-// index. Entries that match nothing are kept for a warning.
-func (r *run) markMandatory() {
+// index. It returns a warning for every entry that matches nothing.
+func (r *run) markMandatory() []string {
 	if len(r.st.mandatory) == 0 {
-		return
+		return nil
 	}
 	byName := make(map[string][]int, len(r.f.groups))
 	byIndex := make(map[int32]int, len(r.f.groups))
@@ -19,6 +19,7 @@ func (r *run) markMandatory() {
 		byName[g.key.Name] = append(byName[g.key.Name], gi)
 		byIndex[g.key.Index] = gi
 	}
+	var unmatched []string
 	for i, m := range r.st.mandatory {
 		var matched []int
 		what := "groupIndex " + strconv.Itoa(int(m.GroupIndex))
@@ -32,9 +33,10 @@ func (r *run) markMandatory() {
 			r.f.groups[gi].mandatory = true
 		}
 		if len(matched) == 0 {
-			r.unmatchedMD = append(r.unmatchedMD, fmt.Sprintf("%s.mandatoryDecisionGroups[%d] (%s) matches no decision group; it is ignored", r.st.prefix, i, what))
+			unmatched = append(unmatched, fmt.Sprintf("%s.mandatoryDecisionGroups[%d] (%s) matches no decision group; it is ignored", r.st.prefix, i, what))
 		}
 	}
+	return unmatched
 }
 
 // walkOrder is the order of a group walk: the mandatory groups first, then
@@ -48,6 +50,18 @@ func (r *run) walkOrder() []int {
 	}
 	for gi := range r.f.groups {
 		if !r.f.groups[gi].mandatory {
+			order = append(order, gi)
+		}
+	}
+	return order
+}
+
+// mandatoryGroups is the mandatory groups, in ascending index: Progressive
+// walks them before its window opens.
+func (r *run) mandatoryGroups() []int {
+	var order []int
+	for gi := range r.f.groups {
+		if r.f.groups[gi].mandatory {
 			order = append(order, gi)
 		}
 	}

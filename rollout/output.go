@@ -2,9 +2,11 @@ package rollout
 
 import "time"
 
-// result assembles the Result.
-func (r *run) result() Result {
-	res := Result{Removed: r.f.removed, MaxFailureBreach: r.breach}
+// output lists the clusters the verdict listed and those that timed out,
+// and says when to look again: the nearest recheck of a listed cluster or
+// of a gate that holds a group. Plan adds the explanations and warnings.
+func (r *run) output(v *verdict) Result {
+	res := Result{Removed: r.f.removed, MaxFailureBreach: v.breach}
 	nList, nTimed := 0, 0
 	for i := range r.f.entries {
 		if r.f.entries[i].listed {
@@ -43,14 +45,12 @@ func (r *run) result() Result {
 			cs.Status = TimeOut
 		}
 	}
-	for gi := range r.out {
-		if r.out[gi].held {
-			consider(r.out[gi].recheck)
+	for gi := range v.groups {
+		if h := v.groups[gi].hold; h.held {
+			consider(h.recheck)
 		}
 	}
 	res.RecheckAfter = recheck
-	res.Groups = r.explain()
-	res.Warnings = r.lint()
 	return res
 }
 

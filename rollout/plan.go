@@ -36,18 +36,20 @@ func (p Planner) Plan(s clusterv1alpha1.RolloutStrategy, groups []grouping.Group
 		return Result{}, err
 	}
 
-	r := &run{st: &st, f: &f, now: now, gates: p.Gates, statuses: statuses, out: make([]outcome, len(f.groups))}
-	r.evaluate()
-	r.markMandatory()
+	r, notes := newRun(&st, &f, now, p.Gates, statuses)
+	var v verdict
 	switch st.kind {
 	case clusterv1alpha1.Progressive:
-		r.progressive(def)
+		v = r.progressive(def)
 	case clusterv1alpha1.ProgressivePerGroup:
-		r.progressivePerGroup()
+		v = r.progressivePerGroup()
 	default:
-		r.all()
+		v = r.all()
 	}
-	return r.result(), nil
+	res := r.output(&v)
+	res.Groups = r.explain(&v)
+	res.Warnings = r.lint(&v, notes)
+	return res, nil
 }
 
 // flatJoin joins errs, and the errors of any joins among them, into one
@@ -64,128 +66,24 @@ func flatJoin(errs ...error) error {
 	return errors.Join(flat...)
 }
 
-// run is the state of one Plan call.
+// run is one Plan call's inputs, indexed and evaluated once. A strategy's
+// pass reads it, marks the entries it lists (entry.listed) and returns its
+// verdict; nothing else in it changes after newRun.
 type run struct {
 	st       *strategy
 	f        *fleet
 	now      time.Time
 	gates    []Gate
 	statuses []ClusterStatus
-	out      []outcome // per group, parallel to f.groups
-
-	breach      bool
-	stop        int // group where a walk stopped, -1 if it did not
-	holder      int // an entry that held the walk, -1 if none
-	window      int // Progressive: the window size, when reached
-	budget      int // Progressive: the failure budget over all clusters
-	failures    int // Progressive: failures over all clusters
-	unknownLTT  []string
-	unknownN    int
-	warnings    []string
-	unmatchedMD []string
+	counts   []Counts // per group, parallel to f.groups
 }
 
-// outcome is what the strategy concluded of one group.
-type outcome struct {
-	counts   Counts
-	reached  bool          // a walk got to it, or it competed for window slots
-	gated    bool          // gates were consulted
-	held     bool          // and at least one held it
-	gates    []string      // the holding gates' reasons
-	recheck  time.Duration // the holding gates' nearest recheck
-	started  int           // untouched clusters listed by this call
-	budget   int           // failure budget, for a group walk
-	breached bool          // its failures exceed its budget (or, for Progressive, the fleet's)
-}
-
-// evaluate evaluates every cluster once and counts each group.
-func (r *run) evaluate() {
-	for gi := range r.f.groups {
-		g := &r.f.groups[gi]
-		c := &r.out[gi].counts
-		for i := g.start; i < g.end; i++ {
-			e := &r.f.entries[i]
-			if e.status < 0 {
-				c.ToApply++
-				continue
-			}
-			ev := r.st.evaluate(&r.statuses[e.status], r.now)
-			e.state = ev.state
-			if ev.unknown {
-				if r.unknownN < maxNamed {
-					r.unknownLTT = append(r.unknownLTT, r.f.name(i))
-				}
-				r.unknownN++
-			}
-			switch ev.state {
-			case untouched:
-				c.ToApply++
-			case progressing:
-				c.Progressing++
-			case failing:
-				c.Failed++
-			case soaking:
-				c.Soaking++
-			case succeeded:
-				c.Succeeded++
-			case skipped:
-				c.Skipped++
-			default:
-				c.TimedOut++
-			}
-		}
-	}
-}
-
-// listInFlight lists every in-flight cluster: a started cluster is never
-// abandoned.
-func (r *run) listInFlight() {
-	for i := range r.f.entries {
-		if r.f.entries[i].state.inFlight() {
-			r.f.entries[i].listed = true
-		}
-	}
-}
-
-// start lists the untouched clusters of group gi.
-func (r *run) start(gi int) {
-	g := r.f.groups[gi]
-	for i := g.start; i < g.end; i++ {
-		if e := &r.f.entries[i]; e.state == untouched {
-			e.listed = true
-			r.out[gi].started++
-		}
-	}
-}
-
-// admit asks every gate, once per group and call, whether group gi may
-// start new clusters.
-func (r *run) admit(gi int) bool {
-	o := &r.out[gi]
-	if o.gated {
-		return !o.held
-	}
-	o.gated = true
-	var reasons []string
-	for _, gate := range r.gates {
-		if gate == nil {
-			continue
-		}
-		a := gate.Admit(r.f.groups[gi].key, r.now)
-		if a.Admitted {
-			continue
-		}
-		o.held = true
-		if a.Reason != "" {
-			reasons = append(reasons, a.Reason)
-		}
-		if a.RecheckAfter > 0 && (o.recheck == 0 || a.RecheckAfter < o.recheck) {
-			o.recheck = a.RecheckAfter
-		}
-	}
-	if o.held && len(reasons) == 0 {
-		reasons = append(reasons, "a gate holds the group")
-	}
-	o.gates = reasons
-	return !o.held
+// newRun evaluates every cluster of f at now and marks the mandatory
+// groups. It returns what it noticed on the way, for lint.
+func newRun(st *strategy, f *fleet, now time.Time, gates []Gate, statuses []ClusterStatus) (*run, notes) {
+	r := &run{st: st, f: f, now: now, gates: gates, statuses: statuses}
+	var n notes
+	r.counts, n.unknown = r.evaluate()
+	n.unmatched = r.markMandatory()
+	return r, n
 }

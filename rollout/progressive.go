@@ -24,49 +24,80 @@ import (
 // lists at most maxConcurrency in-flight clusters; it ranks clusters with a
 // status entry before those without; and with mandatory groups configured
 // it waits for every in-flight cluster before starting another.
-func (r *run) progressive(def *field.Portion) {
+func (r *run) progressive(def *field.Portion) verdict {
 	r.listInFlight()
-	r.stop, r.holder = -1, -1
-	total := len(r.f.entries)
-	r.budget = min(r.st.maxFailures.Of(total), total)
-	remaining, inFlight := 0, 0
-	for gi, g := range r.f.groups {
-		c := r.out[gi].counts
-		r.failures += c.Failed + c.TimedOut
-		if g.mandatory {
-			r.countFailures(gi, 0)
-		} else {
-			remaining += g.size()
-			inFlight += c.Progressing + c.Failed + c.Soaking
+	v, slots := r.progressiveBudget(def)
+	if v.breach {
+		return v
+	}
+	w := r.walk(r.mandatoryGroups(), v.groups)
+	v.wait = w.waitOf(r)
+	if w.stop < 0 {
+		// The mandatory groups are done: the others share the window.
+		r.fillWindow(slots.free, v.groups)
+		v.wait = func(gi int, _ ClusterRef) Wait {
+			if r.f.groups[gi].mandatory {
+				return Wait{}
+			}
+			return Wait{Kind: WaitWindow, Window: slots.size}
 		}
 	}
-	r.window = r.st.concurrency(def, remaining)
-	if r.failures > r.budget {
-		// The budget is the fleet's: every group with failures shares the blame.
-		r.breach = true
-		for gi := range r.out {
-			if c := r.out[gi].counts; c.Failed+c.TimedOut > 0 {
-				r.out[gi].breached = true
+	return v
+}
+
+// windowSlots is Progressive's window: its size, and how many of its
+// slots the clusters in flight leave free.
+type windowSlots struct{ size, free int }
+
+// progressiveBudget counts the failures, in every group at every call: a
+// failure in a mandatory group, or more failures over all clusters than
+// maxFailures of all clusters allows, is a breach. It also sizes the
+// window over the clusters of the groups that are not mandatory, and
+// counts the slots their clusters in flight leave free.
+func (r *run) progressiveBudget(def *field.Portion) (verdict, windowSlots) {
+	total := len(r.f.entries)
+	budget := min(r.st.maxFailures.Of(total), total)
+	v := newVerdict(len(r.f.groups), budget)
+	v.untrippable = r.st.maxFailures.Of(total) >= total
+	failures, remaining, inFlight := 0, 0, 0
+	for gi, g := range r.f.groups {
+		c := r.counts[gi]
+		failures += c.failures()
+		if g.mandatory {
+			o := &v.groups[gi]
+			o.maxFailures, o.breached = 0, c.failures() > 0
+			v.breach = v.breach || o.breached
+		} else {
+			remaining += g.size()
+			inFlight += c.inFlight()
+		}
+	}
+	if failures > budget {
+		// The budget is the rollout's: every group with failures shares the blame.
+		v.breach = true
+		for gi, g := range r.f.groups {
+			if o := &v.groups[gi]; r.counts[gi].failures() > 0 {
+				o.breached = true
+				if !g.mandatory {
+					o.rolloutFailures = failures
+				}
 			}
 		}
 	}
-	if r.breach {
-		return
-	}
+	size := r.st.concurrency(def, remaining)
+	return v, windowSlots{size: size, free: size - inFlight}
+}
 
-	holding := r.inFlight(true)
-	for gi, g := range r.f.groups {
-		if g.mandatory && r.walkStep(gi, &holding, true) {
-			return
-		}
-	}
+// fillWindow gives the free slots of the window to the untouched clusters
+// of the groups that are not mandatory, in name order, skipping the groups
+// a gate holds.
+func (r *run) fillWindow(free int, out []outcome) {
 	var runs cursors
 	for gi, g := range r.f.groups {
-		if g.mandatory {
+		if g.mandatory || r.counts[gi].ToApply == 0 {
 			continue
 		}
-		r.out[gi].reached = true
-		if r.out[gi].counts.ToApply == 0 || !r.admit(gi) {
+		if out[gi].hold = r.admit(gi); out[gi].hold.held {
 			continue
 		}
 		if c := r.nextUntouched(gi, g.start); c.pos < g.end {
@@ -74,10 +105,10 @@ func (r *run) progressive(def *field.Portion) {
 		}
 	}
 	heap.Init(&runs)
-	for free := r.window - inFlight; free > 0 && len(runs) > 0; free-- {
+	for ; free > 0 && len(runs) > 0; free-- {
 		c := &runs[0]
 		r.f.entries[c.pos].listed = true
-		r.out[c.group].started++
+		out[c.group].started++
 		if next := r.nextUntouched(c.group, c.pos+1); next.pos < r.f.groups[c.group].end {
 			*c = next
 			heap.Fix(&runs, 0)
