@@ -1,7 +1,7 @@
 // Command plan reads the hub's objects as Kubernetes YAML and prints what
 // the next step of an add-on's rollout is, and why.
 //
-//	kubectl get managedclusters,placements,placementdecisions,clustermanagementaddons,managedclusteraddons -A -o yaml > hub.yaml
+//	kubectl get managedclusters,placements,placementdecisions,clustermanagementaddons,managedclusteraddons,managedclustersets,managedclustersetbindings,addonplacementscores -A -o yaml > hub.yaml
 //	go run ./examples/plan -f hub.yaml
 //
 // It accepts multi-document YAML and `kind: List`, and ignores kinds it does
@@ -16,6 +16,21 @@
 // the same as one JSON object. Gates (-approve, -window, -pause) hold
 // groups back; held groups show phase Blocked and the gate's reason. An
 // -approve name that is no group of the plan is an error.
+//
+// # Scheduling
+//
+// A Placement without PlacementDecisions is scheduled as OCM's scheduler
+// would schedule it, from the whole input: the ManagedClusterSets bound to
+// its namespace by ManagedClusterSetBindings, the clusters' taints, the
+// AddOnPlacementScores, and every PlacementDecision (those of other
+// placements count for the Balance prioritizer). The warnings name the
+// clusters a taint dropped, tolerations about to expire, and a namespace
+// with no binding. An input with no ManagedClusterSet and no binding at all
+// was most likely listed without them: then every cluster is a candidate,
+// as if bound through the global set, and a warning says so. Sets and
+// bindings of version v1beta1, which older hubs serve, are read as v1beta2
+// (a LegacyClusterSetLabel selector is ExclusiveClusterSetLabel). A
+// Placement with a celSelector is refused: CEL is not evaluated.
 //
 // The exit code is 0 when the plan is printed, 2 on bad flags or bad input
 // (a file that is empty or cannot be read or parsed, objects the planner

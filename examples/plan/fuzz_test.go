@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"strings"
 	"testing"
 
@@ -11,8 +12,8 @@ import (
 // FuzzReadHub feeds arbitrary bytes to the YAML reader of plan. It never
 // panics; an error says which document it is about (or the size limit,
 // or that the whole input is empty);
-// accepted input gives objects of the five kinds plan uses, each with a
-// name, and reading it twice gives the same hub.
+// accepted input gives objects of the kinds plan uses (cluster sets
+// converted to v1beta2), and reading it twice gives the same hub.
 func FuzzReadHub(f *testing.F) {
 	for _, name := range []string{seed.ManagedClustersFile, seed.PlacementFile, seed.PlacementDecisionsFile, seed.ClusterManagementAddOnFile} {
 		data, err := seed.Raw(name)
@@ -21,6 +22,15 @@ func FuzzReadHub(f *testing.F) {
 		}
 		f.Add(data)
 	}
+	tainted, err := os.ReadFile(taintedFile)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(tainted)
+	f.Add([]byte("apiVersion: cluster.open-cluster-management.io/v1beta1\nkind: ManagedClusterSet\nmetadata: {name: a}\nspec: {clusterSelector: {selectorType: LegacyClusterSetLabel}}\n"))
+	f.Add([]byte("apiVersion: cluster.open-cluster-management.io/v1beta1\nkind: ManagedClusterSetBinding\nmetadata: {name: a, namespace: ns}\nspec: {clusterSet: a}\n"))
+	f.Add([]byte("apiVersion: cluster.open-cluster-management.io/v1alpha1\nkind: AddOnPlacementScore\nmetadata: {name: s, namespace: c}\nstatus: {scores: [{name: cpu, value: 1}]}\n"))
+	f.Add([]byte("{\"apiVersion\":\"cluster.open-cluster-management.io\",\"kind\":\"ManagedClusterSet\"}"))
 	f.Add([]byte("apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: List\n  items: []\n"))
 	f.Add([]byte("a: &a [*a]\n"))
 	f.Add([]byte("{\"kind\":\"Placement\",\"metadata\":{\"name\":1}}"))
@@ -39,9 +49,15 @@ func FuzzReadHub(f *testing.F) {
 				t.Fatal("nil ManagedCluster")
 			}
 		}
+		for _, s := range h.sets {
+			if s == nil || s.Spec.ClusterSelector.SelectorType == legacyClusterSetLabel {
+				t.Fatalf("ManagedClusterSet %v: want a v1beta2 set", s)
+			}
+		}
 		again, err := readHub(bytes.NewReader(data), limit)
 		if err != nil || len(again.clusters) != len(h.clusters) || len(again.placements) != len(h.placements) ||
-			len(again.decisions) != len(h.decisions) || len(again.cmas) != len(h.cmas) || len(again.mcas) != len(h.mcas) {
+			len(again.decisions) != len(h.decisions) || len(again.cmas) != len(h.cmas) || len(again.mcas) != len(h.mcas) ||
+			len(again.sets) != len(h.sets) || len(again.bindings) != len(h.bindings) || len(again.scores) != len(h.scores) {
 			t.Fatalf("reading the same input twice differs: %v", err)
 		}
 	})

@@ -15,16 +15,25 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
+	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 	"sigs.k8s.io/yaml"
 
 	"github.com/rolloutkit/rolloutkit/examples/internal/planreport"
 )
 
+// kinds are the resources plan reads, as `kubectl get` names them.
+const kinds = "managedclusters,placements,placementdecisions,clustermanagementaddons,managedclusteraddons," +
+	"managedclustersets,managedclustersetbindings,addonplacementscores"
+
 // hub is what the YAML said about the hub: the objects of the kinds the
 // planner uses. Other kinds are counted and ignored.
 type hub struct {
 	clusters   []*clusterv1.ManagedCluster
+	sets       []*clusterv1beta2.ManagedClusterSet
+	bindings   []*clusterv1beta2.ManagedClusterSetBinding
+	scores     []*clusterv1alpha1.AddOnPlacementScore
 	placements []*clusterv1beta1.Placement
 	decisions  []*clusterv1beta1.PlacementDecision
 	cmas       []*addonv1beta1.ClusterManagementAddOn
@@ -38,12 +47,15 @@ type hub struct {
 // planHub is what the planner reads of h. The objects are shared.
 func (h *hub) planHub() *planreport.Hub {
 	return &planreport.Hub{
-		Clusters:                h.clusters,
-		Placements:              h.placements,
-		Decisions:               h.decisions,
-		ClusterManagementAddOns: h.cmas,
-		ManagedClusterAddOns:    h.mcas,
-		Configs:                 h.others,
+		Clusters:                  h.clusters,
+		ManagedClusterSets:        h.sets,
+		ManagedClusterSetBindings: h.bindings,
+		AddOnPlacementScores:      h.scores,
+		Placements:                h.placements,
+		Decisions:                 h.decisions,
+		ClusterManagementAddOns:   h.cmas,
+		ManagedClusterAddOns:      h.mcas,
+		Configs:                   h.others,
 	}
 }
 
@@ -58,7 +70,7 @@ func readHub(r io.Reader, limit int64) (*hub, error) {
 	if int64(len(data)) > limit {
 		return nil, fmt.Errorf("input is larger than the limit of %d bytes (see -max-bytes)", limit)
 	}
-	const want = "want the YAML that `kubectl get managedclusters,placements,placementdecisions,clustermanagementaddons,managedclusteraddons -A -o yaml` prints"
+	const want = "want the YAML that `kubectl get " + kinds + " -A -o yaml` prints"
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, errors.New("the input is empty: " + want)
 	}
@@ -122,6 +134,12 @@ func (h *hub) add(js []byte, where string) error {
 	switch tm.Kind {
 	case "ManagedCluster":
 		err = decodeInto(js, &h.clusters)
+	case "ManagedClusterSet":
+		err = decodeClusterSet(js, tm.APIVersion, &h.sets)
+	case "ManagedClusterSetBinding":
+		err = decodeBinding(js, tm.APIVersion, &h.bindings)
+	case "AddOnPlacementScore":
+		err = decodeInto(js, &h.scores)
 	case "Placement":
 		err = decodeInto(js, &h.placements)
 	case "PlacementDecision":
@@ -163,6 +181,9 @@ func decodeInto[T any](js []byte, into *[]*T) error {
 // depend on the order of the input.
 func (h *hub) sort() {
 	sortObjects(h.clusters, func(o *clusterv1.ManagedCluster) metav1.Object { return o })
+	sortObjects(h.sets, func(o *clusterv1beta2.ManagedClusterSet) metav1.Object { return o })
+	sortObjects(h.bindings, func(o *clusterv1beta2.ManagedClusterSetBinding) metav1.Object { return o })
+	sortObjects(h.scores, func(o *clusterv1alpha1.AddOnPlacementScore) metav1.Object { return o })
 	sortObjects(h.placements, func(o *clusterv1beta1.Placement) metav1.Object { return o })
 	sortObjects(h.decisions, func(o *clusterv1beta1.PlacementDecision) metav1.Object { return o })
 	sortObjects(h.cmas, func(o *addonv1beta1.ClusterManagementAddOn) metav1.Object { return o })

@@ -126,8 +126,11 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&pause, "pause", "", "gate: pause the rollout with this reason (in-flight clusters still finish)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: plan -f FILE [-addon NAME] [-o text|json] [-now RFC3339]\n\n"+
-			"Reads `kubectl get managedclusters,placements,placementdecisions,clustermanagementaddons,managedclusteraddons -A -o yaml`\n"+
-			"output and prints the next step of the add-on's rollout, and why.\n"+
+			"Reads the output of\n  kubectl get "+kinds+" -A -o yaml\n"+
+			"and prints the next step of the add-on's rollout, and why. A Placement without\n"+
+			"PlacementDecisions is scheduled as OCM would, from the cluster sets bound to its\n"+
+			"namespace; with no ManagedClusterSet and no binding in the input, every cluster\n"+
+			"is a candidate (a warning says so).\n"+
 			"Exit code: 0 when the plan is printed, 2 on bad flags or input, 1 when the plan cannot be written.\n\n")
 		fs.PrintDefaults()
 	}

@@ -121,12 +121,20 @@ func TestPlanSchedulesWithoutDecisions(t *testing.T) {
 	assert.Contains(t, out, `clusters to start now: "dev-cluster"`)
 	assert.Contains(t, out, `clusters in flight (already updating): (none)`)
 	assert.Contains(t, out, `waiting for group "dev": "dev-cluster" starting now`)
+	// The seed's manifests hold no cluster set: every cluster is a
+	// candidate, and the output says so.
+	assert.Contains(t, out, "open-cluster-management/cluster-proxy-placement: no ManagedClusterSet and no ManagedClusterSetBinding in the input")
 }
 
 func TestPlanErrors(t *testing.T) {
 	t.Parallel()
 	hub, err := os.ReadFile(hubFile)
 	require.NoError(t, err)
+	withCEL := editItems(t, taintedFile, eachOf("Placement", func(it map[string]any) {
+		predicates := object(it, "spec")["predicates"].([]any)
+		selector := object(predicates[0].(map[string]any), "requiredClusterSelector")
+		selector["celSelector"] = map[string]any{"celExpressions": []any{`managedCluster.metadata.labels["environment"] != "dev"`}}
+	}))
 	emptyFile := filepath.Join(t.TempDir(), "hub.yaml")
 	require.NoError(t, os.WriteFile(emptyFile, nil, 0o600))
 	tests := []struct {
@@ -157,6 +165,12 @@ func TestPlanErrors(t *testing.T) {
 			`placement "open-cluster-management/cluster-proxy-placement" (clustermanagementaddon "cluster-proxy" spec.installStrategy.placements[0]): neither the Placement nor its PlacementDecisions are in the input`},
 		{"bad decision label", strings.Replace(string(hub), `decision-group-index: "1"`, `decision-group-index: "one"`, 1), []string{"-f", "-"}, 2,
 			`"one"`},
+		{"celSelector", withCEL, []string{"-f", "-"}, 2,
+			"spec.predicates[0].requiredClusterSelector.celSelector.celExpressions"},
+		{"cluster set of an unknown version", "apiVersion: cluster.open-cluster-management.io/v1alpha1\nkind: ManagedClusterSet\nmetadata: {name: old}\n", []string{"-f", "-"}, 2,
+			`document 1: ManagedClusterSet: apiVersion "cluster.open-cluster-management.io/v1alpha1": want cluster.open-cluster-management.io/v1beta2 (or v1beta1)`},
+		{"binding of another group", "apiVersion: example.com/v1beta2\nkind: ManagedClusterSetBinding\nmetadata: {name: b, namespace: ns}\n", []string{"-f", "-"}, 2,
+			`document 1: ManagedClusterSetBinding: apiVersion "example.com/v1beta2": want cluster.open-cluster-management.io/v1beta2`},
 		{"too big", strings.Repeat("#", 2048), []string{"-f", "-", "-max-bytes", "1024"}, 2, "larger than the limit of 1024 bytes"},
 		{"wrong type in a field", "apiVersion: cluster.open-cluster-management.io/v1\nkind: ManagedCluster\nmetadata: {name: [1]}\n", []string{"-f", "-"}, 2, "document 1: ManagedCluster"},
 	}
