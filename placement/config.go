@@ -105,13 +105,14 @@ func (c *config) err(obj string) error {
 
 // ocmMessage is the PlacementMisconfigured message OCM's scheduling
 // controller would write: "<plugin>:<message>" for the problem it meets
-// first, or "" when it meets none. Its filters run first ("Predicate",
-// then "TaintToleration", which checks the tolerations only when some
-// cluster is left to filter: tolerationsChecked), then the prioritizer
-// policy (no plugin name); it stops at the first problem, and a decision
-// strategy problem (found after scheduling, with no plugin name)
-// overrides them all.
-func (c *config) ocmMessage(tolerationsChecked bool) string {
+// first, or "" when it meets none. Its filters run first, "Predicate" and
+// then "TaintToleration", and each checks its part of the spec only when
+// some cluster is left to filter (predicatesChecked: there is a
+// candidate; tolerationsChecked: a candidate matched the predicates); then
+// the prioritizer policy (no plugin name). It stops at the first problem,
+// and a decision strategy problem (found after scheduling, with no plugin
+// name) overrides them all.
+func (c *config) ocmMessage(predicatesChecked, tolerationsChecked bool) string {
 	switch {
 	case len(c.strategyErrs) > 0:
 		if !isSelectorError(c.strategyErrs[0]) && c.length.Type == intstr.String && !ocmAcceptsLength(c.length.StrVal) {
@@ -119,7 +120,7 @@ func (c *config) ocmMessage(tolerationsChecked bool) string {
 			return ":" + c.length.StrVal + " invalid type: string is not a percentage"
 		}
 		return ":" + ocmText(c.strategyErrs[0])
-	case len(c.predicateErrs) > 0:
+	case len(c.predicateErrs) > 0 && predicatesChecked:
 		return "Predicate:" + ocmText(c.predicateErrs[0])
 	case len(c.tolerationErrs) > 0 && tolerationsChecked:
 		return "TaintToleration:" + c.tolerationMessage

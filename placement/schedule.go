@@ -104,15 +104,15 @@ func (s Scheduler) schedule(p *clusterv1beta1.Placement, cfg *config, f *fleet, 
 
 	misconfigured := misconfiguredCondition("")
 	if cfg.misconfigured() {
-		misconfigured = misconfiguredCondition(cfg.ocmMessage(ch.tolerationsChecked))
+		misconfigured = misconfiguredCondition(cfg.ocmMessage(ch.available > 0, ch.tolerationsChecked))
 	}
 	res.Status.Conditions = setConditions(p.Status.Conditions, now, misconfigured,
 		satisfiedCondition(sets, p.Spec.ClusterSets, ch.available, len(selected), ch.unscheduled))
-	if cfg.misconfigured() {
-		return res, cfg.err(obj)
-	}
 	if !ch.recheck.IsZero() {
 		res.RecheckAfter = ch.recheck.Sub(now)
+	}
+	if cfg.misconfigured() {
+		return res, cfg.err(obj)
 	}
 	res.Warnings = append(scheduleWarnings(cfg, f, sets, p.Spec.ClusterSets, &ch),
 		divisionWarnings(&p.Spec.DecisionStrategy.GroupStrategy, div)...)
