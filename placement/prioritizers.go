@@ -1,6 +1,8 @@
 package placement
 
 import (
+	"cmp"
+
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 )
@@ -42,59 +44,55 @@ type prioritizer struct {
 // prioritizer. A type other than BuiltIn is read as AddOn, as OCM's
 // controller reads it (the API server defaults an empty type to BuiltIn).
 //
-// It returns the enabled prioritizers, every problem, and OCM's message for
-// the first problem OCM meets.
+// It returns the enabled prioritizers, every problem in spec order, and
+// OCM's message for the first problem OCM meets: a bad mode, else a
+// configuration without scoreCoordinate, else a bad coordinate.
 func parsePrioritizers(pp clusterv1beta1.PrioritizerPolicy) ([]prioritizer, []error, string) {
 	path := field.NewPath("spec", "prioritizerPolicy")
+	var order []clusterv1beta1.ScoreCoordinate // by first appearance
 	weights := map[clusterv1beta1.ScoreCoordinate]int32{}
-	var order []clusterv1beta1.ScoreCoordinate // first appearance
-	set := func(sc clusterv1beta1.ScoreCoordinate, w int32) {
+	last := map[clusterv1beta1.ScoreCoordinate]int{} // the configuration that set the weight
+	set := func(sc clusterv1beta1.ScoreCoordinate, w int32, at int) {
 		if _, ok := weights[sc]; !ok {
 			order = append(order, sc)
 		}
-		weights[sc] = w
+		weights[sc], last[sc] = w, at
 	}
 	switch pp.Mode {
 	case clusterv1beta1.PrioritizerPolicyModeExact:
 	case clusterv1beta1.PrioritizerPolicyModeAdditive, "":
-		set(builtIn(builtInBalance), 1)
-		set(builtIn(builtInSteady), 1)
+		set(builtIn(builtInBalance), 1, -1)
+		set(builtIn(builtInSteady), 1, -1)
 	default:
 		return nil, []error{field.NotSupported(path.Child("mode"), string(pp.Mode), []clusterv1beta1.PrioritizerPolicyModeType{
 			clusterv1beta1.PrioritizerPolicyModeAdditive, clusterv1beta1.PrioritizerPolicyModeExact,
 		})}, "incorrect prioritizer policy mode: " + string(pp.Mode)
 	}
+	for i, c := range pp.Configurations {
+		if c.ScoreCoordinate != nil {
+			set(*c.ScoreCoordinate, c.Weight, i)
+		}
+	}
 
 	var errs []error
-	var ocm string
-	last := map[clusterv1beta1.ScoreCoordinate]int{}
+	var missing, bad string // OCM's messages
 	for i, c := range pp.Configurations {
-		if c.ScoreCoordinate == nil {
-			errs = append(errs, field.Required(path.Child("configurations").Index(i).Child("scoreCoordinate"),
-				"want a BuiltIn or AddOn score coordinate"))
-			if ocm == "" {
-				ocm = "scoreCoordinate field is required"
-			}
-			continue
-		}
-		set(*c.ScoreCoordinate, c.Weight)
-		last[*c.ScoreCoordinate] = i
-	}
-	// Check each coordinate once, where its weight was last set, in spec
-	// order.
-	for i, c := range pp.Configurations {
-		if c.ScoreCoordinate == nil || last[*c.ScoreCoordinate] != i || c.Weight == 0 {
-			continue
-		}
-		if err, msg := checkCoordinate(*c.ScoreCoordinate, path.Child("configurations").Index(i).Child("scoreCoordinate")); err != nil {
-			errs = append(errs, err)
-			if ocm == "" {
-				ocm = msg
+		at := path.Child("configurations").Index(i).Child("scoreCoordinate")
+		switch {
+		case c.ScoreCoordinate == nil:
+			errs = append(errs, field.Required(at, "want a BuiltIn or AddOn score coordinate"))
+			missing = cmp.Or(missing, "scoreCoordinate field is required")
+		case last[*c.ScoreCoordinate] != i || c.Weight == 0:
+			// Another configuration sets its weight, or it is off.
+		default:
+			if err, msg := checkCoordinate(*c.ScoreCoordinate, at); err != nil {
+				errs = append(errs, err)
+				bad = cmp.Or(bad, msg)
 			}
 		}
 	}
 	if len(errs) > 0 {
-		return nil, errs, ocm
+		return nil, errs, cmp.Or(missing, bad)
 	}
 	out := make([]prioritizer, 0, len(order))
 	for _, sc := range order {
