@@ -76,7 +76,39 @@ func generateHub(seed uint64, index int) hubScenario {
 	sc.Hub.Scores = genScores(r, sc.Hub.Clusters)
 	sc.Placement = genPlacement(r)
 	sc.Hub.Decisions = genDecisions(r, sc.Hub.Clusters, sc.Placement)
+	if r.IntN(150) == 0 {
+		alignForP1(r, &sc)
+	}
 	return sc
+}
+
+// alignForP1 turns the scenario into one where OCM's floating-point
+// percentage differs from the exact one (P1): 25 or 50 clusters, every
+// one selected, and a clustersPerDecisionGroup whose product with the
+// count is an integer that float64 overshoots.
+func alignForP1(r *rand.Rand, sc *hubScenario) {
+	n, pct := 25, "28%"
+	if r.IntN(2) == 0 {
+		n, pct = 50, pick(r, []string{"14%", "56%"})
+	}
+	sc.Hub.Clusters = sc.Hub.Clusters[:0]
+	for i := range n {
+		mc := genCluster(r, i)
+		mc.Spec.Taints, mc.DeletionTimestamp, mc.Finalizers = nil, nil, nil
+		sc.Hub.Clusters = append(sc.Hub.Clusters, mc)
+	}
+	sc.Hub.ClusterSets = append(sc.Hub.ClusterSets, &clusterv1beta2.ManagedClusterSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "all"},
+		Spec: clusterv1beta2.ManagedClusterSetSpec{ClusterSelector: clusterv1beta2.ManagedClusterSelector{
+			SelectorType: clusterv1beta2.LabelSelector, LabelSelector: &metav1.LabelSelector{}}},
+	})
+	sc.Hub.Bindings = append(sc.Hub.Bindings, &clusterv1beta2.ManagedClusterSetBinding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: hubNamespace, Name: "all"},
+		Spec:       clusterv1beta2.ManagedClusterSetBindingSpec{ClusterSet: "all"},
+	})
+	spec := &sc.Placement.Spec
+	spec.ClusterSets, spec.Predicates, spec.Tolerations, spec.NumberOfClusters = nil, nil, nil, nil
+	spec.DecisionStrategy.GroupStrategy.ClustersPerDecisionGroup = intstr.FromString(pct)
 }
 
 // genCluster draws a cluster; its name starts with random letters so that

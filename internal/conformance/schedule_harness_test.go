@@ -59,6 +59,8 @@ type scheduleOutcome struct {
 	// earliest it can mean.
 	RecheckAfter time.Duration
 	RecheckSlack time.Duration
+	// decisions are the PlacementDecisions OCM wrote (ours: unset).
+	decisions []*clusterv1beta1.PlacementDecision
 }
 
 // decisionGroupOutcome is one decisionGroups entry of the status with the
@@ -233,14 +235,16 @@ func runOCMScheduler(hc hubCase) scheduleOutcome {
 	if err != nil {
 		return scheduleOutcome{Err: err}
 	}
+	var wrote []*clusterv1beta1.PlacementDecision
 	o := readOutcome(got.Status, func(name string) *clusterv1beta1.PlacementDecision {
 		pd, err := client.ClusterV1beta1().PlacementDecisions(p.Namespace).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return nil
 		}
+		wrote = append(wrote, pd)
 		return pd
 	})
-	o.Err = syncErr
+	o.Err, o.decisions = syncErr, wrote
 	if q := syncCtx.queue.after; len(q) > 0 {
 		// time.Until(t) read the real clock somewhere in [before, after]:
 		// t - hc.Now lies in [q + (before - Now), q + (after - Now)].
@@ -267,4 +271,19 @@ func storeFor(o runtime.Object, clusters, sets, bindings, placements, decisions,
 		return scores.GetStore()
 	}
 	panic(fmt.Sprintf("no informer for %T", o))
+}
+
+// nextSync is the case OCM's next sync of the Placement sees: the hub
+// with the Placement's own PlacementDecisions replaced by those theirs
+// wrote.
+func nextSync(hc hubCase, theirs scheduleOutcome) hubCase {
+	next := hc
+	next.Hub.Decisions = nil
+	for _, pd := range hc.Hub.Decisions {
+		if pd.Namespace != hc.Placement.Namespace || pd.Labels[clusterv1beta1.PlacementLabel] != hc.Placement.Name {
+			next.Hub.Decisions = append(next.Hub.Decisions, pd)
+		}
+	}
+	next.Hub.Decisions = append(next.Hub.Decisions, theirs.decisions...)
+	return next
 }
