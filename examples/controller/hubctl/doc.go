@@ -5,10 +5,20 @@
 // # Two reconcilers
 //
 // The Placement reconciler ([PlacementReconciler]) schedules every Placement
-// with placement.Scheduler and writes the result: the PlacementDecisions
-// (created, updated or deleted, 100 clusters each, owned by the Placement)
-// and the Placement's status subresource. On a hub where OCM's own placement
-// controller runs, leave it off.
+// against the whole hub, as OCM's scheduler does, with
+// placement.Scheduler.ScheduleHub: the ManagedClusters of the
+// ManagedClusterSets bound in the Placement's namespace (none bound: none
+// selected, with OCM's reason NoManagedClusterSetBindings), taints and
+// tolerations, prioritizers with AddOnPlacementScores, and the
+// PlacementDecisions already on the hub. It writes the result: the
+// PlacementDecisions (created, updated or deleted, 100 clusters each, owned
+// by the Placement) and the Placement's status subresource. When a
+// toleration or a score expires, it schedules the Placement again then. It
+// logs the scheduler's warnings (a cluster dropped by a taint, a
+// toleration about to expire, no binding) at verbosity 1. A Placement with
+// a celSelector, which rolloutkit does not evaluate, is reported in the log
+// and left as it is. On a hub where OCM's own placement controller runs,
+// leave it off.
 //
 // The add-on rollout reconciler ([AddonReconciler]) takes every
 // ClusterManagementAddOn whose install strategy is Placements and, for each

@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
-	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -63,6 +62,7 @@ func placementsStrategy(h *planreport.Hub, name string) bool {
 }
 
 // ReadHub reads what a plan needs from a live hub: ManagedClusters,
+// ManagedClusterSets, ManagedClusterSetBindings, AddOnPlacementScores,
 // Placements, PlacementDecisions, ClusterManagementAddOns and
 // ManagedClusterAddOns (in version, converted to v1beta1), and every config
 // object the add-ons name.
@@ -72,24 +72,20 @@ func ReadHub(ctx context.Context, c client.Reader, mapper meta.RESTMapper, versi
 		return nil, err
 	}
 	h := &planreport.Hub{}
-	var mcs clusterv1.ManagedClusterList
 	var ps clusterv1beta1.PlacementList
-	var ds clusterv1beta1.PlacementDecisionList
 	cmaList, mcaList := api.newCMAList(), api.newMCAList()
-	for _, l := range []client.ObjectList{&mcs, &ps, &ds, cmaList, mcaList} {
+	for _, l := range []client.ObjectList{&ps, cmaList, mcaList} {
 		if err := c.List(ctx, l); err != nil {
 			return nil, fmt.Errorf("reading the hub: %w", err)
 		}
 	}
-	for i := range mcs.Items {
-		h.Clusters = append(h.Clusters, &mcs.Items[i])
+	sh, err := readHub(ctx, c)
+	if err != nil {
+		return nil, fmt.Errorf("reading the hub: %w", err)
 	}
-	for i := range ps.Items {
-		h.Placements = append(h.Placements, &ps.Items[i])
-	}
-	for i := range ds.Items {
-		h.Decisions = append(h.Decisions, &ds.Items[i])
-	}
+	h.Clusters, h.Decisions = sh.Clusters, sh.Decisions
+	h.ManagedClusterSets, h.ManagedClusterSetBindings, h.AddOnPlacementScores = sh.ClusterSets, sh.Bindings, sh.Scores
+	h.Placements = pointers(ps.Items)
 	grs := make(map[schema.GroupResource]bool)
 	for _, o := range api.cmas(cmaList) {
 		cma, err := api.cma(o)

@@ -4,13 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/types"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
+	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -22,53 +24,37 @@ import (
 )
 
 // PlacementReconciler does the job of OCM's placement controller for one
-// Placement: it schedules it over the ManagedClusters with
-// placement.Scheduler and writes the PlacementDecisions and the Placement's
-// status. Nothing is written when nothing changed.
+// Placement: it schedules it against the whole hub with
+// placement.Scheduler.ScheduleHub (cluster sets and their bindings in the
+// Placement's namespace, taints and tolerations, prioritizers with
+// AddOnPlacementScores) and writes the PlacementDecisions and the
+// Placement's status. Nothing is written when nothing changed.
 type PlacementReconciler struct {
 	// Client reads from the manager's cache and writes to the API server.
 	Client client.Client
-	// Clock stamps condition transition times. Nil: the real clock.
+	// Clock stamps condition transition times and is "now" for toleration
+	// and score expiry. Nil: the real clock.
 	Clock clock.Clock
 }
 
-// SetupWithManager registers the reconciler: it runs for a Placement when the
-// Placement, any ManagedCluster, or one of its PlacementDecisions changes.
+// SetupWithManager registers the reconciler: it runs for a Placement when
+// the Placement changes, or one of its PlacementDecisions, or anything its
+// schedule reads (see the watches' map functions).
 func (r *PlacementReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("placement").
 		For(&clusterv1beta1.Placement{}).
 		Watches(&clusterv1.ManagedCluster{}, handler.EnqueueRequestsFromMapFunc(r.allPlacements)).
+		Watches(&clusterv1beta2.ManagedClusterSet{}, handler.EnqueueRequestsFromMapFunc(r.allPlacements)).
+		Watches(&clusterv1beta2.ManagedClusterSetBinding{}, handler.EnqueueRequestsFromMapFunc(r.placementsOfBinding)).
+		Watches(&clusterv1alpha1.AddOnPlacementScore{}, handler.EnqueueRequestsFromMapFunc(r.placementsOfScore)).
 		Watches(&clusterv1beta1.PlacementDecision{}, handler.EnqueueRequestsFromMapFunc(placementOfDecision)).
 		Complete(r)
 }
 
-// allPlacements enqueues every Placement: a ManagedCluster change can move
-// a cluster into or out of any of them.
-func (r *PlacementReconciler) allPlacements(ctx context.Context, _ client.Object) []reconcile.Request {
-	var ps clusterv1beta1.PlacementList
-	if err := r.Client.List(ctx, &ps); err != nil {
-		log.FromContext(ctx).Error(err, "listing placements")
-		return nil
-	}
-	reqs := make([]reconcile.Request, 0, len(ps.Items))
-	for _, p := range ps.Items {
-		reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: p.Namespace, Name: p.Name}})
-	}
-	return reqs
-}
-
-// placementOfDecision enqueues the Placement a PlacementDecision belongs to,
-// found as OCM finds it: by the placement label, in the same namespace.
-func placementOfDecision(_ context.Context, o client.Object) []reconcile.Request {
-	name := o.GetLabels()[clusterv1beta1.PlacementLabel]
-	if name == "" {
-		return nil
-	}
-	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: name}}}
-}
-
-// Reconcile schedules one Placement and writes the difference.
+// Reconcile schedules one Placement and writes the difference. It runs
+// again after the result's RecheckAfter, when a toleration or a score
+// expires and the schedule may change with nothing else changing.
 func (r *PlacementReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	logger := log.FromContext(ctx)
 	var p clusterv1beta1.Placement
@@ -78,70 +64,120 @@ func (r *PlacementReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	if !p.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
 	}
-	var mcs clusterv1.ManagedClusterList
-	if err := r.Client.List(ctx, &mcs); err != nil {
+	hub, err := readHub(ctx, r.Client)
+	if err != nil {
 		return ctrl.Result{}, err
 	}
-	clusters := make([]*clusterv1.ManagedCluster, len(mcs.Items))
-	for i := range mcs.Items {
-		clusters[i] = &mcs.Items[i]
-	}
-	res, err := placement.Scheduler{Clock: r.Clock}.Schedule(&p, clusters)
+	res, err := placement.Scheduler{Clock: r.Clock}.ScheduleHub(&p, hub)
 	if err != nil {
 		// A misconfigured Placement still gets what OCM writes for it
-		// (PlacementMisconfigured True); an error without a status
-		// (a nameless cluster, say) leaves everything as it is.
+		// (PlacementMisconfigured True). An error without a status (a
+		// celSelector, which rolloutkit does not evaluate; a nameless
+		// cluster) leaves everything as it is; the schedule depends on
+		// nothing but the objects watched, so it is not retried until one
+		// of them changes.
 		if res.Status.Conditions == nil {
-			return ctrl.Result{}, err
+			return ctrl.Result{}, reconcile.TerminalError(fmt.Errorf("placement %q not scheduled, its decisions and status left as they are: %w", req.String(), err))
 		}
 		logger.Info("placement misconfigured", "error", err.Error())
 	}
 	for _, w := range res.Warnings {
-		logger.V(1).Info("placement warning", "warning", w.String())
+		logger.V(1).Info("placement warning", "kind", w.Kind.String(), "warning", w.Message)
+	}
+	if res.RecheckAfter > 0 {
+		logger.V(1).Info("placement scheduled again after", "recheckAfter", res.RecheckAfter.String())
 	}
 	if err := r.writeDecisions(ctx, &p, res.Decisions); err != nil {
+		if onlyConflicts(err) {
+			return ctrl.Result{RequeueAfter: conflictRetry}, nil
+		}
 		return ctrl.Result{}, err
 	}
+	if err := r.writeStatus(ctx, &p, res); err != nil {
+		return requeueOnConflict(err)
+	}
+	return ctrl.Result{RequeueAfter: res.RecheckAfter}, nil
+}
+
+// writeStatus writes the Placement's status when it changed.
+func (r *PlacementReconciler) writeStatus(ctx context.Context, p *clusterv1beta1.Placement, res placement.Result) error {
 	if equality.Semantic.DeepEqual(p.Status, res.Status) {
-		return ctrl.Result{}, nil
+		return nil
 	}
 	next := p.DeepCopy()
 	next.Status = res.Status
-	if err := r.Client.Status().Patch(ctx, next, client.MergeFromWithOptions(&p, client.MergeFromWithOptimisticLock{}), client.FieldOwner(FieldManager)); err != nil {
-		return requeueOnConflict(err)
+	if err := r.Client.Status().Patch(ctx, next, client.MergeFromWithOptions(p, client.MergeFromWithOptimisticLock{}), client.FieldOwner(FieldManager)); err != nil {
+		return err
 	}
-	logger.Info("placement status written", "selected", res.Status.NumberOfSelectedClusters, "groups", len(res.Groups))
-	return ctrl.Result{}, nil
+	log.FromContext(ctx).Info("placement status written", "selected", res.Status.NumberOfSelectedClusters, "groups", len(res.Groups))
+	return nil
 }
 
-// writeDecisions makes the Placement's PlacementDecisions those of want:
-// missing ones are created, changed ones patched (labels and owner
-// references, then status), and the others deleted.
+// writeDecisions makes the Placement's PlacementDecisions those of want.
+// Clusters leave first: the decisions no longer wanted are deleted, and
+// each kept one loses the clusters it no longer holds. Only then are the
+// missing decisions created and the others patched (labels and owner
+// references, then status) to gain theirs. So no reader ever sees a cluster
+// in two decisions of the Placement, which the add-on rollout refuses,
+// when a cluster moves to another group (an emptied group shifts the
+// later ones down, say); it may miss the cluster for a moment instead.
 func (r *PlacementReconciler) writeDecisions(ctx context.Context, p *clusterv1beta1.Placement, want []*clusterv1beta1.PlacementDecision) error {
 	var have clusterv1beta1.PlacementDecisionList
 	if err := r.Client.List(ctx, &have, client.InNamespace(p.Namespace), client.MatchingLabels{clusterv1beta1.PlacementLabel: p.Name}); err != nil {
 		return err
 	}
-	existing := make(map[string]*clusterv1beta1.PlacementDecision, len(have.Items))
-	for i := range have.Items {
-		existing[have.Items[i].Name] = &have.Items[i]
+	existing, err := r.removeClusters(ctx, have.Items, want)
+	if err != nil {
+		return err
 	}
 	var errs []error
 	for _, d := range want {
 		cur, ok := existing[d.Name]
-		delete(existing, d.Name)
 		if !ok {
 			errs = append(errs, r.createDecision(ctx, d))
 			continue
 		}
 		errs = append(errs, r.updateDecision(ctx, cur, d))
 	}
-	for _, d := range existing {
-		if err := r.Client.Delete(ctx, d, client.Preconditions{UID: &d.UID}); client.IgnoreNotFound(err) != nil {
-			errs = append(errs, err)
+	return errors.Join(errs...)
+}
+
+// removeClusters deletes the decisions of have that want does not name,
+// and writes each other one without the clusters its namesake in want
+// does not hold. It returns the decisions kept, by name, as written.
+func (r *PlacementReconciler) removeClusters(ctx context.Context, have []clusterv1beta1.PlacementDecision, want []*clusterv1beta1.PlacementDecision) (map[string]*clusterv1beta1.PlacementDecision, error) {
+	wanted := make(map[string]map[string]bool, len(want))
+	for _, d := range want {
+		wanted[d.Name] = make(map[string]bool, len(d.Status.Decisions))
+		for _, cd := range d.Status.Decisions {
+			wanted[d.Name][cd.ClusterName] = true
 		}
 	}
-	return errors.Join(errs...)
+	kept := make(map[string]*clusterv1beta1.PlacementDecision, len(have))
+	var errs []error
+	for i := range have {
+		cur := &have[i]
+		clusters, ok := wanted[cur.Name]
+		if !ok {
+			if err := r.Client.Delete(ctx, cur, client.Preconditions{UID: &cur.UID}); client.IgnoreNotFound(err) != nil {
+				errs = append(errs, err)
+			}
+			continue
+		}
+		kept[cur.Name] = cur
+		stay := slices.DeleteFunc(slices.Clone(cur.Status.Decisions), func(cd clusterv1beta1.ClusterDecision) bool { return !clusters[cd.ClusterName] })
+		if len(stay) == len(cur.Status.Decisions) {
+			continue
+		}
+		next := cur.DeepCopy()
+		next.Status.Decisions = stay
+		if err := r.Client.Status().Patch(ctx, next, client.MergeFromWithOptions(cur, client.MergeFromWithOptimisticLock{}), client.FieldOwner(FieldManager)); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		kept[cur.Name] = next
+	}
+	return kept, errors.Join(errs...)
 }
 
 func (r *PlacementReconciler) createDecision(ctx context.Context, d *clusterv1beta1.PlacementDecision) error {

@@ -13,7 +13,9 @@ import (
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
+	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -45,15 +47,19 @@ type Options struct {
 	Clock clock.Clock
 }
 
-// NewScheme returns a scheme with the Kubernetes, OCM cluster and add-on
-// (both versions) and CustomResourceDefinition types.
+// NewScheme returns a scheme with the Kubernetes types, OCM's cluster
+// types (ManagedClusters, Placements and PlacementDecisions, cluster sets
+// and their bindings, AddOnPlacementScores), OCM's add-on types (both
+// versions) and CustomResourceDefinitions.
 func NewScheme() (*runtime.Scheme, error) {
 	s := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{
 		clientgoscheme.AddToScheme,
 		apiextensionsv1.AddToScheme,
 		clusterv1.Install,
+		clusterv1alpha1.Install,
 		clusterv1beta1.Install,
+		clusterv1beta2.Install,
 		addonv1alpha1.Install,
 		addonv1beta1.Install,
 	} {
