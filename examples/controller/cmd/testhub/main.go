@@ -1,7 +1,8 @@
 // Command testhub starts a throwaway OCM hub on 127.0.0.1 for trying the
 // controller by hand: etcd and kube-apiserver (built by
 // hack/test-apiserver.sh), OCM's CRDs, and the seed's story (three clusters
-// labelled dev, stg and prod, the cluster-proxy Placement and
+// labelled dev, stg and prod, the global ManagedClusterSet bound in the
+// Placement's namespace as on any OCM hub, the cluster-proxy Placement and
 // ClusterManagementAddOn, and the ManagedProxyConfiguration). It writes an
 // administrator's kubeconfig and runs until interrupted.
 //
@@ -127,6 +128,7 @@ func serve(ctx context.Context, o options, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, `hub running at %s with OCM's CRDs and the seed's story
   clusters: %v (ProgressivePerGroup, soak %s, deadline %s, maxFailures 0)
+  cluster set: %s, bound in the Placement's namespace
   kubeconfig: %s
 
 run the controller with simulated agents (in another terminal, from the repository root):
@@ -137,7 +139,7 @@ see the next step at any time:
   go -C examples/controller run . -kubeconfig %s -dry-run
 
 Ctrl-C stops the hub.
-`, h.Describe(), so.Clusters(), o.soak, o.deadline, o.kubeconfig, o.kubeconfig, o.kubeconfig, o.kubeconfig)
+`, h.Describe(), so.Clusters(), o.soak, o.deadline, testhub.GlobalSetName, o.kubeconfig, o.kubeconfig, o.kubeconfig, o.kubeconfig)
 	<-ctx.Done()
 	return nil
 }

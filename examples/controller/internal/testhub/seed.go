@@ -14,6 +14,7 @@ import (
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
+	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/rolloutkit/rolloutkit/internal/seed"
@@ -58,7 +59,9 @@ func (o SeedOptions) Clusters() []string {
 }
 
 // Seed writes the seed's story to the hub through c: a namespace and a
-// ManagedCluster for every cluster, the cluster-proxy Placement, the
+// ManagedCluster for every cluster, the global ManagedClusterSet and its
+// binding in the Placement's namespace (as OCM's hub has them: without a
+// binding a Placement selects nothing), the cluster-proxy Placement, the
 // ClusterManagementAddOn (written in v1alpha1, the version OCM's CRDs store,
 // converted from the seed's v1beta1 with the API module's own conversion, so
 // that its default config survives a hub without a conversion webhook) and
@@ -87,7 +90,7 @@ func Seed(ctx context.Context, c client.Client, o SeedOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := createAll(ctx, c, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: p.Namespace}}, p); err != nil {
+	if err := createAll(ctx, c, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: p.Namespace}}, GlobalSet(), GlobalBinding(p.Namespace), p); err != nil {
 		return err
 	}
 	cfg, err := ProxyConfig(Image)
@@ -112,6 +115,32 @@ func Seed(ctx context.Context, c client.Client, o SeedOptions) error {
 		return err
 	}
 	return createAll(ctx, c, alpha)
+}
+
+// GlobalSetName is the name of the ManagedClusterSet that holds every
+// cluster of an OCM hub.
+const GlobalSetName = "global"
+
+// GlobalSet returns the global ManagedClusterSet as OCM's registration
+// controller creates it on every hub: a label selector that selects every
+// cluster.
+func GlobalSet() *clusterv1beta2.ManagedClusterSet {
+	return &clusterv1beta2.ManagedClusterSet{
+		ObjectMeta: metav1.ObjectMeta{Name: GlobalSetName},
+		Spec: clusterv1beta2.ManagedClusterSetSpec{ClusterSelector: clusterv1beta2.ManagedClusterSelector{
+			SelectorType:  clusterv1beta2.LabelSelector,
+			LabelSelector: &metav1.LabelSelector{},
+		}},
+	}
+}
+
+// GlobalBinding returns the ManagedClusterSetBinding that binds the global
+// set to namespace, so that the Placements there can select any cluster.
+func GlobalBinding(namespace string) *clusterv1beta2.ManagedClusterSetBinding {
+	return &clusterv1beta2.ManagedClusterSetBinding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: GlobalSetName},
+		Spec:       clusterv1beta2.ManagedClusterSetBindingSpec{ClusterSet: GlobalSetName},
+	}
 }
 
 // AddonV1alpha1 converts a v1beta1 ClusterManagementAddOn to v1alpha1 with

@@ -121,6 +121,7 @@ func CRDFiles() ([]string, error) {
 	}
 	files := []string{
 		"cluster/v1/0000_00_clusters.open-cluster-management.io_managedclusters.crd.yaml",
+		"cluster/v1alpha1/0000_05_clusters.open-cluster-management.io_addonplacementscores.crd.yaml",
 		"cluster/v1beta1/0000_02_clusters.open-cluster-management.io_placements.crd.yaml",
 		"cluster/v1beta1/0000_03_clusters.open-cluster-management.io_placementdecisions.crd.yaml",
 		"cluster/v1beta2/0000_00_clusters.open-cluster-management.io_managedclustersets.crd.yaml",
