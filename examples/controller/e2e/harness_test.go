@@ -165,6 +165,14 @@ func (e *env) controller(t testing.TB) *running {
 	})
 }
 
+// placements starts the Placement reconciler alone.
+func (e *env) placements(t testing.TB) *running {
+	return e.start(t, func(mgr ctrl.Manager) error {
+		_, err := hubctl.Setup(context.Background(), mgr, hubctl.Options{Placements: true})
+		return err
+	})
+}
+
 // agents starts the fake agent: applying takes delay, and fails where fail
 // says (nil: never).
 func (e *env) agents(t testing.TB, delay time.Duration, fail func(cluster, target string) bool) *running {
@@ -269,8 +277,15 @@ func specHash(t testing.TB, image string) string {
 // whose hash is h and the install progression is Completed.
 func (e *env) installed(t testing.TB, o testhub.SeedOptions, name, h string, timeout time.Duration) {
 	t.Helper()
+	e.installedOn(t, o.Clusters(), name, h, timeout)
+}
+
+// installedOn waits until the add-on of each of clusters has applied the
+// config whose hash is h and the install progression is Completed.
+func (e *env) installedOn(t testing.TB, clusters []string, name, h string, timeout time.Duration) {
+	t.Helper()
 	eventually(t, timeout, "rollout of "+h[:8]+" completed", func() (bool, string) {
-		for _, c := range o.Clusters() {
+		for _, c := range clusters {
 			s := e.addon(t, c, name)
 			if s.applied != h || s.desired != h {
 				return false, fmt.Sprintf("%s: desired %.8s applied %.8s", c, s.desired, s.applied)
