@@ -258,7 +258,7 @@ func ExampleWindow() {
 	// dev   Blocked  held: outside the time window Mon,Tue,Wed,Thu,Fri 09:00-17:00 Europe/Berlin; it opens Mon 2026-03-30 09:00 CEST
 	// stg   Waiting  waiting for group "dev": held: outside the time window Mon,Tue,Wed,Thu,Fri 09:00-17:00 Europe/Berlin; it opens Mon 2026-03-30 09:00 CEST
 	// prod  Waiting  waiting for group "dev": held: outside the time window Mon,Tue,Wed,Thu,Fri 09:00-17:00 Europe/Berlin; it opens Mon 2026-03-30 09:00 CEST
-	// window end "17h0m0s": want a time of day other than the start 17h0m0s
+	// window gate: end: Invalid value: "17h0m0s": want a time of day other than the start 17h0m0s
 }
 
 // A program reads what a group waits for from Wait, never from the text of

@@ -1,8 +1,7 @@
 package rollout
 
 import (
-	"errors"
-	"strconv"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/rolloutkit/rolloutkit/grouping"
 )
@@ -45,12 +44,13 @@ type entry struct {
 	listed bool
 }
 
-// index builds the fleet. It reports every problem at once, in input order:
-// two groups with one index, an empty cluster name, a cluster in two groups
-// (or twice in one), two statuses for one cluster, a status value that is
-// none of the six.
-func index(groups []grouping.Group, statuses []ClusterStatus) (fleet, error) {
+// index builds the fleet. It reports every problem at once, in input order
+// (inputerrors.go): two groups with one index, an empty cluster name, a
+// cluster in two groups (or twice in one), two statuses for one cluster, a
+// status value that is none of the six.
+func index(groups []grouping.Group, statuses []ClusterStatus) (fleet, []error) {
 	var errs []error
+	in := &inputs{groups: groups}
 	ordered := grouping.InOrder(groups)
 	total := 0
 	for i := range ordered {
@@ -61,13 +61,12 @@ func index(groups []grouping.Group, statuses []ClusterStatus) (fleet, error) {
 	for gi := range ordered {
 		g := &ordered[gi]
 		if gi > 0 && f.groups[gi-1].key.Index == g.Index {
-			errs = append(errs, &FieldError{Field: "groups[].Index", Value: strconv.Itoa(int(g.Index)),
-				Want: "a unique group index (two groups, " + strconv.Quote(f.groups[gi-1].key.Name) + " and " + strconv.Quote(g.Name) + ", share it)"})
+			errs = append(errs, in.duplicateIndex(gi-1, gi))
 		}
 		// Sorted, so the empty names come first.
 		names := g.Clusters
-		for len(names) > 0 && names[0] == "" {
-			errs = append(errs, &FieldError{Field: "group " + strconv.Quote(g.Name) + " cluster", Value: "", Want: "a cluster name"})
+		for nth := 0; len(names) > 0 && names[0] == ""; nth++ {
+			errs = append(errs, field.Required(in.cluster(gi, "", nth), "a cluster name"))
 			names = names[1:]
 		}
 		span := groupSpan{key: g.GroupKey, start: len(f.entries), names: names}
@@ -77,8 +76,8 @@ func index(groups []grouping.Group, statuses []ClusterStatus) (fleet, error) {
 		span.end = len(f.entries)
 		f.groups = append(f.groups, span)
 	}
-	errs = append(errs, f.join(statuses)...)
-	return f, errors.Join(errs...)
+	errs = append(errs, f.join(statuses, in)...)
+	return f, errs
 }
 
 // join finds, for every status, the entry of its cluster, and reports
@@ -88,7 +87,7 @@ func index(groups []grouping.Group, statuses []ClusterStatus) (fleet, error) {
 // first occurs at itself is of a cluster in no group, and every other
 // repeat is a duplicate. Problems come in input order: the duplicate
 // clusters, the statuses' bad fields, then their duplicates.
-func (f *fleet) join(statuses []ClusterStatus) []error {
+func (f *fleet) join(statuses []ClusterStatus, in *inputs) []error {
 	n := len(f.entries)
 	names := newNameIndex(n+len(statuses), func(k int) string {
 		if k < n {
@@ -99,7 +98,7 @@ func (f *fleet) join(statuses []ClusterStatus) []error {
 	var errs []error
 	for i := range n {
 		if first, named := names.first(i); named && first != i {
-			errs = append(errs, f.duplicateCluster(first, i))
+			errs = append(errs, f.duplicateCluster(in, first, i))
 		}
 	}
 	errs = append(errs, statusErrors(statuses)...)
@@ -121,43 +120,4 @@ func (f *fleet) join(statuses []ClusterStatus) []error {
 		}
 	}
 	return errs
-}
-
-// statusErrors reports, in input order, the statuses without a cluster
-// name and those whose value is none of the six.
-func statusErrors(statuses []ClusterStatus) []error {
-	var errs []error
-	for j := range statuses {
-		if statuses[j].Cluster == "" {
-			errs = append(errs, &FieldError{Field: "statuses[" + strconv.Itoa(j) + "].Cluster", Value: "", Want: "a cluster name"})
-		}
-		if st := statuses[j].Status; st < ToApply || st > Skip {
-			errs = append(errs, unknownStatus(j, statuses[j].Cluster, st))
-		}
-	}
-	return errs
-}
-
-// duplicateStatus is the error for statuses[later], whose cluster
-// statuses[earlier] has too.
-func duplicateStatus(statuses []ClusterStatus, earlier, later int) error {
-	return &FieldError{Field: "statuses[" + strconv.Itoa(later) + "].Cluster", Value: statuses[later].Cluster,
-		Want: "one status per cluster (statuses[" + strconv.Itoa(earlier) + "] has it too)"}
-}
-
-// unknownStatus is the error for status j, of cluster, whose value is none
-// of OCM's six: it is not guessed to be Progressing (docs/semantics.md §3.1).
-func unknownStatus(j int, cluster string, st Status) error {
-	return &FieldError{Field: "statuses[" + strconv.Itoa(j) + "].Status", Value: st.String(),
-		Want: "one of ToApply, Progressing, Succeeded, Failed, TimeOut or Skip for cluster " + strconv.Quote(cluster)}
-}
-
-func (f *fleet) duplicateCluster(first, second int) error {
-	name := f.name(second)
-	a, b := f.groups[f.entries[first].group].key, f.groups[f.entries[second].group].key
-	want := "each cluster once in its group, not twice in " + b.String()
-	if a != b {
-		want = "each cluster in one group, not in both " + a.String() + " and " + b.String()
-	}
-	return &FieldError{Field: "groups", Value: name, Want: want}
 }

@@ -4,12 +4,12 @@ import (
 	"errors"
 	"reflect"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 
 	"github.com/rolloutkit/rolloutkit/clock/fake"
@@ -28,8 +28,8 @@ func FuzzParseDeadline(f *testing.F) {
 		d, ok, err := rollout.ParseDeadline(s)
 		switch {
 		case err != nil:
-			var fe *rollout.FieldError
-			if !errors.As(err, &fe) || fe.Value != s || !strings.Contains(err.Error(), "progressDeadline") {
+			var fe *field.Error
+			if !errors.As(err, &fe) || fe.BadValue != s || fe.Field != "progressDeadline" {
 				t.Fatalf("error %v does not name progressDeadline and the value %q", err, s)
 			}
 			if ok || d != 0 {
@@ -142,7 +142,7 @@ func fuzzStatus(b byte) rollout.Status {
 }
 
 // FuzzPlan checks Planner.Plan on arbitrary inputs: it never panics; an
-// error is a join of *FieldError; the inputs are unchanged; the output
+// error is a join of *field.Error; the inputs are unchanged; the output
 // does not depend on the order of the inputs; every listed cluster belongs
 // to its group; RecheckAfter is never negative.
 func FuzzPlan(f *testing.F) {
@@ -200,8 +200,9 @@ func FuzzPlan(f *testing.F) {
 	})
 }
 
-// checkFieldErrors requires every joined error to be a *FieldError whose
-// message quotes its value.
+// checkFieldErrors requires the error to be one flat join of *field.Error
+// values (or one of them), each with a path and a detail that says what
+// was expected.
 func checkFieldErrors(t *testing.T, err error) {
 	t.Helper()
 	var errs []error
@@ -211,11 +212,11 @@ func checkFieldErrors(t *testing.T, err error) {
 		errs = []error{err}
 	}
 	for _, e := range errs {
-		var fe *rollout.FieldError
-		if !errors.As(e, &fe) {
-			t.Fatalf("error %q is not a *FieldError", e)
+		fe, ok := e.(*field.Error)
+		if !ok {
+			t.Fatalf("error %q is not a *field.Error", e)
 		}
-		if fe.Field == "" || fe.Want == "" {
+		if fe.Field == "" || fe.Detail == "" {
 			t.Fatalf("error %q does not name its field and what was expected", e)
 		}
 	}

@@ -3,9 +3,10 @@ package rollout
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/rolloutkit/rolloutkit/grouping"
 )
@@ -54,18 +55,32 @@ func Approval(approved ...grouping.GroupKey) Gate {
 // closes the next day. When it holds, RecheckAfter is the exact time until
 // the window next opens (across days, time zones and DST changes); when it
 // admits, the time until it closes.
+//
+// Every problem is a *field.Error whose path names the argument (loc,
+// days[2], start, end), joined with errors.Join and named as a whole:
+// `window gate: end: Invalid value: "9h0m0s": want a time of day other
+// than the start 9h0m0s`.
 func Window(loc *time.Location, days []time.Weekday, start, end time.Duration) (Gate, error) {
+	w, errs := newWindow(loc, days, start, end)
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("window gate: %w", errors.Join(errs...))
+	}
+	return GateFunc(w.admit), nil
+}
+
+// newWindow checks the window's arguments, returning every problem.
+func newWindow(loc *time.Location, days []time.Weekday, start, end time.Duration) (*window, []error) {
 	var errs []error
 	if loc == nil {
-		errs = append(errs, &FieldError{Field: "window location", Value: "<nil>", Want: "a time zone, e.g. time.LoadLocation(\"Europe/Berlin\")"})
+		errs = append(errs, field.Required(field.NewPath("loc"), `a time zone, e.g. time.LoadLocation("Europe/Berlin")`))
 	}
 	if len(days) == 0 {
-		errs = append(errs, &FieldError{Field: "window days", Value: "[]", Want: "at least one weekday"})
+		errs = append(errs, field.Required(field.NewPath("days"), "at least one weekday"))
 	}
 	var on [7]bool
-	for _, d := range days {
+	for i, d := range days {
 		if d < time.Sunday || d > time.Saturday {
-			errs = append(errs, &FieldError{Field: "window days", Value: strconv.Itoa(int(d)), Want: "a weekday from Sunday (0) to Saturday (6)"})
+			errs = append(errs, field.Invalid(field.NewPath("days").Index(i), int(d), "want a weekday from Sunday (0) to Saturday (6)"))
 			continue
 		}
 		on[d] = true
@@ -73,19 +88,18 @@ func Window(loc *time.Location, days []time.Weekday, start, end time.Duration) (
 	for _, b := range []struct {
 		name string
 		d    time.Duration
-	}{{"window start", start}, {"window end", end}} {
+	}{{"start", start}, {"end", end}} {
 		if b.d < 0 || b.d >= 24*time.Hour {
-			errs = append(errs, &FieldError{Field: b.name, Value: b.d.String(), Want: "a time of day in [0, 24h)"})
+			errs = append(errs, field.Invalid(field.NewPath(b.name), b.d.String(), "want a time of day in [0, 24h)"))
 		}
 	}
 	if start == end {
-		errs = append(errs, &FieldError{Field: "window end", Value: end.String(), Want: "a time of day other than the start " + start.String()})
+		errs = append(errs, field.Invalid(field.NewPath("end"), end.String(), "want a time of day other than the start "+start.String()))
 	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
+	if len(errs) > 0 {
+		return nil, errs
 	}
-	w := &window{loc: loc, on: on, start: start, end: end}
-	return GateFunc(w.admit), nil
+	return &window{loc: loc, on: on, start: start, end: end}, nil
 }
 
 type window struct {

@@ -3,7 +3,7 @@ package rollout
 import (
 	"fmt"
 
-	"github.com/rolloutkit/rolloutkit/internal/field"
+	ifield "github.com/rolloutkit/rolloutkit/internal/field"
 )
 
 // maxNamed is how many names a warning lists before "and N more".
@@ -22,17 +22,17 @@ func (r *run) lint(v *verdict, n notes) []string {
 	var w []string
 	if n.unknown.n > 0 {
 		w = append(w, fmt.Sprintf("%d cluster(s) have no lastTransitionTime, so their soak or deadline is measured from now and restarts at every call: %s",
-			n.unknown.n, field.Names(n.unknown.names, n.unknown.n, maxNamed)))
+			n.unknown.n, ifield.Names(n.unknown.names, n.unknown.n, maxNamed)))
 	}
 	w = append(w, n.unmatched...)
 	if !r.st.maxFailures.IsZero() && v.untrippable {
-		w = append(w, fmt.Sprintf("%s.maxFailures %s is at least the number of clusters it applies to, so the failure check can never trip",
-			r.st.prefix, r.st.maxFailures))
+		w = append(w, fmt.Sprintf("%s %s is at least the number of clusters it applies to, so the failure check can never trip",
+			r.st.path.Child("maxFailures"), r.st.maxFailures))
 	}
 	// minSuccessTime is 0 for type All, where the soak does not apply.
 	if !r.st.hasDeadline && r.st.minSuccess > 0 {
-		w = append(w, fmt.Sprintf("%s.progressDeadline is None while minSuccessTime is %s: one cluster stuck Progressing holds the rollout forever",
-			r.st.prefix, r.st.minSuccess))
+		w = append(w, fmt.Sprintf("%s is None while minSuccessTime is %s: one cluster stuck Progressing holds the rollout forever",
+			r.st.path.Child("progressDeadline"), r.st.minSuccess))
 	}
 	return w
 }

@@ -33,7 +33,8 @@ func (r *run) markMandatory() []string {
 			r.f.groups[gi].mandatory = true
 		}
 		if len(matched) == 0 {
-			unmatched = append(unmatched, fmt.Sprintf("%s.mandatoryDecisionGroups[%d] (%s) matches no decision group; it is ignored", r.st.prefix, i, what))
+			unmatched = append(unmatched, fmt.Sprintf("%s (%s) matches no decision group; it is ignored",
+				r.st.path.Child("mandatoryDecisionGroups").Index(i), what))
 		}
 	}
 	return unmatched

@@ -1,9 +1,12 @@
 package rollout
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // ParseWindow builds a [Window] gate from one line, "DAYS HH:MM-HH:MM ZONE":
@@ -14,65 +17,59 @@ import (
 //	Mon-Fri 09:00-17:00 Europe/Berlin
 //	Sat,Sun 22:00-04:00 UTC
 //
-// Errors are *FieldError values that quote the line and the part that is
-// wrong. Time zones are loaded with time.LoadLocation; a program that must
-// run where the system has no tz database imports time/tzdata.
+// A line that is not three fields is a *field.Error for the path "window".
+// Otherwise every problem of its parts is a *field.Error whose path names
+// the part (days, start, end, zone), joined with errors.Join and named by
+// the line: `window "Mon-Fry 09:00-17:00 UTC": days: Invalid value: "Fry":
+// want Mon, Tue, Wed, Thu, Fri, Sat or Sun`. Time zones are loaded with
+// time.LoadLocation; a program that must run where the system has no tz
+// database imports time/tzdata.
 func ParseWindow(line string) (Gate, error) {
-	bad := func(part, value, want string) error {
-		return &FieldError{Object: fmt.Sprintf("window %q", line), Field: part, Value: value, Want: want}
+	parts := strings.Fields(line)
+	if len(parts) != 3 {
+		return nil, field.Invalid(field.NewPath("window"), line, `want "DAYS HH:MM-HH:MM ZONE", e.g. "Mon-Fri 09:00-17:00 Europe/Berlin"`)
 	}
-	fields := strings.Fields(line)
-	if len(fields) != 3 {
-		return nil, &FieldError{Field: "window", Value: line, Want: `"DAYS HH:MM-HH:MM ZONE", e.g. "Mon-Fri 09:00-17:00 Europe/Berlin"`}
-	}
-	days, err := parseDays(fields[0], bad)
+	days, errs := parseDays(parts[0])
+	start, end, hourErrs := parseHours(parts[1])
+	errs = append(errs, hourErrs...)
+	loc, err := time.LoadLocation(parts[2])
 	if err != nil {
-		return nil, err
+		errs = append(errs, field.Invalid(field.NewPath("zone"), parts[2], "want an IANA name such as Europe/Berlin or UTC"))
 	}
-	from, to, ok := strings.Cut(fields[1], "-")
-	if !ok {
-		return nil, bad("hours", fields[1], "HH:MM-HH:MM")
+	if len(errs) == 0 {
+		var w *window
+		if w, errs = newWindow(loc, days, start, end); len(errs) == 0 {
+			return GateFunc(w.admit), nil
+		}
 	}
-	start, err := parseClock(from, bad)
-	if err != nil {
-		return nil, err
-	}
-	end, err := parseClock(to, bad)
-	if err != nil {
-		return nil, err
-	}
-	loc, err := time.LoadLocation(fields[2])
-	if err != nil {
-		return nil, bad("time zone", fields[2], "an IANA name such as Europe/Berlin or UTC")
-	}
-	g, err := Window(loc, days, start, end)
-	if err != nil {
-		return nil, fmt.Errorf("window %q: %w", line, err)
-	}
-	return g, nil
+	return nil, fmt.Errorf("window %q: %w", line, errors.Join(errs...))
 }
 
-type badPart func(part, value, want string) error
+const wantDay = "want Mon, Tue, Wed, Thu, Fri, Sat or Sun"
 
-const wantDay = "Mon, Tue, Wed, Thu, Fri, Sat or Sun"
-
-// parseDays reads "Mon-Fri", "Sat,Sun", "Fri-Mon" (a range may wrap).
-func parseDays(s string, bad badPart) ([]time.Weekday, error) {
-	var days []time.Weekday
-	var seen [7]bool
+// parseDays reads "Mon-Fri", "Sat,Sun", "Fri-Mon" (a range may wrap),
+// reporting every word that is not a day.
+func parseDays(s string) ([]time.Weekday, []error) {
+	var (
+		days []time.Weekday
+		errs []error
+		seen [7]bool
+	)
 	for _, part := range strings.Split(s, ",") {
 		from, to, isRange := strings.Cut(part, "-")
 		a, ok := weekday(from)
 		if !ok {
-			return nil, bad("day", from, wantDay)
+			errs = append(errs, field.Invalid(field.NewPath("days"), from, wantDay))
 		}
 		b := a
 		if isRange {
-			if b, ok = weekday(to); !ok {
-				return nil, bad("day", to, wantDay)
+			var okTo bool
+			if b, okTo = weekday(to); !okTo {
+				errs = append(errs, field.Invalid(field.NewPath("days"), to, wantDay))
 			}
+			ok = ok && okTo
 		}
-		for d := a; ; d = (d + 1) % 7 {
+		for d := a; ok; d = (d + 1) % 7 {
 			if !seen[d] {
 				seen[d] = true
 				days = append(days, d)
@@ -82,7 +79,24 @@ func parseDays(s string, bad badPart) ([]time.Weekday, error) {
 			}
 		}
 	}
-	return days, nil
+	return days, errs
+}
+
+// parseHours reads "HH:MM-HH:MM", the start and the end of the window.
+func parseHours(s string) (start, end time.Duration, errs []error) {
+	from, to, ok := strings.Cut(s, "-")
+	start, okStart := parseClock(from)
+	if !okStart {
+		errs = append(errs, field.Invalid(field.NewPath("start"), from, wantClock))
+	}
+	end, okEnd := parseClock(to)
+	switch {
+	case !ok:
+		errs = append(errs, field.Required(field.NewPath("end"), `HH:MM after the start and a "-", e.g. 09:00-17:00`))
+	case !okEnd:
+		errs = append(errs, field.Invalid(field.NewPath("end"), to, wantClock))
+	}
+	return start, end, errs
 }
 
 // weekday reads a day name of three letters or more, in any case: "Mon",
@@ -97,11 +111,13 @@ func weekday(s string) (time.Weekday, bool) {
 	return 0, false
 }
 
+const wantClock = "want HH:MM from 00:00 to 23:59"
+
 // parseClock reads a wall-clock time "HH:MM".
-func parseClock(s string, bad badPart) (time.Duration, error) {
+func parseClock(s string) (time.Duration, bool) {
 	t, err := time.Parse("15:04", s)
 	if err != nil {
-		return 0, bad("time", s, "HH:MM from 00:00 to 23:59")
+		return 0, false
 	}
-	return time.Duration(t.Hour())*time.Hour + time.Duration(t.Minute())*time.Minute, nil
+	return time.Duration(t.Hour())*time.Hour + time.Duration(t.Minute())*time.Minute, true
 }

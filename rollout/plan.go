@@ -4,11 +4,12 @@ import (
 	"errors"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 
 	"github.com/rolloutkit/rolloutkit/clock"
 	"github.com/rolloutkit/rolloutkit/grouping"
-	"github.com/rolloutkit/rolloutkit/internal/field"
+	ifield "github.com/rolloutkit/rolloutkit/internal/field"
 )
 
 // Plan decides the next step of a rollout of strategy s over groups, given
@@ -18,21 +19,23 @@ import (
 // six is an error naming the cluster and the value.
 //
 // The clock is read once. Inputs are validated first and every problem is
-// returned at once, as *FieldError values joined with errors.Join. The
-// inputs are never modified, and the result does not depend on their order.
+// returned at once: *field.Error values
+// (k8s.io/apimachinery/pkg/util/validation/field) joined with errors.Join,
+// whose paths name the strategy's fields (as [Validate] does), the
+// planner's (Planner.DefaultConcurrency) and the arguments' (groups[2].Index,
+// statuses[0].Cluster). The inputs are never modified, and the result does
+// not depend on their order.
 func (p Planner) Plan(s clusterv1alpha1.RolloutStrategy, groups []grouping.Group, statuses []ClusterStatus) (Result, error) {
 	now := clock.NowOf(p.Clock)
-	st, err := parseStrategy(s)
-	errs := []error{err}
-	var def *field.Portion // Progressive's window when maxConcurrency is unset
+	st, errs := parseStrategy(s)
+	var def *ifield.Portion // Progressive's window when maxConcurrency is unset
 	if p.DefaultConcurrency != nil {
-		d, err := field.ParsePortion("Planner.DefaultConcurrency", *p.DefaultConcurrency, false)
+		d, err := parsePortion(field.NewPath("Planner", "DefaultConcurrency"), *p.DefaultConcurrency)
 		def = &d
 		errs = append(errs, err)
 	}
-	f, err := index(groups, statuses)
-	errs = append(errs, err)
-	if err := flatJoin(errs...); err != nil {
+	f, ferrs := index(groups, statuses)
+	if err := errors.Join(append(errs, ferrs...)...); err != nil {
 		return Result{}, err
 	}
 
@@ -50,20 +53,6 @@ func (p Planner) Plan(s clusterv1alpha1.RolloutStrategy, groups []grouping.Group
 	res.Groups = r.explain(&v)
 	res.Warnings = r.lint(&v, notes)
 	return res, nil
-}
-
-// flatJoin joins errs, and the errors of any joins among them, into one
-// flat join, so that a caller unwrapping it sees every *FieldError at once.
-func flatJoin(errs ...error) error {
-	var flat []error
-	for _, err := range errs {
-		if j, ok := err.(interface{ Unwrap() []error }); ok {
-			flat = append(flat, j.Unwrap()...)
-		} else if err != nil {
-			flat = append(flat, err)
-		}
-	}
-	return errors.Join(flat...)
 }
 
 // run is one Plan call's inputs, indexed and evaluated once. A strategy's

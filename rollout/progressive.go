@@ -3,7 +3,7 @@ package rollout
 import (
 	"container/heap"
 
-	"github.com/rolloutkit/rolloutkit/internal/field"
+	ifield "github.com/rolloutkit/rolloutkit/internal/field"
 )
 
 // progressive applies type Progressive (docs/semantics.md §3.6).
@@ -24,7 +24,7 @@ import (
 // lists at most maxConcurrency in-flight clusters; it ranks clusters with a
 // status entry before those without; and with mandatory groups configured
 // it waits for every in-flight cluster before starting another.
-func (r *run) progressive(def *field.Portion) verdict {
+func (r *run) progressive(def *ifield.Portion) verdict {
 	r.listInFlight()
 	v, slots := r.progressiveBudget(def)
 	if v.breach {
@@ -54,7 +54,7 @@ type windowSlots struct{ size, free int }
 // maxFailures of all clusters allows, is a breach. It also sizes the
 // window over the clusters of the groups that are not mandatory, and
 // counts the slots their clusters in flight leave free.
-func (r *run) progressiveBudget(def *field.Portion) (verdict, windowSlots) {
+func (r *run) progressiveBudget(def *ifield.Portion) (verdict, windowSlots) {
 	total := len(r.f.entries)
 	budget := min(r.st.maxFailures.Of(total), total)
 	v := newVerdict(len(r.f.groups), budget)

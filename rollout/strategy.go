@@ -2,44 +2,44 @@ package rollout
 
 import (
 	"errors"
-	"strconv"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 
-	"github.com/rolloutkit/rolloutkit/internal/field"
+	ifield "github.com/rolloutkit/rolloutkit/internal/field"
 )
-
-// FieldError is the error type for one bad field of the strategy or of the
-// Plan inputs. Use errors.As to branch on it; Plan and Validate return every
-// problem at once, joined.
-type FieldError = field.Error
 
 // strategy is a RolloutStrategy parsed once, up front.
 type strategy struct {
 	kind           clusterv1alpha1.RolloutType // All, Progressive or ProgressivePerGroup
-	prefix         string                      // field path of the config: "all", "progressive", ...
+	path           *field.Path                 // the config's path: all, progressive, ...
 	minSuccess     time.Duration               // 0 for All: the soak does not apply
 	deadline       time.Duration               // valid when hasDeadline
 	hasDeadline    bool
-	maxFailures    field.Portion
-	maxConcurrency field.Portion
+	maxFailures    ifield.Portion
+	maxConcurrency ifield.Portion
 	mandatory      []clusterv1alpha1.MandatoryDecisionGroup
 }
 
 // Validate checks a RolloutStrategy as Plan would, and returns every problem
-// in one error (errors.Join of *FieldError). The type must be All,
-// Progressive, ProgressivePerGroup or empty (empty means All, the CRD
-// default); progressDeadline must be "", "None" or a non-negative Go
-// duration; minSuccessTime must not be negative; maxFailures and
-// maxConcurrency must be a non-negative int or a whole percentage "N%" with
-// 0 <= N <= 100.
+// in one error: *field.Error values (k8s.io/apimachinery/pkg/util/validation/field)
+// joined with errors.Join, their paths relative to the strategy, e.g.
+// `progressive.maxConcurrency: Invalid value: "150%": want a non-negative
+// integer or a percentage 0%-100%`. The type must be All, Progressive,
+// ProgressivePerGroup or empty (empty means All, the CRD default);
+// progressDeadline must be "", "None" or a non-negative Go duration;
+// minSuccessTime must not be negative; maxFailures and maxConcurrency must
+// be a non-negative int or a whole percentage "N%" with 0 <= N <= 100.
 func Validate(s clusterv1alpha1.RolloutStrategy) error {
-	_, err := parseStrategy(s)
-	return err
+	_, errs := parseStrategy(s)
+	return errors.Join(errs...)
 }
 
-func parseStrategy(s clusterv1alpha1.RolloutStrategy) (strategy, error) {
+// parseStrategy parses s. Its problems are *field.Error values, and nil
+// errors that errors.Join drops.
+func parseStrategy(s clusterv1alpha1.RolloutStrategy) (strategy, []error) {
 	var (
 		st   strategy
 		cfg  clusterv1alpha1.RolloutConfig
@@ -47,76 +47,88 @@ func parseStrategy(s clusterv1alpha1.RolloutStrategy) (strategy, error) {
 	)
 	switch s.Type {
 	case "", clusterv1alpha1.All:
-		st.kind, st.prefix = clusterv1alpha1.All, "all"
+		st.kind, st.path = clusterv1alpha1.All, field.NewPath("all")
 		if s.All != nil {
 			cfg = s.All.RolloutConfig
 		}
 	case clusterv1alpha1.Progressive:
-		st.kind, st.prefix = clusterv1alpha1.Progressive, "progressive"
+		st.kind, st.path = clusterv1alpha1.Progressive, field.NewPath("progressive")
 		if s.Progressive != nil {
 			cfg = s.Progressive.RolloutConfig
 			st.mandatory = s.Progressive.MandatoryDecisionGroups.MandatoryDecisionGroups
-			mc, err := field.ParsePortion("progressive.maxConcurrency", s.Progressive.MaxConcurrency, false)
+			var err error
+			st.maxConcurrency, err = parsePortion(st.path.Child("maxConcurrency"), s.Progressive.MaxConcurrency)
 			errs = append(errs, err)
-			st.maxConcurrency = mc
 		}
 	case clusterv1alpha1.ProgressivePerGroup:
-		st.kind, st.prefix = clusterv1alpha1.ProgressivePerGroup, "progressivePerGroup"
+		st.kind, st.path = clusterv1alpha1.ProgressivePerGroup, field.NewPath("progressivePerGroup")
 		if s.ProgressivePerGroup != nil {
 			cfg = s.ProgressivePerGroup.RolloutConfig
 			st.mandatory = s.ProgressivePerGroup.MandatoryDecisionGroups.MandatoryDecisionGroups
 		}
 	default:
-		return st, &FieldError{Field: "type", Value: string(s.Type),
-			Want: `one of "All", "Progressive", "ProgressivePerGroup" or empty (All)`}
+		return st, []error{field.NotSupported(field.NewPath("type"), s.Type,
+			[]clusterv1alpha1.RolloutType{clusterv1alpha1.All, clusterv1alpha1.Progressive, clusterv1alpha1.ProgressivePerGroup})}
 	}
 
 	if d := cfg.MinSuccessTime.Duration; d < 0 {
-		errs = append(errs, &FieldError{Field: st.prefix + ".minSuccessTime", Value: d.String(), Want: "a non-negative duration"})
+		errs = append(errs, field.Invalid(st.path.Child("minSuccessTime"), d.String(), "want a non-negative duration"))
 	} else if st.kind != clusterv1alpha1.All {
 		st.minSuccess = d
 	}
-	st.deadline, st.hasDeadline = parseDeadline(st.prefix+".progressDeadline", cfg.ProgressDeadline, &errs)
-	mf, err := field.ParsePortion(st.prefix+".maxFailures", cfg.MaxFailures, false)
+	var err error
+	st.deadline, st.hasDeadline, err = parseDeadline(st.path.Child("progressDeadline"), cfg.ProgressDeadline)
 	errs = append(errs, err)
-	st.maxFailures = mf
+	st.maxFailures, err = parsePortion(st.path.Child("maxFailures"), cfg.MaxFailures)
+	errs = append(errs, err)
 	for i, m := range st.mandatory {
 		if m.GroupName == "" && m.GroupIndex < 0 {
-			errs = append(errs, &FieldError{
-				Field: st.prefix + ".mandatoryDecisionGroups[" + strconv.Itoa(i) + "].groupIndex",
-				Value: strconv.Itoa(int(m.GroupIndex)), Want: "a group index >= 0 or a groupName"})
+			errs = append(errs, field.Invalid(st.path.Child("mandatoryDecisionGroups").Index(i).Child("groupIndex"),
+				m.GroupIndex, "want a group index >= 0 or a groupName"))
 		}
 	}
-	return st, errors.Join(errs...)
+	return st, errs
 }
 
 // parseDeadline parses progressDeadline: "" and "None" mean no deadline;
 // anything else must be a non-negative Go duration ("90s", "1h30m").
-func parseDeadline(path, v string, errs *[]error) (time.Duration, bool) {
+func parseDeadline(path *field.Path, v string) (time.Duration, bool, error) {
 	if v == "" || v == "None" {
-		return 0, false
+		return 0, false, nil
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil || d < 0 {
-		*errs = append(*errs, &FieldError{Field: path, Value: v,
-			Want: `"None" or a non-negative duration such as "90s" or "1h30m"`})
-		return 0, false
+		return 0, false, field.Invalid(path, v, `want "None" or a non-negative duration such as "90s" or "1h30m"`)
 	}
-	return d, true
+	return d, true, nil
 }
 
 // ParseDeadline parses a progressDeadline value as Plan does. It reports
 // ok=false with no deadline for "" and "None".
 func ParseDeadline(v string) (d time.Duration, ok bool, err error) {
-	var errs []error
-	d, ok = parseDeadline("progressDeadline", v, &errs)
-	return d, ok, errors.Join(errs...)
+	return parseDeadline(field.NewPath("progressDeadline"), v)
+}
+
+// parsePortion parses the int-or-percent value v of the field at path as
+// OCM's CRDs admit it (internal/field.ParsePortion), and words a problem as
+// a *field.Error that quotes the value as written.
+func parsePortion(path *field.Path, v intstr.IntOrString) (ifield.Portion, error) {
+	p, err := ifield.ParsePortion(path.String(), v, false)
+	var bad *ifield.Error
+	if !errors.As(err, &bad) {
+		return p, nil
+	}
+	var value any = bad.Value
+	if v.Type == intstr.Int {
+		value = v.IntVal
+	}
+	return p, field.Invalid(path, value, "want "+bad.Want)
 }
 
 // concurrency returns the Progressive window over remaining clusters:
 // maxConcurrency, else the planner's default (def, parsed by Plan; nil
 // when unset), else all of them.
-func (st strategy) concurrency(def *field.Portion, remaining int) int {
+func (st strategy) concurrency(def *ifield.Portion, remaining int) int {
 	p := st.maxConcurrency
 	if p.IsZero() && def != nil {
 		p = *def

@@ -2,12 +2,14 @@ package rollout_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 
 	"github.com/rolloutkit/rolloutkit/grouping"
@@ -20,8 +22,10 @@ const (
 	wantDeadline = `want "None" or a non-negative duration such as "90s" or "1h30m"`
 )
 
-// messages splits a joined error (joins may nest) into its messages,
-// checking that each part is a *rollout.FieldError.
+// messages splits a joined error (joins may nest, and an object may name
+// them once, as in "window gate: ...") into its messages, checking that
+// each part is a *field.Error. A part named by an object is given with the
+// object's name before it.
 func messages(t *testing.T, err error) []string {
 	t.Helper()
 	if err == nil {
@@ -34,8 +38,17 @@ func messages(t *testing.T, err error) []string {
 		}
 		return out
 	}
-	var fe *rollout.FieldError
-	if assert.True(t, errors.As(err, &fe), "%q is not a *rollout.FieldError", err.Error()) {
+	if inner := errors.Unwrap(err); inner != nil {
+		object, ok := strings.CutSuffix(err.Error(), inner.Error())
+		require.True(t, ok, "%q does not end with the error it wraps", err.Error())
+		var out []string
+		for _, m := range messages(t, inner) {
+			out = append(out, object+m)
+		}
+		return out
+	}
+	var fe *field.Error
+	if assert.True(t, errors.As(err, &fe), "%q is not a *field.Error", err.Error()) {
 		assert.Equal(t, err.Error(), fe.Error())
 	}
 	return []string{err.Error()}
@@ -82,39 +95,39 @@ func TestValidateRejects(t *testing.T) {
 		want []string
 	}{
 		{"unknown type", clusterv1alpha1.RolloutStrategy{Type: "Canary"},
-			[]string{`type "Canary": want one of "All", "Progressive", "ProgressivePerGroup" or empty (All)`}},
+			[]string{`type: Unsupported value: "Canary": supported values: "All", "Progressive", "ProgressivePerGroup"`}},
 		{"type in the wrong case", clusterv1alpha1.RolloutStrategy{Type: "all"},
-			[]string{`type "all": want one of "All", "Progressive", "ProgressivePerGroup" or empty (All)`}},
+			[]string{`type: Unsupported value: "all": supported values: "All", "Progressive", "ProgressivePerGroup"`}},
 		{"bad duration", strategy(perGroup, cfg{deadline: "15x"}),
-			[]string{`progressivePerGroup.progressDeadline "15x": ` + wantDeadline}},
+			[]string{`progressivePerGroup.progressDeadline: Invalid value: "15x": ` + wantDeadline}},
 		{"negative duration", strategy(progressive, cfg{deadline: "-5m"}),
-			[]string{`progressive.progressDeadline "-5m": ` + wantDeadline}},
+			[]string{`progressive.progressDeadline: Invalid value: "-5m": ` + wantDeadline}},
 		{"lowercase none", strategy(all, cfg{deadline: "none"}),
-			[]string{`all.progressDeadline "none": ` + wantDeadline}},
+			[]string{`all.progressDeadline: Invalid value: "none": ` + wantDeadline}},
 		{"negative soak", strategy(progressive, cfg{soak: -time.Minute}),
-			[]string{`progressive.minSuccessTime "-1m0s": want a non-negative duration`}},
+			[]string{`progressive.minSuccessTime: Invalid value: "-1m0s": want a non-negative duration`}},
 		{"negative soak for All", strategy(all, cfg{soak: -time.Minute}),
-			[]string{`all.minSuccessTime "-1m0s": want a non-negative duration`}},
+			[]string{`all.minSuccessTime: Invalid value: "-1m0s": want a non-negative duration`}},
 		{"negative int maxFailures", strategy(perGroup, cfg{maxFail: intstr.FromInt32(-1)}),
-			[]string{`progressivePerGroup.maxFailures "-1": ` + wantPortion}},
+			[]string{`progressivePerGroup.maxFailures: Invalid value: -1: ` + wantPortion}},
 		{"150% maxFailures", strategy(all, cfg{maxFail: intstr.FromString("150%")}),
-			[]string{`all.maxFailures "150%": ` + wantPortion}},
+			[]string{`all.maxFailures: Invalid value: "150%": ` + wantPortion}},
 		{"abc maxFailures", strategy(perGroup, cfg{maxFail: intstr.FromString("abc")}),
-			[]string{`progressivePerGroup.maxFailures "abc": ` + wantPortion}},
+			[]string{`progressivePerGroup.maxFailures: Invalid value: "abc": ` + wantPortion}},
 		{"150% maxConcurrency", strategy(progressive, cfg{}, concurrency(intstr.FromString("150%"))),
-			[]string{`progressive.maxConcurrency "150%": ` + wantPortion}},
+			[]string{`progressive.maxConcurrency: Invalid value: "150%": ` + wantPortion}},
 		{"negative maxConcurrency", strategy(progressive, cfg{}, concurrency(intstr.FromInt32(-3))),
-			[]string{`progressive.maxConcurrency "-3": ` + wantPortion}},
+			[]string{`progressive.maxConcurrency: Invalid value: -3: ` + wantPortion}},
 		{"mandatory entry with neither name nor index", strategy(perGroup, cfg{}, mandatory(byName("dev"), byIndex(-2))),
-			[]string{`progressivePerGroup.mandatoryDecisionGroups[1].groupIndex "-2": want a group index >= 0 or a groupName`}},
+			[]string{`progressivePerGroup.mandatoryDecisionGroups[1].groupIndex: Invalid value: -2: want a group index >= 0 or a groupName`}},
 		{"every problem at once, in field order", strategy(progressive, cfg{soak: -time.Second, deadline: "soon", maxFail: intstr.FromString("abc")},
 			concurrency(intstr.FromString("150%")), mandatory(byIndex(-1))),
 			[]string{
-				`progressive.maxConcurrency "150%": ` + wantPortion,
-				`progressive.minSuccessTime "-1s": want a non-negative duration`,
-				`progressive.progressDeadline "soon": ` + wantDeadline,
-				`progressive.maxFailures "abc": ` + wantPortion,
-				`progressive.mandatoryDecisionGroups[0].groupIndex "-1": want a group index >= 0 or a groupName`,
+				`progressive.maxConcurrency: Invalid value: "150%": ` + wantPortion,
+				`progressive.minSuccessTime: Invalid value: "-1s": want a non-negative duration`,
+				`progressive.progressDeadline: Invalid value: "soon": ` + wantDeadline,
+				`progressive.maxFailures: Invalid value: "abc": ` + wantPortion,
+				`progressive.mandatoryDecisionGroups[0].groupIndex: Invalid value: -1: want a group index >= 0 or a groupName`,
 			}},
 	}
 	for _, tt := range tests {
@@ -149,8 +162,8 @@ func TestParseDeadline(t *testing.T) {
 		{"0s", 0, true, ""},
 		{"90s", 90 * time.Second, true, ""},
 		{"1h30m", 90 * time.Minute, true, ""},
-		{"-1s", 0, false, `progressDeadline "-1s": ` + wantDeadline},
-		{"15", 0, false, `progressDeadline "15": ` + wantDeadline},
+		{"-1s", 0, false, `progressDeadline: Invalid value: "-1s": ` + wantDeadline},
+		{"15", 0, false, `progressDeadline: Invalid value: "15": ` + wantDeadline},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -184,7 +197,7 @@ func TestPlanRejectsInputs(t *testing.T) {
 			name:     "a duplicate status for one cluster",
 			groups:   seedGroups(),
 			statuses: []rollout.ClusterStatus{status("dev-cluster", rollout.Progressing, t0()), status("dev-cluster", rollout.Succeeded, t0())},
-			want:     []string{`statuses[1].Cluster "dev-cluster": want one status per cluster (statuses[0] has it too)`},
+			want:     []string{`statuses[1].Cluster: Duplicate value: "dev-cluster": want one status per cluster (statuses[0] has it too)`},
 		},
 		{
 			name:   "three statuses for one cluster",
@@ -192,15 +205,15 @@ func TestPlanRejectsInputs(t *testing.T) {
 			statuses: []rollout.ClusterStatus{status("stg-cluster", rollout.Progressing, t0()), status("dev-cluster", rollout.Progressing, t0()),
 				status("stg-cluster", rollout.Failed, t0()), status("stg-cluster", rollout.Skip, t0())},
 			want: []string{
-				`statuses[2].Cluster "stg-cluster": want one status per cluster (statuses[0] has it too)`,
-				`statuses[3].Cluster "stg-cluster": want one status per cluster (statuses[0] has it too)`,
+				`statuses[2].Cluster: Duplicate value: "stg-cluster": want one status per cluster (statuses[0] has it too)`,
+				`statuses[3].Cluster: Duplicate value: "stg-cluster": want one status per cluster (statuses[0] has it too)`,
 			},
 		},
 		{
 			name:     "a duplicate status for a removed cluster",
 			groups:   seedGroups(),
 			statuses: []rollout.ClusterStatus{status("gone", rollout.Succeeded, t0()), status("gone", rollout.Succeeded, t0())},
-			want:     []string{`statuses[1].Cluster "gone": want one status per cluster (statuses[0] has it too)`},
+			want:     []string{`statuses[1].Cluster: Duplicate value: "gone": want one status per cluster (statuses[0] has it too)`},
 		},
 		{
 			name:   "a status value outside the six is an error, not Progressing",
@@ -208,50 +221,55 @@ func TestPlanRejectsInputs(t *testing.T) {
 			statuses: []rollout.ClusterStatus{status("dev-cluster", rollout.Progressing, t0()), status("stg-cluster", rollout.Status(42), t0()),
 				status("prod-cluster", rollout.Status(-1), t0())},
 			want: []string{
-				`statuses[1].Status "Status(42)": want one of ToApply, Progressing, Succeeded, Failed, TimeOut or Skip for cluster "stg-cluster"`,
-				`statuses[2].Status "Status(-1)": want one of ToApply, Progressing, Succeeded, Failed, TimeOut or Skip for cluster "prod-cluster"`,
+				`statuses[1].Status: Invalid value: 42: want one of ToApply, Progressing, Succeeded, Failed, TimeOut or Skip, for cluster "stg-cluster"`,
+				`statuses[2].Status: Invalid value: -1: want one of ToApply, Progressing, Succeeded, Failed, TimeOut or Skip, for cluster "prod-cluster"`,
 			},
 		},
 		{
 			name:     "an unknown status value of a removed cluster",
 			groups:   seedGroups(),
 			statuses: []rollout.ClusterStatus{status("gone", rollout.Status(6), t0())},
-			want:     []string{`statuses[0].Status "Status(6)": want one of ToApply, Progressing, Succeeded, Failed, TimeOut or Skip for cluster "gone"`},
+			want:     []string{`statuses[0].Status: Invalid value: 6: want one of ToApply, Progressing, Succeeded, Failed, TimeOut or Skip, for cluster "gone"`},
 		},
 		{
 			name:   "a cluster in two groups",
 			groups: []grouping.Group{group("stg", 1, "a", "b"), group("dev", 0, "a")},
-			want:   []string{`groups "a": want each cluster in one group, not in both dev#0 and stg#1`},
+			want:   []string{`groups[0].Clusters[0]: Duplicate value: "a": want each cluster in one group, not in both dev#0 and stg#1`},
+		},
+		{
+			name:   "a cluster twice in one group, named where the caller listed it",
+			groups: []grouping.Group{group("dev", 0, "b", "a", "b")},
+			want:   []string{`groups[0].Clusters[2]: Duplicate value: "b": want each cluster once in its group, not twice in dev#0`},
 		},
 		{
 			name:   "an empty cluster name in a group",
 			groups: []grouping.Group{group("dev", 0, "a", "")},
-			want:   []string{`group "dev" cluster "": want a cluster name`},
+			want:   []string{`groups[0].Clusters[1]: Required value: a cluster name`},
 		},
 		{
 			name:     "an empty cluster name in a status",
 			groups:   seedGroups(),
 			statuses: []rollout.ClusterStatus{status("", rollout.Succeeded, t0())},
-			want:     []string{`statuses[0].Cluster "": want a cluster name`},
+			want:     []string{`statuses[0].Cluster: Required value: a cluster name`},
 		},
 		{
 			name:   "duplicate group indices",
 			groups: []grouping.Group{group("dev", 0, "a"), group("stg", 1, "b"), group("prod", 1, "c")},
-			want:   []string{`groups[].Index "1": want a unique group index (two groups, "stg" and "prod", share it)`},
+			want:   []string{`groups[2].Index: Duplicate value: 1: want a unique group index (groups[1], "stg", has it too)`},
 		},
 		{
 			name:    "bad DefaultConcurrency",
 			planner: rollout.Planner{DefaultConcurrency: ptr(intstr.FromString("150%"))},
 			s:       strategy(progressive, cfg{}),
 			groups:  seedGroups(),
-			want:    []string{`Planner.DefaultConcurrency "150%": ` + wantPortion},
+			want:    []string{`Planner.DefaultConcurrency: Invalid value: "150%": ` + wantPortion},
 		},
 		{
 			name:    "negative DefaultConcurrency is refused for any type",
 			planner: rollout.Planner{DefaultConcurrency: ptr(intstr.FromInt32(-1))},
 			s:       strategy(perGroup, cfg{}),
 			groups:  seedGroups(),
-			want:    []string{`Planner.DefaultConcurrency "-1": ` + wantPortion},
+			want:    []string{`Planner.DefaultConcurrency: Invalid value: -1: ` + wantPortion},
 		},
 		{
 			name:     "everything at once: strategy, planner, groups, statuses",
@@ -260,11 +278,11 @@ func TestPlanRejectsInputs(t *testing.T) {
 			groups:   []grouping.Group{group("dev", 0, "a"), group("stg", 1, "a", "")},
 			statuses: []rollout.ClusterStatus{status("a", rollout.Progressing, t0()), status("a", rollout.Succeeded, t0())},
 			want: []string{
-				`progressive.progressDeadline "15x": ` + wantDeadline,
-				`Planner.DefaultConcurrency "abc": ` + wantPortion,
-				`group "stg" cluster "": want a cluster name`,
-				`groups "a": want each cluster in one group, not in both dev#0 and stg#1`,
-				`statuses[1].Cluster "a": want one status per cluster (statuses[0] has it too)`,
+				`progressive.progressDeadline: Invalid value: "15x": ` + wantDeadline,
+				`Planner.DefaultConcurrency: Invalid value: "abc": ` + wantPortion,
+				`groups[1].Clusters[1]: Required value: a cluster name`,
+				`groups[1].Clusters[0]: Duplicate value: "a": want each cluster in one group, not in both dev#0 and stg#1`,
+				`statuses[1].Cluster: Duplicate value: "a": want one status per cluster (statuses[0] has it too)`,
 			},
 		},
 	}
@@ -279,8 +297,8 @@ func TestPlanRejectsInputs(t *testing.T) {
 			})}
 			res, err := p.Plan(tt.s, tt.groups, tt.statuses)
 			require.Error(t, err)
-			var fe *rollout.FieldError
-			require.ErrorAs(t, err, &fe, "errors.As finds a *FieldError in the joined error")
+			var fe *field.Error
+			require.ErrorAs(t, err, &fe, "errors.As finds a *field.Error in the joined error")
 			assert.Equal(t, tt.want[0], fe.Error())
 			assert.Equal(t, tt.want, messages(t, err))
 			assert.Equal(t, rollout.Result{}, res)

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 
 	"github.com/rolloutkit/rolloutkit/grouping"
@@ -329,8 +330,8 @@ func TestDivergence_InvalidInputsAreErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ours, _ := runOurs(now, tc.strategy, groups, tc.statuses)
-			var fe *rollout.FieldError
-			require.True(t, errors.As(ours.Err, &fe), "ours: want a *FieldError, got %v", ours.Err)
+			var fe *field.Error
+			require.True(t, errors.As(ours.Err, &fe), "ours: want a *field.Error, got %v", ours.Err)
 			assert.Equal(t, tc.field, fe.Field)
 			theirs := ocmOutcome(now, tc.strategy, groups, tc.statuses)
 			assert.NoError(t, theirs.Err, "OCM accepts it")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/rolloutkit/rolloutkit/grouping"
 	"github.com/rolloutkit/rolloutkit/rollout"
@@ -101,9 +102,9 @@ func checkScenario(sc *scenario, st *parityStats) string {
 
 	if negativeInt(sc.Strategy) { // D14
 		st.fired["D14"]++
-		var fe *rollout.FieldError
+		var fe *field.Error
 		if ours.Err == nil || !errors.As(ours.Err, &fe) {
-			return fmt.Sprintf("D14: want a *FieldError for a negative int, got %v", ours.Err)
+			return fmt.Sprintf("D14: want a *field.Error for a negative int, got %v", ours.Err)
 		}
 		if raw.Err == nil {
 			st.observed["D14"]++

@@ -3,9 +3,10 @@ package simulate
 import (
 	"errors"
 	"slices"
-	"strconv"
+	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 
 	"github.com/rolloutkit/rolloutkit/clock/fake"
@@ -63,10 +64,10 @@ type cluster struct {
 func newSim(opts Options, fleet Fleet) (*sim, error) {
 	var errs []error
 	if opts.Limit < 0 {
-		errs = append(errs, &rollout.FieldError{Field: "opts.Limit", Value: opts.Limit.String(), Want: "a non-negative duration (0: 30 days)"})
+		errs = append(errs, field.Invalid(field.NewPath("opts", "Limit"), opts.Limit.String(), "want a non-negative duration (0: 30 days)"))
 	}
 	if opts.MaxPlans < 0 {
-		errs = append(errs, &rollout.FieldError{Field: "opts.MaxPlans", Value: strconv.Itoa(opts.MaxPlans), Want: "a non-negative number of planner calls (0: the default)"})
+		errs = append(errs, field.Invalid(field.NewPath("opts", "MaxPlans"), opts.MaxPlans, "want a non-negative number of planner calls (0: the default)"))
 	}
 
 	s := &sim{strategy: opts.Strategy, groupsIn: sortedGroups(fleet.Groups), byKey: make(map[grouping.GroupKey]int, len(fleet.Groups)),
@@ -78,9 +79,8 @@ func newSim(opts Options, fleet Fleet) (*sim, error) {
 	// concurrency; ask it once, without gates, before anything happens.
 	check := opts.Planner
 	check.Clock, check.Gates = fake.New(time.Time{}), nil
-	if _, err := check.Plan(opts.Strategy, fleet.Groups, nil); err != nil {
-		errs = append(errs, err)
-	}
+	_, err := check.Plan(opts.Strategy, fleet.Groups, nil)
+	errs = append(errs, planProblems(err)...)
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
@@ -111,18 +111,21 @@ func newSim(opts Options, fleet Fleet) (*sim, error) {
 // behave gives every cluster its behaviour, and checks the behaviours:
 // every field, and every name in Behaviors, in name order.
 func (s *sim) behave(fleet Fleet) []error {
-	errs := fleet.Default.validate("fleet.Default")
+	errs := fleet.Default.validate(field.NewPath("fleet", "Default"))
 	names := make([]string, 0, len(fleet.Behaviors))
 	for name := range fleet.Behaviors {
 		names = append(names, name)
 	}
 	slices.Sort(names)
 	for _, name := range names {
+		path := field.NewPath("fleet", "Behaviors").Key(name)
 		if _, ok := s.byName[name]; !ok {
-			errs = append(errs, &rollout.FieldError{Field: "fleet.Behaviors", Value: name, Want: "a cluster of one of fleet.Groups"})
+			e := field.NotFound(path, name)
+			e.Detail = "want a cluster of one of fleet.Groups"
+			errs = append(errs, e)
 			continue
 		}
-		errs = append(errs, fleet.Behaviors[name].validate("fleet.Behaviors["+strconv.Quote(name)+"]")...)
+		errs = append(errs, fleet.Behaviors[name].validate(path)...)
 	}
 	for i := range s.clusters {
 		c := &s.clusters[i]
@@ -167,26 +170,59 @@ func (s *sim) index(fleet Fleet) {
 }
 
 // validate checks one behaviour; path names it in errors.
-func (b Behavior) validate(path string) []error {
+func (b Behavior) validate(path *field.Path) []error {
 	var errs []error
-	bad := func(f, v, want string) {
-		errs = append(errs, &rollout.FieldError{Field: path + "." + f, Value: v, Want: want})
+	bad := func(f string, v any, want string) {
+		errs = append(errs, field.Invalid(path.Child(f), v, want))
 	}
 	if b.ApplyDuration < 0 {
-		bad("ApplyDuration", b.ApplyDuration.String(), "a non-negative duration")
+		bad("ApplyDuration", b.ApplyDuration.String(), "want a non-negative duration")
 	}
 	if b.Fail && b.Silent {
-		bad("Silent", "true", "false when Fail is set: a silent cluster never reports a failure")
+		bad("Silent", true, "want false when Fail is set: a silent cluster never reports a failure")
 	}
 	switch {
 	case b.RecoverAfter < 0:
-		bad("RecoverAfter", b.RecoverAfter.String(), "a non-negative duration")
+		bad("RecoverAfter", b.RecoverAfter.String(), "want a non-negative duration")
 	case b.RecoverAfter > 0 && !b.Fail && !b.Silent:
-		bad("RecoverAfter", b.RecoverAfter.String(), "0 unless Fail or Silent is set: only a failing or silent cluster recovers")
+		bad("RecoverAfter", b.RecoverAfter.String(), "want 0 unless Fail or Silent is set: only a failing or silent cluster recovers")
 	case b.RecoverAfter > 0 && b.Fail && b.RecoverAfter <= b.ApplyDuration:
-		bad("RecoverAfter", b.RecoverAfter.String(), "more than ApplyDuration ("+b.ApplyDuration.String()+"): the cluster fails first, then recovers")
+		bad("RecoverAfter", b.RecoverAfter.String(), "want more than ApplyDuration ("+b.ApplyDuration.String()+"): the cluster fails first, then recovers")
 	}
 	return errs
+}
+
+// planProblems are the problems Planner.Plan found in Run's arguments, each
+// a *field.Error whose path Plan roots at its own arguments (see
+// rollout.Planner.Plan), named by the path of Run's instead: the
+// strategy's fields under opts.Strategy, the planner's under opts, the
+// groups as fleet.Groups.
+func planProblems(err error) []error {
+	var errs []error
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	} else if err != nil {
+		errs = []error{err}
+	}
+	out := make([]error, 0, len(errs))
+	for _, e := range errs {
+		fe, ok := e.(*field.Error)
+		if !ok {
+			out = append(out, e)
+			continue
+		}
+		c := *fe
+		switch {
+		case strings.HasPrefix(c.Field, "groups["):
+			c.Field = "fleet.Groups" + strings.TrimPrefix(c.Field, "groups")
+		case strings.HasPrefix(c.Field, "Planner."):
+			c.Field = "opts." + c.Field
+		default:
+			c.Field = "opts.Strategy." + c.Field
+		}
+		out = append(out, &c)
+	}
+	return out
 }
 
 // sortedGroups copies groups with each cluster list sorted, once, so that

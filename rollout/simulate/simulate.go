@@ -76,12 +76,16 @@ func defaultStart() time.Time { return time.Date(2026, time.January, 5, 0, 0, 0,
 // until the rollout completes, halts, is stuck, or passes opts.Limit, and
 // returns its timeline.
 //
-// Inputs are validated first and every problem is returned at once
-// (errors.Join of *rollout.FieldError values): a negative or contradictory
-// Behavior field, a Behaviors key that names no cluster of the fleet, a
-// negative Limit or MaxPlans, and whatever Planner.Plan rejects in the
-// strategy, the groups or the planner's DefaultConcurrency. The inputs are
-// never modified; the same inputs give the same Result.
+// Inputs are validated first and every problem is returned at once, as
+// *field.Error values (k8s.io/apimachinery/pkg/util/validation/field)
+// joined with errors.Join, their paths rooted at Run's arguments: a
+// negative or contradictory Behavior field
+// (fleet.Behaviors[stg-cluster].RecoverAfter), a Behaviors key that names
+// no cluster of the fleet, a negative opts.Limit or opts.MaxPlans, and
+// whatever Planner.Plan rejects in the strategy
+// (opts.Strategy.progressive.maxFailures), the groups (fleet.Groups[1].Index)
+// or the planner's DefaultConcurrency (opts.Planner.DefaultConcurrency). The
+// inputs are never modified; the same inputs give the same Result.
 func Run(opts Options, fleet Fleet) (Result, error) {
 	s, err := newSim(opts, fleet)
 	if err != nil {

@@ -1,7 +1,6 @@
 package simulate_test
 
 import (
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/rolloutkit/rolloutkit/grouping"
 	"github.com/rolloutkit/rolloutkit/rollout"
@@ -26,12 +26,12 @@ func TestRunValidation(t *testing.T) {
 		{
 			name:  "negative apply duration",
 			fleet: simulate.Fleet{Groups: seedGroups(), Behaviors: map[string]simulate.Behavior{"stg-cluster": {ApplyDuration: -time.Second}}},
-			want:  []string{`fleet.Behaviors["stg-cluster"].ApplyDuration "-1s": want a non-negative duration`},
+			want:  []string{`fleet.Behaviors[stg-cluster].ApplyDuration: Invalid value: "-1s": want a non-negative duration`},
 		},
 		{
 			name:  "unknown cluster",
 			fleet: simulate.Fleet{Groups: seedGroups(), Behaviors: map[string]simulate.Behavior{"qa-cluster": {}}},
-			want:  []string{`fleet.Behaviors "qa-cluster": want a cluster of one of fleet.Groups`},
+			want:  []string{`fleet.Behaviors[qa-cluster]: Not found: "qa-cluster": want a cluster of one of fleet.Groups`},
 		},
 		{
 			name: "recovery without failure, fail and silent, recovery before the failure",
@@ -41,9 +41,9 @@ func TestRunValidation(t *testing.T) {
 				"stg-cluster":  {Fail: true, ApplyDuration: 2 * time.Minute, RecoverAfter: 2 * time.Minute},
 			}},
 			want: []string{
-				`fleet.Behaviors["dev-cluster"].RecoverAfter "1m0s": want 0 unless Fail or Silent is set: only a failing or silent cluster recovers`,
-				`fleet.Behaviors["prod-cluster"].Silent "true": want false when Fail is set: a silent cluster never reports a failure`,
-				`fleet.Behaviors["stg-cluster"].RecoverAfter "2m0s": want more than ApplyDuration (2m0s): the cluster fails first, then recovers`,
+				`fleet.Behaviors[dev-cluster].RecoverAfter: Invalid value: "1m0s": want 0 unless Fail or Silent is set: only a failing or silent cluster recovers`,
+				`fleet.Behaviors[prod-cluster].Silent: Invalid value: true: want false when Fail is set: a silent cluster never reports a failure`,
+				`fleet.Behaviors[stg-cluster].RecoverAfter: Invalid value: "2m0s": want more than ApplyDuration (2m0s): the cluster fails first, then recovers`,
 			},
 		},
 		{
@@ -51,9 +51,9 @@ func TestRunValidation(t *testing.T) {
 			opts:  simulate.Options{Strategy: seedStrategy(), Limit: -time.Hour, MaxPlans: -1},
 			fleet: simulate.Fleet{Groups: seedGroups(), Default: simulate.Behavior{Silent: true, RecoverAfter: -time.Minute}},
 			want: []string{
-				`opts.Limit "-1h0m0s": want a non-negative duration (0: 30 days)`,
-				`opts.MaxPlans "-1": want a non-negative number of planner calls (0: the default)`,
-				`fleet.Default.RecoverAfter "-1m0s": want a non-negative duration`,
+				`opts.Limit: Invalid value: "-1h0m0s": want a non-negative duration (0: 30 days)`,
+				`opts.MaxPlans: Invalid value: -1: want a non-negative number of planner calls (0: the default)`,
+				`fleet.Default.RecoverAfter: Invalid value: "-1m0s": want a non-negative duration`,
 			},
 		},
 		{
@@ -65,9 +65,9 @@ func TestRunValidation(t *testing.T) {
 				{GroupKey: grouping.GroupKey{Name: "b", Index: 1}, Clusters: []string{"x"}},
 			}, Behaviors: map[string]simulate.Behavior{"x": {Fail: true}}},
 			want: []string{
-				`progressivePerGroup.progressDeadline "15x": want "None" or a non-negative duration such as "90s" or "1h30m"`,
-				`Planner.DefaultConcurrency "150%": want a non-negative integer or a percentage 0%-100%`,
-				`groups "x": want each cluster in one group, not in both a#0 and b#1`,
+				`opts.Strategy.progressivePerGroup.progressDeadline: Invalid value: "15x": want "None" or a non-negative duration such as "90s" or "1h30m"`,
+				`opts.Planner.DefaultConcurrency: Invalid value: "150%": want a non-negative integer or a percentage 0%-100%`,
+				`fleet.Groups[1].Clusters[0]: Duplicate value: "x": want each cluster in one group, not in both a#0 and b#1`,
 			},
 		},
 	}
@@ -78,8 +78,13 @@ func TestRunValidation(t *testing.T) {
 			require.Error(t, err)
 			assert.Equal(t, tt.want, strings.Split(err.Error(), "\n"))
 			assert.Zero(t, r)
-			var fe *rollout.FieldError
-			assert.True(t, errors.As(err, &fe), "a *rollout.FieldError")
+			var got []string
+			for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+				fe, ok := e.(*field.Error)
+				require.True(t, ok, "%q is not a *field.Error", e)
+				got = append(got, fe.Error())
+			}
+			assert.Equal(t, tt.want, got, "one flat join of *field.Error")
 		})
 	}
 }
