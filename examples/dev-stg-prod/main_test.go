@@ -121,7 +121,7 @@ func TestFlags(t *testing.T) {
 		{name: "bad detail", args: []string{"-detail", "some"}, code: 2, wantErr: `invalid value "some" for flag -detail: want auto, full or summary`},
 		{name: "recover without fail", args: []string{"-recover-after", "1h"}, code: 2, wantErr: "-recover-after needs -fail"},
 		{name: "recover before failing", args: []string{"-fail", "stg-cluster", "-recover-after", "1m"}, code: 2, wantErr: "want longer than -apply 2m0s"},
-		{name: "bad window", args: []string{"-window", "Mon-Fri 9-5"}, code: 2, wantErr: `-window: window "Mon-Fri 9-5": want "DAYS HH:MM-HH:MM ZONE"`},
+		{name: "bad window", args: []string{"-window", "Mon-Fri 9-5"}, code: 2, wantErr: `-window: window: Invalid value: "Mon-Fri 9-5": want "DAYS HH:MM-HH:MM ZONE"`},
 		{name: "bad clusters", args: []string{"-clusters", "0"}, code: 2, wantErr: "-clusters 0: want 1 to 10000"},
 		{name: "too many clusters", args: []string{"-clusters", "10001"}, code: 2, wantErr: "-clusters 10001: want 1 to 10000"},
 		{name: "bad start", args: []string{"-start", "monday"}, code: 2, wantErr: `-start "monday"`},
