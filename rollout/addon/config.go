@@ -9,12 +9,8 @@ import (
 
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 
-	"github.com/rolloutkit/rolloutkit/internal/field"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
-
-// FieldError is the error type for a bad field of an input object; use
-// errors.As to get at the object, field, value and expectation.
-type FieldError = field.Error
 
 // Config is one configuration an add-on should run with: which config object
 // and the spec hash of its current spec.
@@ -118,14 +114,12 @@ func defaults(cma *addonv1beta1.ClusterManagementAddOn) ([]ref, error) {
 		errs []error
 	)
 	seen := make(map[addonv1beta1.ConfigGroupResource]int, len(cma.Spec.DefaultConfigs))
+	path := field.NewPath("spec", "defaultConfigs")
 	for i, c := range cma.Spec.DefaultConfigs {
 		if first, dup := seen[c.ConfigGroupResource]; dup {
-			errs = append(errs, &FieldError{
-				Object: cmaName(cma),
-				Field:  fmt.Sprintf("spec.defaultConfigs[%d]", i),
-				Value:  grName(c.ConfigGroupResource),
-				Want:   fmt.Sprintf("one entry per group and resource (spec.defaultConfigs[%d] has it)", first),
-			})
+			e := field.Duplicate(path.Index(i), grName(c.ConfigGroupResource))
+			e.Detail = fmt.Sprintf("want one entry per group and resource (%s has it)", path.Index(first))
+			errs = append(errs, e)
 			continue
 		}
 		seen[c.ConfigGroupResource] = i
@@ -134,8 +128,8 @@ func defaults(cma *addonv1beta1.ClusterManagementAddOn) ([]ref, error) {
 		}
 		refs = append(refs, ref{gr: c.ConfigGroupResource, referent: c.ConfigReferent})
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	if err := about(cmaName(cma), errs...); err != nil {
+		return nil, err
 	}
 	slices.SortStableFunc(refs, compareRefs)
 	return refs, nil
@@ -144,13 +138,11 @@ func defaults(cma *addonv1beta1.ClusterManagementAddOn) ([]ref, error) {
 // findPlacement returns the install-strategy entry of placement.
 func findPlacement(cma *addonv1beta1.ClusterManagementAddOn, placement addonv1beta1.PlacementRef) (addonv1beta1.PlacementStrategy, error) {
 	strategy := cma.Spec.InstallStrategy
+	path := field.NewPath("spec", "installStrategy")
 	if strategy.Type == "" || strategy.Type == addonv1beta1.AddonInstallStrategyManual {
-		return addonv1beta1.PlacementStrategy{}, &FieldError{
-			Object: cmaName(cma),
-			Field:  "spec.installStrategy.type",
-			Value:  strategy.Type,
-			Want:   fmt.Sprintf("%q to roll out by placement %q (a Manual strategy uses no placement: pass a zero PlacementRef)", addonv1beta1.AddonInstallStrategyPlacements, placementName(placement)),
-		}
+		return addonv1beta1.PlacementStrategy{}, about(cmaName(cma), field.Invalid(path.Child("type"), strategy.Type,
+			fmt.Sprintf("want %q to roll out by placement %q (a Manual strategy uses no placement: pass a zero PlacementRef)",
+				addonv1beta1.AddonInstallStrategyPlacements, placementName(placement))))
 	}
 	found := -1
 	listed := make([]string, 0, len(strategy.Placements))
@@ -160,26 +152,19 @@ func findPlacement(cma *addonv1beta1.ClusterManagementAddOn, placement addonv1be
 			continue
 		}
 		if found >= 0 {
-			return addonv1beta1.PlacementStrategy{}, &FieldError{
-				Object: cmaName(cma),
-				Field:  fmt.Sprintf("spec.installStrategy.placements[%d]", i),
-				Value:  placementName(placement),
-				Want:   fmt.Sprintf("each placement listed once (spec.installStrategy.placements[%d] has it)", found),
-			}
+			e := field.Duplicate(path.Child("placements").Index(i), placementName(placement))
+			e.Detail = fmt.Sprintf("want each placement listed once (%s has it)", path.Child("placements").Index(found))
+			return addonv1beta1.PlacementStrategy{}, about(cmaName(cma), e)
 		}
 		found = i
 	}
 	if found < 0 {
-		want := "a placement listed there (none is)"
+		e := field.NotFound(path.Child("placements"), placementName(placement))
+		e.Detail = "want a placement listed there (none is)"
 		if len(listed) > 0 {
-			want = "one of the listed placements: " + strings.Join(listed, ", ")
+			e.Detail = "want one of the listed placements: " + strings.Join(listed, ", ")
 		}
-		return addonv1beta1.PlacementStrategy{}, &FieldError{
-			Object: cmaName(cma),
-			Field:  "spec.installStrategy.placements",
-			Value:  placementName(placement),
-			Want:   want,
-		}
+		return addonv1beta1.PlacementStrategy{}, about(cmaName(cma), e)
 	}
 	return strategy.Placements[found], nil
 }
@@ -263,6 +248,16 @@ func configName(gr addonv1beta1.ConfigGroupResource, r addonv1beta1.ConfigRefere
 
 func placementName(p addonv1beta1.PlacementRef) string {
 	return p.Namespace + "/" + p.Name
+}
+
+// about names, once, the object that problems are about:
+// `clustermanagementaddon "cluster-proxy": spec.installStrategy.type: ...`;
+// nil when there are none. errors.As finds each problem.
+func about(object string, problems ...error) error {
+	if len(problems) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", object, errors.Join(problems...))
 }
 
 func cmaName(cma *addonv1beta1.ClusterManagementAddOn) string {

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
@@ -229,32 +230,32 @@ func TestDesiredErrors(t *testing.T) {
 			name: "unknown placement", cma: seedCMA(t),
 			placement: addonv1beta1.PlacementRef{Namespace: "open-cluster-management", Name: "other"},
 			specHash:  names(),
-			wantErr:   `clustermanagementaddon "cluster-proxy": spec.installStrategy.placements "open-cluster-management/other": want one of the listed placements: "open-cluster-management/cluster-proxy-placement"`,
+			wantErr:   `clustermanagementaddon "cluster-proxy": spec.installStrategy.placements: Not found: "open-cluster-management/other": want one of the listed placements: "open-cluster-management/cluster-proxy-placement"`,
 			field:     true,
 		},
 		{
 			name: "no placement listed", cma: none, placement: seedPlacement, specHash: names(),
-			wantErr: `spec.installStrategy.placements "open-cluster-management/cluster-proxy-placement": want a placement listed there (none is)`,
+			wantErr: `spec.installStrategy.placements: Not found: "open-cluster-management/cluster-proxy-placement": want a placement listed there (none is)`,
 			field:   true,
 		},
 		{
 			name: "placement under a Manual strategy", cma: manual, placement: seedPlacement, specHash: names(),
-			wantErr: `clustermanagementaddon "cluster-proxy": spec.installStrategy.type "Manual": want "Placements" to roll out by placement "open-cluster-management/cluster-proxy-placement"`,
+			wantErr: `clustermanagementaddon "cluster-proxy": spec.installStrategy.type: Invalid value: "Manual": want "Placements" to roll out by placement "open-cluster-management/cluster-proxy-placement"`,
 			field:   true,
 		},
 		{
 			name: "placement under an unset strategy", cma: unset, placement: seedPlacement, specHash: names(),
-			wantErr: `spec.installStrategy.type "": want "Placements"`,
+			wantErr: `spec.installStrategy.type: Invalid value: "": want "Placements"`,
 			field:   true,
 		},
 		{
 			name: "default listed twice", cma: dupDefault, placement: seedPlacement, specHash: names(),
-			wantErr: `clustermanagementaddon "cluster-proxy": spec.defaultConfigs[1] "managedproxyconfigurations.proxy.open-cluster-management.io": want one entry per group and resource (spec.defaultConfigs[0] has it)`,
+			wantErr: `clustermanagementaddon "cluster-proxy": spec.defaultConfigs[1]: Duplicate value: "managedproxyconfigurations.proxy.open-cluster-management.io": want one entry per group and resource (spec.defaultConfigs[0] has it)`,
 			field:   true,
 		},
 		{
 			name: "placement listed twice", cma: dupPlacement, placement: seedPlacement, specHash: names(),
-			wantErr: `spec.installStrategy.placements[1] "open-cluster-management/cluster-proxy-placement": want each placement listed once`,
+			wantErr: `spec.installStrategy.placements[1]: Duplicate value: "open-cluster-management/cluster-proxy-placement": want each placement listed once (spec.installStrategy.placements[0] has it)`,
 			field:   true,
 		},
 		{
@@ -278,8 +279,8 @@ func TestDesiredErrors(t *testing.T) {
 			require.Error(t, err)
 			assert.Nil(t, got)
 			assert.Contains(t, err.Error(), tt.wantErr)
-			var fe *addon.FieldError
-			assert.Equal(t, tt.field, errors.As(err, &fe), "FieldError")
+			var fe *field.Error
+			assert.Equal(t, tt.field, errors.As(err, &fe), "a *field.Error")
 			assert.Equal(t, tt.notFound, errors.Is(err, errNotFound), "wraps the lookup error")
 		})
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 
 	"github.com/rolloutkit/rolloutkit/rollout"
@@ -100,16 +101,13 @@ func checkMember(cma *addonv1beta1.ClusterManagementAddOn, mcas []*addonv1beta1.
 		return fmt.Errorf("managedclusteraddons[%d]: nil: want an object", i)
 	}
 	if mca.Name != cma.Name {
-		return &FieldError{
-			Object: mcaName(mca), Field: "metadata.name", Value: mca.Name,
-			Want: fmt.Sprintf("%q, the name of the ClusterManagementAddOn", cma.Name),
-		}
+		return about(mcaName(mca), field.Invalid(field.NewPath("metadata", "name"), mca.Name,
+			fmt.Sprintf("want %q, the name of the ClusterManagementAddOn", cma.Name)))
 	}
 	if first, dup := byCluster[mca.Namespace]; dup {
-		return &FieldError{
-			Object: mcaName(mca), Field: "metadata.namespace", Value: mca.Namespace,
-			Want: fmt.Sprintf("one add-on per cluster (managedclusteraddons[%d] is in it too)", first),
-		}
+		e := field.Duplicate(field.NewPath("metadata", "namespace"), mca.Namespace)
+		e.Detail = fmt.Sprintf("want one add-on per cluster (managedclusteraddons[%d] is in it too)", first)
+		return about(mcaName(mca), e)
 	}
 	byCluster[mca.Namespace] = i
 	return nil

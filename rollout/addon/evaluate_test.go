@@ -138,9 +138,9 @@ func TestEvaluateErrors(t *testing.T) {
 			specHash: lookup(t, proxyConfig(t)),
 			wantErr: []string{
 				"managedclusteraddons[1]: nil: want an object",
-				`managedclusteraddon "dev-cluster/managed-serviceaccount": metadata.name "managed-serviceaccount": want "cluster-proxy", the name of the ClusterManagementAddOn`,
-				`managedclusteraddon "dev-cluster/cluster-proxy": metadata.namespace "dev-cluster": want one add-on per cluster (managedclusteraddons[0] is in it too)`,
-				`managedclusteraddon "stg-cluster/cluster-proxy": status.configReferences[0].desiredConfig "null"`,
+				`managedclusteraddon "dev-cluster/managed-serviceaccount": metadata.name: Invalid value: "managed-serviceaccount": want "cluster-proxy", the name of the ClusterManagementAddOn`,
+				`managedclusteraddon "dev-cluster/cluster-proxy": metadata.namespace: Duplicate value: "dev-cluster": want one add-on per cluster (managedclusteraddons[0] is in it too)`,
+				`managedclusteraddon "stg-cluster/cluster-proxy": status.configReferences[0].desiredConfig: Required value: the desired`,
 				`managedclusteraddon "prod-cluster/cluster-proxy": spec hash of managedproxyconfigurations.proxy.open-cluster-management.io "missing": not found`,
 			},
 		},
@@ -152,7 +152,7 @@ func TestEvaluateErrors(t *testing.T) {
 		{
 			name: "unknown placement", cma: seedCMA(t), placement: addonv1beta1.PlacementRef{Namespace: "ns", Name: "p"},
 			mcas: mcas, specHash: lookup(t, proxyConfig(t)),
-			wantErr: []string{`spec.installStrategy.placements "ns/p": want one of the listed placements`},
+			wantErr: []string{`spec.installStrategy.placements: Not found: "ns/p": want one of the listed placements`},
 		},
 		{name: "nil ClusterManagementAddOn", mcas: mcas, specHash: names(), wantErr: []string{"nil ClusterManagementAddOn"}},
 		{name: "nil lookup", cma: seedCMA(t), mcas: mcas, wantErr: []string{`evaluate add-ons of clustermanagementaddon "cluster-proxy": nil SpecHashFunc`}},

@@ -1,10 +1,8 @@
 package addon
 
 import (
-	"errors"
-	"fmt"
-
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 
 	"github.com/rolloutkit/rolloutkit/rollout"
@@ -89,22 +87,16 @@ func ClusterStatus(mca *addonv1beta1.ManagedClusterAddOn, desired []Config) (rol
 func checkStatus(mca *addonv1beta1.ManagedClusterAddOn) error {
 	var errs []error
 	if mca.Namespace == "" {
-		errs = append(errs, &FieldError{
-			Object: mcaName(mca), Field: "metadata.namespace", Value: "",
-			Want: "the name of the managed cluster",
-		})
+		errs = append(errs, field.Required(field.NewPath("metadata", "namespace"), "the name of the managed cluster"))
 	}
+	refs := field.NewPath("status", "configReferences")
 	for i, r := range mca.Status.ConfigReferences {
 		if r.DesiredConfig == nil {
-			errs = append(errs, &FieldError{
-				Object: mcaName(mca),
-				Field:  fmt.Sprintf("status.configReferences[%d].desiredConfig", i),
-				Value:  "null",
-				Want:   "the desired namespace/name and spec hash of " + grName(r.ConfigGroupResource),
-			})
+			errs = append(errs, field.Required(refs.Index(i).Child("desiredConfig"),
+				"the desired namespace/name and spec hash of "+grName(r.ConfigGroupResource)))
 		}
 	}
-	return errors.Join(errs...)
+	return about(mcaName(mca), errs...)
 }
 
 // progressingCondition returns the first condition of type Progressing, or

@@ -3,12 +3,14 @@ package addon_test
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 
 	"github.com/rolloutkit/rolloutkit/rollout"
@@ -254,16 +256,16 @@ func TestClusterStatusErrors(t *testing.T) {
 		wantErr []string
 	}{
 		{"nil desiredConfig", edit(dev, func(m *addonv1beta1.ManagedClusterAddOn) { m.Status.ConfigReferences[0].DesiredConfig = nil }),
-			[]string{`managedclusteraddon "dev-cluster/cluster-proxy": status.configReferences[0].desiredConfig "null": want the desired namespace/name and spec hash of managedproxyconfigurations.proxy.open-cluster-management.io`}},
+			[]string{`managedclusteraddon "dev-cluster/cluster-proxy": status.configReferences[0].desiredConfig: Required value: the desired namespace/name and spec hash of managedproxyconfigurations.proxy.open-cluster-management.io`}},
 		{"nil desiredConfig even when the counts differ", edit(dev, func(m *addonv1beta1.ManagedClusterAddOn) {
 			m.Status.ConfigReferences = append(m.Status.ConfigReferences, addonv1beta1.ConfigReference{ConfigGroupResource: addonv1beta1.ConfigGroupResource{Resource: "configmaps"}})
-		}), []string{`status.configReferences[1].desiredConfig "null": want the desired namespace/name and spec hash of configmaps`}},
+		}), []string{`status.configReferences[1].desiredConfig: Required value: the desired namespace/name and spec hash of configmaps`}},
 		{"no namespace, and a nil desiredConfig: both reported", edit(dev, func(m *addonv1beta1.ManagedClusterAddOn) {
 			m.Namespace = ""
 			m.Status.ConfigReferences[0].DesiredConfig = nil
 		}), []string{
-			`managedclusteraddon "/cluster-proxy": metadata.namespace "": want the name of the managed cluster`,
-			`status.configReferences[0].desiredConfig "null"`,
+			"managedclusteraddon \"/cluster-proxy\": metadata.namespace: Required value: the name of the managed cluster\n" +
+				`status.configReferences[0].desiredConfig: Required value: `,
 		}},
 	}
 	for _, tt := range tests {
@@ -275,8 +277,9 @@ func TestClusterStatusErrors(t *testing.T) {
 			for _, want := range tt.wantErr {
 				assert.Contains(t, err.Error(), want)
 			}
-			var fe *addon.FieldError
+			var fe *field.Error
 			assert.True(t, errors.As(err, &fe))
+			assert.Equal(t, 1, strings.Count(err.Error(), "managedclusteraddon "), "the add-on is named once")
 		})
 	}
 }
