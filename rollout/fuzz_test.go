@@ -1,7 +1,6 @@
 package rollout_test
 
 import (
-	"errors"
 	"reflect"
 	"slices"
 	"testing"
@@ -16,37 +15,6 @@ import (
 	"github.com/rolloutkit/rolloutkit/grouping"
 	"github.com/rolloutkit/rolloutkit/rollout"
 )
-
-// FuzzParseDeadline checks the progressDeadline parser: "" and "None" mean
-// no deadline; anything else is a non-negative Go duration, or an error
-// that quotes the value.
-func FuzzParseDeadline(f *testing.F) {
-	for _, s := range []string{"", "None", "0s", "90s", "1h30m", "1.5h", "-5m", "15", "abc", "5m ", "None5m", "9223372036854775807ns"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		d, ok, err := rollout.ParseDeadline(s)
-		switch {
-		case err != nil:
-			var fe *field.Error
-			if !errors.As(err, &fe) || fe.BadValue != s || fe.Field != "progressDeadline" {
-				t.Fatalf("error %v does not name progressDeadline and the value %q", err, s)
-			}
-			if ok || d != 0 {
-				t.Fatalf("error with a deadline: %v %v", d, ok)
-			}
-		case s == "" || s == "None":
-			if ok {
-				t.Fatalf("%q gave a deadline %v", s, d)
-			}
-		default:
-			want, perr := time.ParseDuration(s)
-			if !ok || perr != nil || d != want || d < 0 {
-				t.Fatalf("%q gave %v, %v; time.ParseDuration says %v, %v", s, d, ok, want, perr)
-			}
-		}
-	})
-}
 
 // fuzzInput builds Plan inputs from fuzz bytes: any strategy type, any
 // durations and budgets (valid or not), groups with duplicate and empty

@@ -103,12 +103,6 @@ func parseDeadline(path *field.Path, v string) (time.Duration, bool, error) {
 	return d, true, nil
 }
 
-// ParseDeadline parses a progressDeadline value as Plan does. It reports
-// ok=false with no deadline for "" and "None".
-func ParseDeadline(v string) (d time.Duration, ok bool, err error) {
-	return parseDeadline(field.NewPath("progressDeadline"), v)
-}
-
 // parsePortion parses the int-or-percent value v of the field at path as
 // OCM's CRDs admit it (internal/field.ParsePortion), and words a problem as
 // a *field.Error that quotes the value as written.

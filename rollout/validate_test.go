@@ -149,37 +149,6 @@ func TestValidateRejects(t *testing.T) {
 	}
 }
 
-func TestParseDeadline(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		in      string
-		want    time.Duration
-		ok      bool
-		wantErr string
-	}{
-		{"", 0, false, ""},
-		{"None", 0, false, ""},
-		{"0s", 0, true, ""},
-		{"90s", 90 * time.Second, true, ""},
-		{"1h30m", 90 * time.Minute, true, ""},
-		{"-1s", 0, false, `progressDeadline: Invalid value: "-1s": ` + wantDeadline},
-		{"15", 0, false, `progressDeadline: Invalid value: "15": ` + wantDeadline},
-	}
-	for _, tt := range tests {
-		t.Run(tt.in, func(t *testing.T) {
-			t.Parallel()
-			d, ok, err := rollout.ParseDeadline(tt.in)
-			assert.Equal(t, tt.want, d)
-			assert.Equal(t, tt.ok, ok)
-			if tt.wantErr == "" {
-				assert.NoError(t, err)
-				return
-			}
-			assert.Equal(t, []string{tt.wantErr}, messages(t, err))
-		})
-	}
-}
-
 // TestPlanRejectsInputs checks that Plan validates its inputs before any
 // work and reports every problem at once, each naming the field, the value
 // and the expectation.
