@@ -82,8 +82,12 @@ func (f *fleet) find(name string) int {
 // with the ManagedClusters, as nothing writes to them, and claims are read
 // only when some selector looks at them.
 func readClusters(clusters []*clusterv1.ManagedCluster, withClaims bool) ([]grouping.Cluster, []*clusterv1.ManagedCluster, []error) {
+	type entry struct {
+		grouping.Cluster
+		mc *clusterv1.ManagedCluster
+	}
 	var errs []error
-	managed := make([]*clusterv1.ManagedCluster, 0, len(clusters))
+	entries := make([]entry, 0, len(clusters))
 	for i, mc := range clusters {
 		switch {
 		case mc == nil:
@@ -91,16 +95,19 @@ func readClusters(clusters []*clusterv1.ManagedCluster, withClaims bool) ([]grou
 		case mc.Name == "":
 			errs = append(errs, fmt.Errorf("clusters[%d]: ManagedCluster with an empty name: want metadata.name", i))
 		default:
-			managed = append(managed, mc)
+			entries = append(entries, entry{grouping.Cluster{Name: mc.Name, Labels: mc.Labels}, mc})
 		}
 	}
-	slices.SortFunc(managed, func(a, b *clusterv1.ManagedCluster) int { return strings.Compare(a.Name, b.Name) })
-	read := make([]grouping.Cluster, len(managed))
-	for i, mc := range managed {
-		read[i] = grouping.Cluster{Name: mc.Name, Labels: mc.Labels}
-		if withClaims && len(mc.Status.ClusterClaims) > 0 {
-			read[i].Claims = make(map[string]string, len(mc.Status.ClusterClaims))
-			for _, cl := range mc.Status.ClusterClaims {
+	// Sorted with the name in the entry: comparing through the
+	// ManagedCluster pointers costs a cache miss more per comparison.
+	slices.SortFunc(entries, func(a, b entry) int { return strings.Compare(a.Name, b.Name) })
+	read := make([]grouping.Cluster, len(entries))
+	managed := make([]*clusterv1.ManagedCluster, len(entries))
+	for i, e := range entries {
+		read[i], managed[i] = e.Cluster, e.mc
+		if withClaims && len(e.mc.Status.ClusterClaims) > 0 {
+			read[i].Claims = make(map[string]string, len(e.mc.Status.ClusterClaims))
+			for _, cl := range e.mc.Status.ClusterClaims {
 				read[i].Claims[cl.Name] = cl.Value
 			}
 		}

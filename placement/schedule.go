@@ -83,7 +83,10 @@ func (s Scheduler) Schedule(p *clusterv1beta1.Placement, clusters []*clusterv1.M
 func (s Scheduler) schedule(p *clusterv1beta1.Placement, cfg *config, f *fleet, sets *boundSets, obj string) (Result, error) {
 	now := clock.NowOf(s.Clock)
 	ch := cfg.choose(f, sets, now)
-	selected := make([]grouping.Cluster, len(ch.chosen))
+	warnings := scheduleWarnings(cfg, f, sets, p.Spec.ClusterSets, &ch)
+	// ch.chosen ascends: gather the chosen clusters in place, over what
+	// the warnings have read.
+	selected := f.clusters[:len(ch.chosen)]
 	for k, i := range ch.chosen {
 		selected[k] = f.clusters[i]
 	}
@@ -114,8 +117,7 @@ func (s Scheduler) schedule(p *clusterv1beta1.Placement, cfg *config, f *fleet, 
 	if cfg.misconfigured() {
 		return res, cfg.err(obj)
 	}
-	res.Warnings = append(scheduleWarnings(cfg, f, sets, p.Spec.ClusterSets, &ch),
-		divisionWarnings(&p.Spec.DecisionStrategy.GroupStrategy, div)...)
+	res.Warnings = append(warnings, divisionWarnings(&p.Spec.DecisionStrategy.GroupStrategy, div)...)
 	return res, nil
 }
 

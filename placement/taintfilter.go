@@ -32,7 +32,7 @@ func filterTaints(f *fleet, ts []clusterv1beta1.Toleration, matched []int, now t
 			feasible = append(feasible, i)
 			continue
 		}
-		t := tolerate(mc, ts, f.inDecisions(i), now)
+		t := tolerate(mc, ts, func() bool { return f.inDecisions(i) }, now)
 		if !t.tolerated {
 			drops = append(drops, drop{cluster: i, taint: t.blocking, expired: t.expired})
 			continue
@@ -86,10 +86,12 @@ func recheckOf(f *fleet, ts []clusterv1beta1.Toleration, chosen []int, times []t
 	}
 	for name := range f.own {
 		if i := f.find(name); i >= 0 {
-			if t := tolerate(f.managed[i], ts, true, now); t.tolerated {
+			if t := tolerate(f.managed[i], ts, always, now); t.tolerated {
 				at = earliest(at, t.requeue)
 			}
 		}
 	}
 	return at
 }
+
+func always() bool { return true }

@@ -60,16 +60,16 @@ type tolerance struct {
 // tolerate evaluates cl's taints against ts at now, as OCM's
 // TaintToleration plugin does: PreferNoSelect taints are always tolerated;
 // NoSelectIfNew taints are tolerated when the cluster is already among the
-// Placement's decisions (inDecisions); every other taint needs a toleration
-// whose effect (empty: any), key (empty: any) and value (operator Equal or
-// empty) or mere presence (Exists) match it, and whose tolerationSeconds,
-// counted from the taint's timeAdded, have not run out.
-func tolerate(cl *clusterv1.ManagedCluster, ts []clusterv1beta1.Toleration, inDecisions bool, now time.Time) tolerance {
+// Placement's decisions (inDecisions, asked only then); every other taint
+// needs a toleration whose effect (empty: any), key (empty: any) and value
+// (operator Equal or empty) or mere presence (Exists) match it, and whose
+// tolerationSeconds, counted from the taint's timeAdded, have not run out.
+func tolerate(cl *clusterv1.ManagedCluster, ts []clusterv1beta1.Toleration, inDecisions func() bool, now time.Time) tolerance {
 	out := tolerance{tolerated: true}
 	for i := range cl.Spec.Taints {
 		taint := &cl.Spec.Taints[i]
 		if taint.Effect == clusterv1.TaintEffectPreferNoSelect ||
-			taint.Effect == clusterv1.TaintEffectNoSelectIfNew && inDecisions {
+			taint.Effect == clusterv1.TaintEffectNoSelectIfNew && inDecisions() {
 			continue
 		}
 		ok, first, last, expired := tolerateTaint(taint, ts, now)
