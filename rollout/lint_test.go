@@ -22,7 +22,7 @@ func TestWarnings(t *testing.T) {
 		s        clusterv1alpha1.RolloutStrategy
 		groups   []grouping.Group
 		statuses []rollout.ClusterStatus
-		want     []string
+		want     []rollout.Warning
 	}{
 		{
 			name: "none for a plain strategy", s: strategy(perGroup, cfg{soak: 5 * time.Minute, deadline: "15m"}), groups: seedGroups(),
@@ -31,19 +31,19 @@ func TestWarnings(t *testing.T) {
 			name: "an unknown transition time under a deadline names the cluster",
 			s:    strategy(all, cfg{deadline: "15m"}), groups: seedGroups(),
 			statuses: []rollout.ClusterStatus{status("stg-cluster", rollout.Progressing, unknown)},
-			want:     []string{`1 cluster(s) have no lastTransitionTime, so their soak or deadline is measured from now and restarts at every call: "stg-cluster"`},
+			want:     []rollout.Warning{{rollout.UnknownTransitionTime, `1 cluster(s) have no lastTransitionTime, so their soak or deadline is measured from now and restarts at every call: "stg-cluster"`}},
 		},
 		{
 			name: "an unknown transition time under a soak",
 			s:    strategy(progressive, cfg{soak: time.Minute, deadline: "15m"}), groups: seedGroups(),
 			statuses: []rollout.ClusterStatus{status("dev-cluster", rollout.Succeeded, unknown), status("prod-cluster", rollout.Failed, unknown)},
-			want:     []string{`2 cluster(s) have no lastTransitionTime, so their soak or deadline is measured from now and restarts at every call: "dev-cluster", "prod-cluster"`},
+			want:     []rollout.Warning{{rollout.UnknownTransitionTime, `2 cluster(s) have no lastTransitionTime, so their soak or deadline is measured from now and restarts at every call: "dev-cluster", "prod-cluster"`}},
 		},
 		{
 			name: "many unknown transition times: three named, in group order",
 			s:    strategy(perGroup, cfg{deadline: "1h"}), groups: five,
 			statuses: each([]string{"b2", "b1", "a3", "a2", "a1"}, rollout.Progressing, unknown),
-			want:     []string{`5 cluster(s) have no lastTransitionTime, so their soak or deadline is measured from now and restarts at every call: "a1", "a2", "a3" and 2 more`},
+			want:     []rollout.Warning{{rollout.UnknownTransitionTime, `5 cluster(s) have no lastTransitionTime, so their soak or deadline is measured from now and restarts at every call: "a1", "a2", "a3" and 2 more`}},
 		},
 		{
 			name: "unknown transition times are harmless without a soak or deadline",
@@ -59,25 +59,25 @@ func TestWarnings(t *testing.T) {
 		{
 			name: "mandatory entries that match no group",
 			s:    strategy(perGroup, cfg{}, mandatory(byName("dev"), byName("qa"), byIndex(7))), groups: seedGroups(),
-			want: []string{
-				`progressivePerGroup.mandatoryDecisionGroups[1] (groupName "qa") matches no decision group; it is ignored`,
-				`progressivePerGroup.mandatoryDecisionGroups[2] (groupIndex 7) matches no decision group; it is ignored`,
+			want: []rollout.Warning{
+				{rollout.UnmatchedMandatoryGroup, `progressivePerGroup.mandatoryDecisionGroups[1] (groupName "qa") matches no decision group; it is ignored`},
+				{rollout.UnmatchedMandatoryGroup, `progressivePerGroup.mandatoryDecisionGroups[2] (groupIndex 7) matches no decision group; it is ignored`},
 			},
 		},
 		{
 			name: "a mandatory name that matches nothing, although its index would",
 			s:    strategy(progressive, cfg{}, mandatory(clusterv1alpha1.MandatoryDecisionGroup{GroupName: "qa", GroupIndex: 1})), groups: seedGroups(),
-			want: []string{`progressive.mandatoryDecisionGroups[0] (groupName "qa") matches no decision group; it is ignored`},
+			want: []rollout.Warning{{rollout.UnmatchedMandatoryGroup, `progressive.mandatoryDecisionGroups[0] (groupName "qa") matches no decision group; it is ignored`}},
 		},
 		{
 			name: "maxFailures 100% can never trip",
 			s:    strategy(perGroup, cfg{deadline: "15m", maxFail: intstr.FromString("100%")}), groups: seedGroups(),
-			want: []string{`progressivePerGroup.maxFailures 100% is at least the number of clusters it applies to, so the failure check can never trip`},
+			want: []rollout.Warning{{rollout.FailureBudgetNeverTrips, `progressivePerGroup.maxFailures 100% is at least the number of clusters it applies to, so the failure check can never trip`}},
 		},
 		{
 			name: "an int maxFailures as large as every group",
 			s:    strategy(perGroup, cfg{deadline: "15m", maxFail: intstr.FromInt32(3)}), groups: five,
-			want: []string{`progressivePerGroup.maxFailures 3 is at least the number of clusters it applies to, so the failure check can never trip`},
+			want: []rollout.Warning{{rollout.FailureBudgetNeverTrips, `progressivePerGroup.maxFailures 3 is at least the number of clusters it applies to, so the failure check can never trip`}},
 		},
 		{
 			name: "an int maxFailures smaller than one group can trip",
@@ -86,17 +86,17 @@ func TestWarnings(t *testing.T) {
 		{
 			name: "mandatory groups do not count: their budget is 0",
 			s:    strategy(perGroup, cfg{deadline: "15m", maxFail: intstr.FromInt32(2)}, mandatory(byName("a"))), groups: five,
-			want: []string{`progressivePerGroup.maxFailures 2 is at least the number of clusters it applies to, so the failure check can never trip`},
+			want: []rollout.Warning{{rollout.FailureBudgetNeverTrips, `progressivePerGroup.maxFailures 2 is at least the number of clusters it applies to, so the failure check can never trip`}},
 		},
 		{
 			name: "Progressive: maxFailures over all clusters",
 			s:    strategy(progressive, cfg{deadline: "15m", maxFail: intstr.FromInt32(5)}), groups: five,
-			want: []string{`progressive.maxFailures 5 is at least the number of clusters it applies to, so the failure check can never trip`},
+			want: []rollout.Warning{{rollout.FailureBudgetNeverTrips, `progressive.maxFailures 5 is at least the number of clusters it applies to, so the failure check can never trip`}},
 		},
 		{
 			name: "Progressive: 99% of 5 is 5 (ceil): it can never trip",
 			s:    strategy(progressive, cfg{deadline: "15m", maxFail: intstr.FromString("99%")}), groups: five,
-			want: []string{`progressive.maxFailures 99% is at least the number of clusters it applies to, so the failure check can never trip`},
+			want: []rollout.Warning{{rollout.FailureBudgetNeverTrips, `progressive.maxFailures 99% is at least the number of clusters it applies to, so the failure check can never trip`}},
 		},
 		{
 			name: "Progressive: 4 of 5 can trip",
@@ -109,12 +109,12 @@ func TestWarnings(t *testing.T) {
 		{
 			name: "deadline None with a soak",
 			s:    strategy(perGroup, cfg{soak: 5 * time.Minute, deadline: "None"}), groups: seedGroups(),
-			want: []string{`progressivePerGroup.progressDeadline is None while minSuccessTime is 5m0s: one cluster stuck Progressing holds the rollout forever`},
+			want: []rollout.Warning{{rollout.SoakWithoutDeadline, `progressivePerGroup.progressDeadline is None while minSuccessTime is 5m0s: one cluster stuck Progressing holds the rollout forever`}},
 		},
 		{
 			name: "an empty deadline is None",
 			s:    strategy(progressive, cfg{soak: time.Hour}), groups: seedGroups(),
-			want: []string{`progressive.progressDeadline is None while minSuccessTime is 1h0m0s: one cluster stuck Progressing holds the rollout forever`},
+			want: []rollout.Warning{{rollout.SoakWithoutDeadline, `progressive.progressDeadline is None while minSuccessTime is 1h0m0s: one cluster stuck Progressing holds the rollout forever`}},
 		},
 		{
 			name: "All: the soak does not apply",
@@ -124,11 +124,11 @@ func TestWarnings(t *testing.T) {
 			name: "everything at once, in a fixed order",
 			s:    strategy(perGroup, cfg{soak: time.Minute, maxFail: intstr.FromString("100%")}, mandatory(byName("qa"))), groups: seedGroups(),
 			statuses: []rollout.ClusterStatus{status("dev-cluster", rollout.Succeeded, unknown)},
-			want: []string{
-				`1 cluster(s) have no lastTransitionTime, so their soak or deadline is measured from now and restarts at every call: "dev-cluster"`,
-				`progressivePerGroup.mandatoryDecisionGroups[0] (groupName "qa") matches no decision group; it is ignored`,
-				`progressivePerGroup.maxFailures 100% is at least the number of clusters it applies to, so the failure check can never trip`,
-				`progressivePerGroup.progressDeadline is None while minSuccessTime is 1m0s: one cluster stuck Progressing holds the rollout forever`,
+			want: []rollout.Warning{
+				{rollout.UnknownTransitionTime, `1 cluster(s) have no lastTransitionTime, so their soak or deadline is measured from now and restarts at every call: "dev-cluster"`},
+				{rollout.UnmatchedMandatoryGroup, `progressivePerGroup.mandatoryDecisionGroups[0] (groupName "qa") matches no decision group; it is ignored`},
+				{rollout.FailureBudgetNeverTrips, `progressivePerGroup.maxFailures 100% is at least the number of clusters it applies to, so the failure check can never trip`},
+				{rollout.SoakWithoutDeadline, `progressivePerGroup.progressDeadline is None while minSuccessTime is 1m0s: one cluster stuck Progressing holds the rollout forever`},
 			},
 		},
 	}
@@ -140,4 +140,13 @@ func TestWarnings(t *testing.T) {
 			assert.Equal(t, tt.want, res.Warnings)
 		})
 	}
+}
+
+func TestWarningString(t *testing.T) {
+	t.Parallel()
+	res, err := plannerAt(t0()).Plan(strategy(progressive, cfg{soak: time.Hour}), seedGroups(), nil)
+	require.NoError(t, err)
+	require.Len(t, res.Warnings, 1)
+	assert.Equal(t, "SoakWithoutDeadline: progressive.progressDeadline is None while minSuccessTime is 1h0m0s: one cluster stuck Progressing holds the rollout forever",
+		res.Warnings[0].String())
 }

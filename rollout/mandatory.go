@@ -9,7 +9,7 @@ import (
 // mandatoryDecisionGroups (docs/semantics.md §3.7): an entry with a groupName
 // matches every group of that name, otherwise its groupIndex matches that
 // index. It returns a warning for every entry that matches nothing.
-func (r *run) markMandatory() []string {
+func (r *run) markMandatory() []Warning {
 	if len(r.st.mandatory) == 0 {
 		return nil
 	}
@@ -19,7 +19,7 @@ func (r *run) markMandatory() []string {
 		byName[g.key.Name] = append(byName[g.key.Name], gi)
 		byIndex[g.key.Index] = gi
 	}
-	var unmatched []string
+	var unmatched []Warning
 	for i, m := range r.st.mandatory {
 		var matched []int
 		what := "groupIndex " + strconv.Itoa(int(m.GroupIndex))
@@ -33,8 +33,8 @@ func (r *run) markMandatory() []string {
 			r.f.groups[gi].mandatory = true
 		}
 		if len(matched) == 0 {
-			unmatched = append(unmatched, fmt.Sprintf("%s (%s) matches no decision group; it is ignored",
-				r.st.path.Child("mandatoryDecisionGroups").Index(i), what))
+			unmatched = append(unmatched, Warning{Kind: UnmatchedMandatoryGroup, Message: fmt.Sprintf(
+				"%s (%s) matches no decision group; it is ignored", r.st.path.Child("mandatoryDecisionGroups").Index(i), what)})
 		}
 	}
 	return unmatched

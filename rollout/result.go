@@ -26,7 +26,7 @@ import (
 //   - Groups: every group's phase and what it waits for, as values a
 //     program branches on (GroupProgress.Wait), and as a Reason made from
 //     them for people, e.g. in a status condition or a log.
-//   - Warnings: for people.
+//   - Warnings: what in the configuration will likely surprise, by kind.
 type Result struct {
 	// ToRollout are the clusters to apply the config to, or to keep applying
 	// it to: untouched ones that start now (status ToApply; see Starting)
@@ -60,9 +60,41 @@ type Result struct {
 	Groups []GroupProgress
 	// Warnings name configurations and inputs that will likely surprise:
 	// unknown transition times, mandatory groups that match nothing, a
-	// failure budget that can never trip, a soak without a deadline.
-	Warnings []string
+	// failure budget that can never trip, a soak without a deadline. See
+	// WarningKind. Their order is fixed: by kind, in the order of the
+	// WarningKind constants.
+	Warnings []Warning
 }
+
+// WarningKind classifies a [Warning]. Its values are stable and meant for
+// machines: filter or count on them, show the Message to people.
+type WarningKind string
+
+// The kinds of warnings Plan gives.
+const (
+	// UnknownTransitionTime: clusters have no lastTransitionTime, so their
+	// soak or deadline is measured from now and restarts at every call.
+	UnknownTransitionTime WarningKind = "UnknownTransitionTime"
+	// UnmatchedMandatoryGroup: a mandatoryDecisionGroups entry matches no
+	// decision group, and is ignored.
+	UnmatchedMandatoryGroup WarningKind = "UnmatchedMandatoryGroup"
+	// FailureBudgetNeverTrips: maxFailures is at least the number of
+	// clusters it applies to, so the failure check can never trip.
+	FailureBudgetNeverTrips WarningKind = "FailureBudgetNeverTrips"
+	// SoakWithoutDeadline: minSuccessTime is set but progressDeadline is
+	// None, so one cluster stuck Progressing holds the rollout forever.
+	SoakWithoutDeadline WarningKind = "SoakWithoutDeadline"
+)
+
+// Warning is one thing in a rollout's configuration or inputs that is
+// valid but likely to surprise: its kind and a message for people.
+type Warning struct {
+	Kind    WarningKind
+	Message string
+}
+
+// String formats the warning as "Kind: message".
+func (w Warning) String() string { return string(w.Kind) + ": " + w.Message }
 
 // Starting returns the clusters of ToRollout that start now: those that
 // had no status or ToApply, listed with status ToApply. The rest of
