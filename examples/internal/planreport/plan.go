@@ -116,7 +116,11 @@ func planPlacement(h *Hub, cma *addonv1beta1.ClusterManagementAddOn, i int, ps a
 	}
 	out := planned{report: placementReport(ps, found, res), result: res, recheck: nearer(res.RecheckAfter, found.recheck)}
 	out.report.Progress = addon.Tally(found.groups, addons, res).Condition().Message
-	for _, w := range append(found.warnings, res.Warnings...) {
+	warnings := found.warnings
+	for _, w := range res.Warnings {
+		warnings = append(warnings, w.Message)
+	}
+	for _, w := range warnings {
 		out.warnings = append(out.warnings, ps.Namespace+"/"+ps.Name+": "+w)
 	}
 	return out, nil
