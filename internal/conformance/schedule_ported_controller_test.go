@@ -49,8 +49,12 @@ func exclusive(names ...string) []*clusterv1beta2.ManagedClusterSet {
 
 func syncCases() []portedCase {
 	from := "scheduling_controller_test.go TestSchedulingController_sync/"
-	p := func(opts ...placementOption) *clusterv1beta1.Placement { return newPlacement("ns1", "placement1", opts...) }
-	hc := func(pl *clusterv1beta1.Placement, h placement.Hub) hubCase { return hubCase{Now: hubNow, Placement: pl, Hub: h} }
+	p := func(opts ...placementOption) *clusterv1beta1.Placement {
+		return newPlacement("ns1", "placement1", opts...)
+	}
+	hc := func(pl *clusterv1beta1.Placement, h placement.Hub) hubCase {
+		return hubCase{Now: hubNow, Placement: pl, Hub: h}
+	}
 	in1 := func(name string, opts ...clusterOption) *clusterv1.ManagedCluster {
 		return managedCluster(name, append(opts, inSet("clusterset1"))...)
 	}
@@ -100,7 +104,9 @@ func syncCases() []portedCase {
 
 func bindingCases() []portedCase {
 	p := newPlacement("ns1", "test")
-	hc := func(pl *clusterv1beta1.Placement, h placement.Hub) hubCase { return hubCase{Now: hubNow, Placement: pl, Hub: h} }
+	hc := func(pl *clusterv1beta1.Placement, h placement.Hub) hubCase {
+		return hubCase{Now: hubNow, Placement: pl, Hub: h}
+	}
 	in := func(set string) *clusterv1.ManagedCluster { return managedCluster("in-"+set, inSet(set)) }
 	bindings := "scheduling_controller_test.go TestGetValidManagedClusterSetBindings/"
 	sets := "scheduling_controller_test.go TestGetValidManagedClusterSets/"
@@ -121,7 +127,9 @@ func bindingCases() []portedCase {
 
 func availableClusterCases() []portedCase {
 	from := "scheduling_controller_test.go TestGetAvailableClusters/"
-	hc := func(h placement.Hub) hubCase { return hubCase{Now: hubNow, Placement: newPlacement("ns1", "test"), Hub: h} }
+	hc := func(h placement.Hub) hubCase {
+		return hubCase{Now: hubNow, Placement: newPlacement("ns1", "test"), Hub: h}
+	}
 	c := managedCluster
 	sel := func(s clusterv1beta2.ManagedClusterSelector) []*clusterv1beta2.ManagedClusterSet {
 		return []*clusterv1beta2.ManagedClusterSet{clusterSet("clusterset1", s)}
@@ -156,7 +164,9 @@ func availableClusterCases() []portedCase {
 // reason of PlacementSatisfied.
 func satisfiedCases() []portedCase {
 	from := "scheduling_controller_test.go TestNewSatisfiedCondition/"
-	hc := func(p *clusterv1beta1.Placement, h placement.Hub) hubCase { return hubCase{Now: hubNow, Placement: p, Hub: h} }
+	hc := func(p *clusterv1beta1.Placement, h placement.Hub) hubCase {
+		return hubCase{Now: hubNow, Placement: p, Hub: h}
+	}
 	p := newPlacement("ns1", "test")
 	member := managedCluster("cluster1", inSet("clusterset1"))
 	set1 := exclusive("clusterset1")

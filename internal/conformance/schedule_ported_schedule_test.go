@@ -48,9 +48,15 @@ func otherDecision(name string, clusters ...string) *clusterv1beta1.PlacementDec
 // prioritizers and numberOfClusters on one bound set.
 func scheduleTestCases() []portedCase {
 	from := "schedule_test.go TestSchedule/"
-	p := func(opts ...placementOption) *clusterv1beta1.Placement { return newPlacement("ns1", "placement1", opts...) }
-	hc := func(pl *clusterv1beta1.Placement, h placement.Hub) hubCase { return hubCase{Now: hubNow, Placement: pl, Hub: h} }
-	c := func(name string, opts ...clusterOption) *clusterv1.ManagedCluster { return managedCluster(name, opts...) }
+	p := func(opts ...placementOption) *clusterv1beta1.Placement {
+		return newPlacement("ns1", "placement1", opts...)
+	}
+	hc := func(pl *clusterv1beta1.Placement, h placement.Hub) hubCase {
+		return hubCase{Now: hubNow, Placement: pl, Hub: h}
+	}
+	c := func(name string, opts ...clusterOption) *clusterv1.ManagedCluster {
+		return managedCluster(name, opts...)
+	}
 	memory := func(alloc string) clusterOption { return resources(clusterv1.ResourceMemory, alloc, "100") }
 	demo := func() []*clusterv1alpha1.AddOnPlacementScore {
 		return []*clusterv1alpha1.AddOnPlacementScore{placementScore("cluster1", "demo", nil, "demo", "30"),
