@@ -224,7 +224,7 @@ func runOCMAddonManager(t *testing.T, now time.Time, h addonHub) (addonv1alpha1.
 // runOurAddon runs rolloutkit on the same objects, converted to v1beta1 as
 // the API server serves them: Evaluate, Plan, Tally, and the install
 // progression entry of the placement.
-func runOurAddon(t *testing.T, now time.Time, h addonHub) (addonv1beta1.InstallProgression, []addon.Addon) {
+func runOurAddon(t *testing.T, now time.Time, h addonHub) (addonv1beta1.InstallProgression, []addon.Cluster) {
 	t.Helper()
 	cma := &addonv1beta1.ClusterManagementAddOn{}
 	require.NoError(t, addonv1beta1.Convert_v1alpha1_ClusterManagementAddOn_To_v1beta1_ClusterManagementAddOn(h.cma.DeepCopy(), cma, nil))

@@ -12,8 +12,9 @@ import (
 	"github.com/rolloutkit/rolloutkit/rollout"
 )
 
-// Addon is one ManagedClusterAddOn evaluated for a rollout.
-type Addon struct {
+// Cluster is the add-on of one cluster, evaluated for a rollout: a
+// ManagedClusterAddOn's status and the configs it should run with.
+type Cluster struct {
 	// Status is the add-on's observed rollout status, from [ClusterStatus];
 	// Status.Cluster is the add-on's namespace.
 	Status rollout.ClusterStatus
@@ -40,7 +41,7 @@ type Addon struct {
 // cma.Name, two add-ons in one namespace, and the errors of Desired and
 // ClusterStatus. The inputs are not modified.
 func Evaluate(cma *addonv1beta1.ClusterManagementAddOn, placement addonv1beta1.PlacementRef,
-	mcas []*addonv1beta1.ManagedClusterAddOn, specHash SpecHashFunc) ([]Addon, error) {
+	mcas []*addonv1beta1.ManagedClusterAddOn, specHash SpecHashFunc) ([]Cluster, error) {
 	if cma == nil {
 		return nil, errors.New("evaluate add-ons: nil ClusterManagementAddOn: want an object")
 	}
@@ -58,14 +59,14 @@ func Evaluate(cma *addonv1beta1.ClusterManagementAddOn, placement addonv1beta1.P
 	}
 
 	var errs []error
-	out := make([]Addon, 0, len(mcas))
+	out := make([]Cluster, 0, len(mcas))
 	byCluster := make(map[string]int, len(mcas))
 	for i, mca := range mcas {
 		if err := checkMember(cma, mcas, i, byCluster); err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		a := Addon{Configs: shared, Custom: len(mca.Spec.Configs) > 0}
+		a := Cluster{Configs: shared, Custom: len(mca.Spec.Configs) > 0}
 		if a.Custom {
 			a.Configs, err = withHashes(override(base, mca.Spec.Configs), lookup, mcaName(mca))
 			if err != nil {
@@ -82,7 +83,7 @@ func Evaluate(cma *addonv1beta1.ClusterManagementAddOn, placement addonv1beta1.P
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	slices.SortFunc(out, func(a, b Addon) int { return cmp.Compare(a.Status.Cluster, b.Status.Cluster) })
+	slices.SortFunc(out, func(a, b Cluster) int { return cmp.Compare(a.Status.Cluster, b.Status.Cluster) })
 	// The add-ons without overrides share one Configs slice; give each its
 	// own so that a caller changing one does not change the others.
 	for i := range out {
@@ -134,7 +135,7 @@ func memoize(f SpecHashFunc) SpecHashFunc {
 
 // Statuses returns the Status of each add-on, in the same order: the
 // statuses argument of rollout.Planner.Plan.
-func Statuses(addons []Addon) []rollout.ClusterStatus {
+func Statuses(addons []Cluster) []rollout.ClusterStatus {
 	out := make([]rollout.ClusterStatus, len(addons))
 	for i, a := range addons {
 		out[i] = a.Status

@@ -14,7 +14,7 @@ import (
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
 
-func clustersOf(addons []addon.Addon) []string {
+func clustersOf(addons []addon.Cluster) []string {
 	var out []string
 	for _, a := range addons {
 		out = append(out, a.Status.Cluster)
@@ -22,7 +22,7 @@ func clustersOf(addons []addon.Addon) []string {
 	return out
 }
 
-func statusesOf(addons []addon.Addon) []rollout.Status {
+func statusesOf(addons []addon.Cluster) []rollout.Status {
 	var out []rollout.Status
 	for _, a := range addons {
 		out = append(out, a.Status.Status)

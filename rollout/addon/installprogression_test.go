@@ -386,7 +386,7 @@ func (w *world) reconcile(t *testing.T, specHash addon.SpecHashFunc, now time.Ti
 	require.NoError(t, err)
 	var written []string
 	for _, c := range result.ToRollout {
-		i := slices.IndexFunc(addons, func(a addon.Addon) bool { return a.Status.Cluster == c.Cluster })
+		i := slices.IndexFunc(addons, func(a addon.Cluster) bool { return a.Status.Cluster == c.Cluster })
 		j := slices.IndexFunc(w.mcas, func(m *addonv1beta1.ManagedClusterAddOn) bool { return m.Namespace == c.Cluster })
 		require.True(t, i >= 0 && j >= 0, c.Cluster)
 		refs := addon.ConfigReferences(w.mcas[j].Status.ConfigReferences, addons[i].Configs)

@@ -50,7 +50,7 @@ type Progress struct {
 //
 // A Failed add-on past its deadline is counted as failed and as timed out,
 // as in OCM.
-func Tally(groups []grouping.Group, addons []Addon, r rollout.Result) Progress {
+func Tally(groups []grouping.Group, addons []Cluster, r rollout.Result) Progress {
 	clusters := make(map[string]bool)
 	for _, g := range groups {
 		for _, c := range g.Clusters {

@@ -68,8 +68,8 @@ func TestProgressConditionVersusOCM(t *testing.T) {
 	}
 }
 
-func observed(cluster string, s rollout.Status, custom bool) addon.Addon {
-	return addon.Addon{Status: rollout.ClusterStatus{Cluster: cluster, Status: s}, Custom: custom}
+func observed(cluster string, s rollout.Status, custom bool) addon.Cluster {
+	return addon.Cluster{Status: rollout.ClusterStatus{Cluster: cluster, Status: s}, Custom: custom}
 }
 
 func listed(clusters ...string) []rollout.ClusterStatus {
@@ -90,7 +90,7 @@ func TestTally(t *testing.T) {
 	tests := []struct {
 		name   string
 		groups []grouping.Group
-		addons []addon.Addon
+		addons []addon.Cluster
 		result rollout.Result
 		want   addon.Progress
 	}{
@@ -102,14 +102,14 @@ func TestTally(t *testing.T) {
 		{
 			name:   "listed add-ons roll; a listed cluster without an add-on does not count",
 			groups: groups,
-			addons: []addon.Addon{observed("dev-cluster", rollout.ToApply, false), observed("stg-cluster", rollout.ToApply, false)},
+			addons: []addon.Cluster{observed("dev-cluster", rollout.ToApply, false), observed("stg-cluster", rollout.ToApply, false)},
 			result: rollout.Result{ToRollout: listed("dev-cluster", "prod-2")},
 			want:   addon.Progress{Selected: 4, Rolling: 1},
 		},
 		{
 			name:   "succeeded and failed add-ons count once no longer listed",
 			groups: groups,
-			addons: []addon.Addon{
+			addons: []addon.Cluster{
 				observed("dev-cluster", rollout.Succeeded, false),
 				observed("stg-cluster", rollout.Succeeded, false), // soaking: listed
 				observed("prod-1", rollout.Failed, false),
@@ -121,7 +121,7 @@ func TestTally(t *testing.T) {
 		{
 			name:   "a Failed add-on past its deadline counts as failed and as timed out",
 			groups: groups,
-			addons: []addon.Addon{observed("prod-1", rollout.Failed, false), observed("prod-2", rollout.Progressing, false)},
+			addons: []addon.Cluster{observed("prod-1", rollout.Failed, false), observed("prod-2", rollout.Progressing, false)},
 			result: rollout.Result{TimedOut: []rollout.ClusterStatus{{Cluster: "prod-1", Status: rollout.TimeOut}, {Cluster: "prod-2", Status: rollout.TimeOut}}},
 			want:   addon.Progress{Selected: 4, Failed: 1, TimedOut: 2},
 		},
@@ -130,7 +130,7 @@ func TestTally(t *testing.T) {
 			// dev nor stg here (docs/compatibility.md, A3).
 			name:   "custom add-ons count by value: succeeded, failed and rolling",
 			groups: groups,
-			addons: []addon.Addon{
+			addons: []addon.Cluster{
 				observed("dev-cluster", rollout.Succeeded, true),
 				observed("stg-cluster", rollout.Failed, true),
 				observed("prod-1", rollout.Progressing, true),
@@ -141,7 +141,7 @@ func TestTally(t *testing.T) {
 		{
 			name:   "add-ons on clusters outside the groups are ignored",
 			groups: groups,
-			addons: []addon.Addon{observed("old-cluster", rollout.Succeeded, false), observed("gone", rollout.ToApply, false)},
+			addons: []addon.Cluster{observed("old-cluster", rollout.Succeeded, false), observed("gone", rollout.ToApply, false)},
 			result: rollout.Result{ToRollout: listed("gone")},
 			want:   addon.Progress{Selected: 4},
 		},
@@ -153,7 +153,7 @@ func TestTally(t *testing.T) {
 		{
 			name:   "all done",
 			groups: groups,
-			addons: []addon.Addon{
+			addons: []addon.Cluster{
 				observed("dev-cluster", rollout.Succeeded, false), observed("stg-cluster", rollout.Succeeded, false),
 				observed("prod-1", rollout.Succeeded, false), observed("prod-2", rollout.Succeeded, false),
 			},

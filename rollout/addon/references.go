@@ -8,7 +8,7 @@ import (
 
 // ConfigReferences returns the status.configReferences a ManagedClusterAddOn
 // should carry once the rollout lists its cluster: current (its
-// status.configReferences) merged with desired (Addon.Configs), as OCM's
+// status.configReferences) merged with desired (Cluster.Configs), as OCM's
 // add-on manager merges them:
 //
 //   - a current entry is kept when its group/resource and desiredConfig
