@@ -346,7 +346,7 @@ func (r *AddonReconciler) ensureAddons(ctx context.Context, cma client.Object, g
 // Configured condition, only on the add-ons the plan lists, and marks the
 // add-ons that wait for the new configs as not configured, as OCM's
 // add-on manager does.
-func (r *AddonReconciler) writeAddons(ctx context.Context, current []client.Object, addons []addon.Addon, res rollout.Result) error {
+func (r *AddonReconciler) writeAddons(ctx context.Context, current []client.Object, addons []addon.Cluster, res rollout.Result) error {
 	listed := make(map[string]bool, len(res.ToRollout))
 	for _, s := range res.ToRollout {
 		listed[s.Cluster] = true
