@@ -43,6 +43,16 @@
 // approves them, [Window] admits groups only inside a recurring time
 // window. Clusters already in flight are never held.
 //
+// # Errors
+//
+// [Validate] and Plan report every problem of their input at once, as
+// apimachinery *field.Error values (k8s.io/apimachinery/pkg/util/validation/field)
+// joined with errors.Join: `progressive.maxConcurrency: Invalid value:
+// "150%": want a non-negative integer or a percentage 0%-100%`. The paths
+// of a strategy are relative to it; Plan's other paths name the planner
+// and its arguments (Planner.DefaultConcurrency, groups[2].Index,
+// statuses[1].Status).
+//
 // # Time
 //
 // Planner.Clock is read once per call (nil: the real clock); there is no
