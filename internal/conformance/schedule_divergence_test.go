@@ -106,7 +106,7 @@ func TestScheduleDivergence_SpreadPolicy(t *testing.T) {
 	assert.Contains(t, warningKinds(res), placement.SpreadPolicy, "ours says OCM would choose otherwise")
 }
 
-// S5: OCM's controller does nothing for a Placement annotated
+// S6: OCM's controller does nothing for a Placement annotated
 // cluster.open-cluster-management.io/experimental-scheduling-disable:
 // "true" (another scheduler owns its decisions); ours schedules it.
 func TestScheduleDivergence_SchedulingDisabled(t *testing.T) {

@@ -139,8 +139,8 @@ func genToleration(r *rand.Rand) clusterv1beta1.Toleration {
 
 // genPrioritizerPolicy draws a mode and up to three configurations of
 // built-in and add-on prioritizers with weights in the CRD's range;
-// rarely an unknown mode or prioritizer, or a coordinate without its
-// source, which OCM reports as misconfigured.
+// rarely an unknown mode, or one unknown prioritizer or coordinate without
+// its source, which OCM reports as misconfigured.
 func genPrioritizerPolicy(r *rand.Rand) clusterv1beta1.PrioritizerPolicy {
 	var pp clusterv1beta1.PrioritizerPolicy
 	switch p := r.IntN(100); {
@@ -155,20 +155,23 @@ func genPrioritizerPolicy(r *rand.Rand) clusterv1beta1.PrioritizerPolicy {
 	if r.IntN(3) == 0 {
 		return pp
 	}
-	for range 1 + r.IntN(3) {
+	n := 1 + r.IntN(3)
+	bad := -1 // at most one bad coordinate: with two, OCM names one by map order (S5)
+	if r.IntN(70) == 0 {
+		bad = r.IntN(n)
+	}
+	for i := range n {
 		sc := &clusterv1beta1.ScoreCoordinate{Type: clusterv1beta1.ScoreCoordinateTypeBuiltIn, BuiltIn: pick(r, builtIns)}
 		if r.IntN(3) == 0 {
 			sc = &clusterv1beta1.ScoreCoordinate{Type: clusterv1beta1.ScoreCoordinateTypeAddOn,
 				AddOn: &clusterv1beta1.AddOnScore{ResourceName: pick(r, scoreRes), ScoreName: pick(r, scoreNames)}}
 		}
-		switch r.IntN(200) {
-		case 0:
-			sc.BuiltIn = "Bogus"
-		case 1:
-			sc = nil
-		case 2:
-			sc.AddOn = nil
-			sc.Type = clusterv1beta1.ScoreCoordinateTypeAddOn
+		if i == bad {
+			sc = pick(r, []*clusterv1beta1.ScoreCoordinate{
+				{Type: clusterv1beta1.ScoreCoordinateTypeBuiltIn, BuiltIn: "Bogus"},
+				nil,
+				{Type: clusterv1beta1.ScoreCoordinateTypeAddOn},
+			})
 		}
 		pp.Configurations = append(pp.Configurations, clusterv1beta1.PrioritizerConfig{ScoreCoordinate: sc, Weight: int32(r.IntN(21) - 10)})
 	}

@@ -70,7 +70,7 @@ func syncCases() []portedCase {
 		{GroupName: "group2", ClusterSelector: clusterv1beta1.GroupClusterSelector{LabelSelector: *matchLabels("cloud", "Azure")}}}}
 	disabled := portedCase{from: from + "placement schedule controller is disabled", hc: hc(p(func(p *clusterv1beta1.Placement) {
 		p.Annotations = map[string]string{clusterv1beta1.PlacementDisableAnnotation: "true"}
-	}), hubOf(set1, []string{"clusterset1"}, in1("cluster1"))), untouched: true, divergence: "S5",
+	}), hubOf(set1, []string{"clusterset1"}, in1("cluster1"))), untouched: true, divergence: "S6",
 		ours: func(t *testing.T, _ hubCase, ours scheduleOutcome, _ placement.Result) {
 			assert.Equal(t, []string{"cluster1"}, selectedOf(ours))
 		}}
