@@ -41,21 +41,22 @@ type choice struct {
 // prioritizer policy.
 func (c *config) choose(f *fleet, sets *boundSets, now time.Time) choice {
 	var ch choice
-	candidates := make([]int, 0, len(f.clusters))
+	stopped := len(c.predicateErrs)+len(c.numberErrs) > 0
+	var matched []int
+	if !stopped {
+		matched = make([]int, 0, len(f.clusters))
+	}
 	for i := range f.clusters {
-		if f.managed[i].DeletionTimestamp.IsZero() && sets.member(f.clusters[i].Labels) {
-			candidates = append(candidates, i)
+		if f.meta[i].deleting || !sets.member(f.clusters[i].Labels) {
+			continue
 		}
-	}
-	ch.available = len(candidates)
-	if len(c.predicateErrs)+len(c.numberErrs) > 0 {
-		return ch
-	}
-	matched := candidates[:0] // filter in place
-	for _, i := range candidates {
-		if c.selects(f.clusters[i]) {
+		ch.available++
+		if !stopped && c.selects(f.clusters[i]) {
 			matched = append(matched, i)
 		}
+	}
+	if stopped {
+		return ch
 	}
 	ch.tolerationsChecked = len(matched) > 0
 	if len(c.tolerationErrs) > 0 && ch.tolerationsChecked || len(c.prioritizerErrs) > 0 {

@@ -64,7 +64,7 @@ func taintWarnings(f *fleet, drops []drop) []Warning {
 	byCause := map[cause][]string{} // the first few names, in name order
 	counts := map[cause]int{}
 	for _, d := range drops {
-		taint := f.managed[d.cluster].Spec.Taints[d.taint]
+		taint := f.managed(d.cluster).Spec.Taints[d.taint]
 		c := cause{taint.Key, string(taint.Effect), d.expired}
 		if counts[c]++; len(byCause[c]) < shownNames {
 			byCause[c] = append(byCause[c], f.clusters[d.cluster].Name)

@@ -71,7 +71,7 @@ func balanceScores(f *fleet, feasible []int, weight int64, total []int64) {
 // 100. A cluster that does not report both scores 0.
 func allocatableScores(f *fleet, resource clusterv1.ResourceName, feasible []int, weight int64, total []int64) {
 	alloc := func(i int) (float64, bool) {
-		st := &f.managed[i].Status
+		st := &f.managed(i).Status
 		a, ok := st.Allocatable[resource]
 		if _, hasCapacity := st.Capacity[resource]; !ok || !hasCapacity {
 			return 0, false

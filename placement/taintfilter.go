@@ -27,12 +27,11 @@ type timed struct {
 func filterTaints(f *fleet, ts []clusterv1beta1.Toleration, matched []int, now time.Time) (feasible []int, drops []drop, times []timed) {
 	feasible = matched[:0]
 	for _, i := range matched {
-		mc := f.managed[i]
-		if len(mc.Spec.Taints) == 0 {
+		if !f.meta[i].tainted {
 			feasible = append(feasible, i)
 			continue
 		}
-		t := tolerate(mc, ts, func() bool { return f.inDecisions(i) }, now)
+		t := tolerate(f.managed(i), ts, func() bool { return f.inDecisions(i) }, now)
 		if !t.tolerated {
 			drops = append(drops, drop{cluster: i, taint: t.blocking, expired: t.expired})
 			continue
@@ -86,7 +85,7 @@ func recheckOf(f *fleet, ts []clusterv1beta1.Toleration, chosen []int, times []t
 	}
 	for name := range f.own {
 		if i := f.find(name); i >= 0 {
-			if t := tolerate(f.managed[i], ts, always, now); t.tolerated {
+			if t := tolerate(f.managed(i), ts, always, now); t.tolerated {
 				at = earliest(at, t.requeue)
 			}
 		}
