@@ -30,7 +30,7 @@ func TestParseDeadline(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
 			t.Parallel()
-			d, ok, err := parseDeadline(field.NewPath("progress", "progressDeadline"), tt.in)
+			d, ok, err := parseDeadline(tt.in, "progress", "progressDeadline")
 			assert.Equal(t, tt.want, d)
 			assert.Equal(t, tt.ok, ok)
 			if tt.wantErr == "" {
@@ -53,7 +53,7 @@ func FuzzParseDeadline(f *testing.F) {
 	}
 	path := field.NewPath("progressive", "progressDeadline")
 	f.Fuzz(func(t *testing.T, s string) {
-		d, ok, err := parseDeadline(path, s)
+		d, ok, err := parseDeadline(s, "progressive", "progressDeadline")
 		switch {
 		case err != nil:
 			var fe *field.Error

@@ -29,13 +29,13 @@ func (r *run) lint(v *verdict, n notes) []Warning {
 	if !r.st.maxFailures.IsZero() && v.untrippable {
 		w = append(w, Warning{Kind: FailureBudgetNeverTrips, Message: fmt.Sprintf(
 			"%s %s is at least the number of clusters it applies to, so the failure check can never trip",
-			r.st.path.Child("maxFailures"), r.st.maxFailures)})
+			r.st.path("maxFailures"), r.st.maxFailures)})
 	}
 	// minSuccessTime is 0 for type All, where the soak does not apply.
 	if !r.st.hasDeadline && r.st.minSuccess > 0 {
 		w = append(w, Warning{Kind: SoakWithoutDeadline, Message: fmt.Sprintf(
 			"%s is None while minSuccessTime is %s: one cluster stuck Progressing holds the rollout forever",
-			r.st.path.Child("progressDeadline"), r.st.minSuccess)})
+			r.st.path("progressDeadline"), r.st.minSuccess)})
 	}
 	return w
 }

@@ -34,7 +34,7 @@ func (r *run) markMandatory() []Warning {
 		}
 		if len(matched) == 0 {
 			unmatched = append(unmatched, Warning{Kind: UnmatchedMandatoryGroup, Message: fmt.Sprintf(
-				"%s (%s) matches no decision group; it is ignored", r.st.path.Child("mandatoryDecisionGroups").Index(i), what)})
+				"%s (%s) matches no decision group; it is ignored", r.st.path("mandatoryDecisionGroups").Index(i), what)})
 		}
 	}
 	return unmatched

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"time"
 
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 
 	"github.com/rolloutkit/rolloutkit/clock"
@@ -30,9 +29,11 @@ func (p Planner) Plan(s clusterv1alpha1.RolloutStrategy, groups []grouping.Group
 	st, errs := parseStrategy(s)
 	var def *ifield.Portion // Progressive's window when maxConcurrency is unset
 	if p.DefaultConcurrency != nil {
-		d, err := parsePortion(field.NewPath("Planner", "DefaultConcurrency"), *p.DefaultConcurrency)
+		d, err := parsePortion(*p.DefaultConcurrency, "Planner", "DefaultConcurrency")
+		if err != nil {
+			errs = append(errs, err)
+		}
 		def = &d
-		errs = append(errs, err)
 	}
 	f, ferrs := index(groups, statuses)
 	if err := errors.Join(append(errs, ferrs...)...); err != nil {

@@ -14,7 +14,7 @@ import (
 // strategy is a RolloutStrategy parsed once, up front.
 type strategy struct {
 	kind           clusterv1alpha1.RolloutType // All, Progressive or ProgressivePerGroup
-	path           *field.Path                 // the config's path: all, progressive, ...
+	config         string                      // the config's field: "all", "progressive", ...
 	minSuccess     time.Duration               // 0 for All: the soak does not apply
 	deadline       time.Duration               // valid when hasDeadline
 	hasDeadline    bool
@@ -22,6 +22,11 @@ type strategy struct {
 	maxConcurrency ifield.Portion
 	mandatory      []clusterv1alpha1.MandatoryDecisionGroup
 }
+
+// path is the path of the config's field name, e.g.
+// progressive.maxFailures. Paths are made only for errors and warnings:
+// Plan makes none when all is well.
+func (st *strategy) path(name string) *field.Path { return field.NewPath(st.config, name) }
 
 // Validate checks a RolloutStrategy as Plan would, and returns every problem
 // in one error: *field.Error values (k8s.io/apimachinery/pkg/util/validation/field)
@@ -37,8 +42,7 @@ func Validate(s clusterv1alpha1.RolloutStrategy) error {
 	return errors.Join(errs...)
 }
 
-// parseStrategy parses s. Its problems are *field.Error values, and nil
-// errors that errors.Join drops.
+// parseStrategy parses s, returning every problem as a *field.Error.
 func parseStrategy(s clusterv1alpha1.RolloutStrategy) (strategy, []error) {
 	var (
 		st   strategy
@@ -47,21 +51,22 @@ func parseStrategy(s clusterv1alpha1.RolloutStrategy) (strategy, []error) {
 	)
 	switch s.Type {
 	case "", clusterv1alpha1.All:
-		st.kind, st.path = clusterv1alpha1.All, field.NewPath("all")
+		st.kind, st.config = clusterv1alpha1.All, "all"
 		if s.All != nil {
 			cfg = s.All.RolloutConfig
 		}
 	case clusterv1alpha1.Progressive:
-		st.kind, st.path = clusterv1alpha1.Progressive, field.NewPath("progressive")
+		st.kind, st.config = clusterv1alpha1.Progressive, "progressive"
 		if s.Progressive != nil {
 			cfg = s.Progressive.RolloutConfig
 			st.mandatory = s.Progressive.MandatoryDecisionGroups.MandatoryDecisionGroups
 			var err error
-			st.maxConcurrency, err = parsePortion(st.path.Child("maxConcurrency"), s.Progressive.MaxConcurrency)
-			errs = append(errs, err)
+			if st.maxConcurrency, err = parsePortion(s.Progressive.MaxConcurrency, st.config, "maxConcurrency"); err != nil {
+				errs = append(errs, err)
+			}
 		}
 	case clusterv1alpha1.ProgressivePerGroup:
-		st.kind, st.path = clusterv1alpha1.ProgressivePerGroup, field.NewPath("progressivePerGroup")
+		st.kind, st.config = clusterv1alpha1.ProgressivePerGroup, "progressivePerGroup"
 		if s.ProgressivePerGroup != nil {
 			cfg = s.ProgressivePerGroup.RolloutConfig
 			st.mandatory = s.ProgressivePerGroup.MandatoryDecisionGroups.MandatoryDecisionGroups
@@ -70,53 +75,65 @@ func parseStrategy(s clusterv1alpha1.RolloutStrategy) (strategy, []error) {
 		return st, []error{field.NotSupported(field.NewPath("type"), s.Type,
 			[]clusterv1alpha1.RolloutType{clusterv1alpha1.All, clusterv1alpha1.Progressive, clusterv1alpha1.ProgressivePerGroup})}
 	}
+	return st, append(errs, st.parseConfig(cfg)...)
+}
 
+// parseConfig parses the fields every strategy type shares, and its
+// mandatory groups.
+func (st *strategy) parseConfig(cfg clusterv1alpha1.RolloutConfig) []error {
+	var errs []error
 	if d := cfg.MinSuccessTime.Duration; d < 0 {
-		errs = append(errs, field.Invalid(st.path.Child("minSuccessTime"), d.String(), "want a non-negative duration"))
+		errs = append(errs, field.Invalid(st.path("minSuccessTime"), d.String(), "want a non-negative duration"))
 	} else if st.kind != clusterv1alpha1.All {
 		st.minSuccess = d
 	}
 	var err error
-	st.deadline, st.hasDeadline, err = parseDeadline(st.path.Child("progressDeadline"), cfg.ProgressDeadline)
-	errs = append(errs, err)
-	st.maxFailures, err = parsePortion(st.path.Child("maxFailures"), cfg.MaxFailures)
-	errs = append(errs, err)
+	if st.deadline, st.hasDeadline, err = parseDeadline(cfg.ProgressDeadline, st.config, "progressDeadline"); err != nil {
+		errs = append(errs, err)
+	}
+	if st.maxFailures, err = parsePortion(cfg.MaxFailures, st.config, "maxFailures"); err != nil {
+		errs = append(errs, err)
+	}
 	for i, m := range st.mandatory {
 		if m.GroupName == "" && m.GroupIndex < 0 {
-			errs = append(errs, field.Invalid(st.path.Child("mandatoryDecisionGroups").Index(i).Child("groupIndex"),
+			errs = append(errs, field.Invalid(st.path("mandatoryDecisionGroups").Index(i).Child("groupIndex"),
 				m.GroupIndex, "want a group index >= 0 or a groupName"))
 		}
 	}
-	return st, errs
+	return errs
 }
 
-// parseDeadline parses progressDeadline: "" and "None" mean no deadline;
-// anything else must be a non-negative Go duration ("90s", "1h30m").
-func parseDeadline(path *field.Path, v string) (time.Duration, bool, error) {
+// parseDeadline parses the progressDeadline v, the field name of parent:
+// "" and "None" mean no deadline; anything else must be a non-negative Go
+// duration ("90s", "1h30m").
+func parseDeadline(v, parent, name string) (time.Duration, bool, error) {
 	if v == "" || v == "None" {
 		return 0, false, nil
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil || d < 0 {
-		return 0, false, field.Invalid(path, v, `want "None" or a non-negative duration such as "90s" or "1h30m"`)
+		return 0, false, field.Invalid(field.NewPath(parent, name), v, `want "None" or a non-negative duration such as "90s" or "1h30m"`)
 	}
 	return d, true, nil
 }
 
-// parsePortion parses the int-or-percent value v of the field at path as
-// OCM's CRDs admit it (internal/field.ParsePortion), and words a problem as
-// a *field.Error that quotes the value as written.
-func parsePortion(path *field.Path, v intstr.IntOrString) (ifield.Portion, error) {
-	p, err := ifield.ParsePortion(path.String(), v, false)
-	var bad *ifield.Error
-	if !errors.As(err, &bad) {
+// parsePortion parses v, the int-or-percent field name of parent, as OCM's
+// CRDs admit it (internal/field.ParsePortion), and words a problem as a
+// *field.Error that quotes the value as written.
+func parsePortion(v intstr.IntOrString, parent, name string) (ifield.Portion, error) {
+	p, err := ifield.ParsePortion(name, v, false)
+	if err == nil {
 		return p, nil
 	}
-	var value any = bad.Value
+	var bad *ifield.Error // declared here, so that only a problem allocates it
+	if !errors.As(err, &bad) {
+		return p, err
+	}
+	var value any = bad.Value // a string as written
 	if v.Type == intstr.Int {
 		value = v.IntVal
 	}
-	return p, field.Invalid(path, value, "want "+bad.Want)
+	return p, field.Invalid(field.NewPath(parent, name), value, "want "+bad.Want)
 }
 
 // concurrency returns the Progressive window over remaining clusters:
