@@ -173,7 +173,11 @@ func genPrioritizerPolicy(r *rand.Rand) clusterv1beta1.PrioritizerPolicy {
 				{Type: clusterv1beta1.ScoreCoordinateTypeAddOn},
 			})
 		}
-		pp.Configurations = append(pp.Configurations, clusterv1beta1.PrioritizerConfig{ScoreCoordinate: sc, Weight: int32(r.IntN(21) - 10)})
+		w := int32(r.IntN(21) - 10)
+		if r.IntN(2) == 0 { // the CRD's default and its neighbours, where sums tie most
+			w = pick(r, []int32{1, 1, 1, -1, 2, 0})
+		}
+		pp.Configurations = append(pp.Configurations, clusterv1beta1.PrioritizerConfig{ScoreCoordinate: sc, Weight: w})
 	}
 	return pp
 }

@@ -45,8 +45,15 @@ var (
 	cpus         = []string{"500m", "2", "4", "8", "16"}
 	memories     = []string{"1000Mi", "4Gi", "8Gi", "16Gi"}
 	scoreRes     = []string{"res-a", "res-b"}
-	scoreNames   = []string{"s1", "s2"}
-	builtIns     = []string{"Balance", "Steady", "ResourceAllocatableCPU", "ResourceAllocatableMemory"}
+	// edgeScores are scores the built-in prioritizers give (Balance's
+	// 2*int64(100*(0.5-u)) for up to seven decisions, and its truncated
+	// neighbours) and their distances to Steady's 100: with them, the sum
+	// of an add-on score and built-in ones ties with another cluster's,
+	// and truncation and tie-breaking decide the order.
+	edgeScores = []int32{0, 18, 19, 29, 30, 32, 33, 34, 40, 42, 58, 60, 66, 67, 68, 70, 71, 81, 82, 100,
+		-18, -19, -29, -30, -32, -33, -34, -40, -42, -58, -60, -66, -67, -68, -70, -71, -81, -82, -100}
+	scoreNames = []string{"s1", "s2"}
+	builtIns   = []string{"Balance", "Steady", "ResourceAllocatableCPU", "ResourceAllocatableMemory"}
 	// perGroupValues are clustersPerDecisionGroup values for which OCM's float
 	// ceiling and the exact one agree on up to 40 clusters; P1-P2, P6
 	// draw the others.
@@ -249,9 +256,14 @@ func genScores(r *rand.Rand, clusters []*clusterv1.ManagedCluster) []*clusterv1a
 			}
 			s := &clusterv1alpha1.AddOnPlacementScore{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: res}}
 			for _, name := range scoreNames {
-				if r.IntN(4) > 0 {
-					s.Status.Scores = append(s.Status.Scores, clusterv1alpha1.AddOnPlacementScoreItem{Name: name, Value: int32(r.IntN(201) - 100)})
+				if r.IntN(4) == 0 {
+					continue
 				}
+				v := int32(r.IntN(201) - 100)
+				if r.IntN(2) == 0 { // a value the built-ins give too: ties across prioritizers
+					v = pick(r, edgeScores)
+				}
+				s.Status.Scores = append(s.Status.Scores, clusterv1alpha1.AddOnPlacementScoreItem{Name: name, Value: v})
 			}
 			switch p := r.IntN(10); {
 			case p < 3:
@@ -269,7 +281,9 @@ func genScores(r *rand.Rand, clusters []*clusterv1.ManagedCluster) []*clusterv1a
 
 // genDecisions draws the hub's PlacementDecisions: the Placement's own (as
 // OCM would have written them, sometimes naming clusters that are gone),
-// and other Placements' in its namespace and another.
+// and up to five other Placements' in its namespace and others (one of
+// them of the same name), so that Balance sees many ratios; rarely a
+// cluster is listed twice.
 func genDecisions(r *rand.Rand, clusters []*clusterv1.ManagedCluster, p *clusterv1beta1.Placement) []*clusterv1beta1.PlacementDecision {
 	var names []string
 	for _, mc := range clusters {
@@ -285,6 +299,9 @@ func genDecisions(r *rand.Rand, clusters []*clusterv1.ManagedCluster, p *cluster
 		if r.IntN(6) == 0 {
 			ds = append(ds, clusterv1beta1.ClusterDecision{ClusterName: "gone"})
 		}
+		if len(ds) > 0 && r.IntN(10) == 0 { // a cluster listed twice counts twice for Balance
+			ds = append(ds, ds[r.IntN(len(ds))])
+		}
 		return ds
 	}
 	var out []*clusterv1beta1.PlacementDecision
@@ -293,7 +310,7 @@ func genDecisions(r *rand.Rand, clusters []*clusterv1.ManagedCluster, p *cluster
 			out = append(out, decision(p.Namespace, p.Name, i, some()))
 		}
 	}
-	for _, other := range [][2]string{{hubNamespace, "other"}, {"ns2", hubPlacement}, {"ns2", "third"}} {
+	for _, other := range [][2]string{{hubNamespace, "other"}, {"ns2", hubPlacement}, {"ns2", "third"}, {hubNamespace, "fourth"}, {"ns3", "fifth"}} {
 		if r.IntN(2) == 0 {
 			out = append(out, decision(other[0], other[1], 0, some()))
 		}
