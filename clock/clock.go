@@ -6,17 +6,19 @@ import (
 	utilclock "k8s.io/utils/clock"
 )
 
-// Clock is the time source rolloutkit reads: Now and Since.
-type Clock = utilclock.PassiveClock
+// PassiveClock is the time source rolloutkit reads: Now and Since. It is
+// k8s.io/utils/clock.PassiveClock, the smallest clock interface there, so
+// every clock of that package (RealClock, FakeClock, ...) is one.
+type PassiveClock = utilclock.PassiveClock
 
 // Real is the wall clock. Its zero value is ready to use.
 type Real = utilclock.RealClock
 
-var _ Clock = Real{}
+var _ PassiveClock = Real{}
 
 // Or returns c, or the real clock when c is nil. It is how options structs
-// give a nil Clock its documented meaning.
-func Or(c Clock) Clock {
+// give a nil PassiveClock its documented meaning.
+func Or(c PassiveClock) PassiveClock {
 	if c == nil {
 		return Real{}
 	}
@@ -27,6 +29,6 @@ func Or(c Clock) Clock {
 // monotonic clock reading, so that the times computed from it compare with
 // == and print the same whether they came from the real clock, a fake one
 // or a parsed timestamp. The location is c's own.
-func NowOf(c Clock) time.Time {
+func NowOf(c PassiveClock) time.Time {
 	return Or(c).Now().Round(0)
 }

@@ -16,14 +16,14 @@ func TestOr(t *testing.T) {
 	f := fake.New(start)
 	tests := []struct {
 		name string
-		in   clock.Clock
-		want func(t *testing.T, c clock.Clock)
+		in   clock.PassiveClock
+		want func(t *testing.T, c clock.PassiveClock)
 	}{
-		{"nil is the real clock", nil, func(t *testing.T, c clock.Clock) {
+		{"nil is the real clock", nil, func(t *testing.T, c clock.PassiveClock) {
 			assert.IsType(t, clock.Real{}, c)
 			assert.WithinDuration(t, time.Now(), c.Now(), time.Minute)
 		}},
-		{"a fake stays itself", f, func(t *testing.T, c clock.Clock) {
+		{"a fake stays itself", f, func(t *testing.T, c clock.PassiveClock) {
 			assert.Equal(t, start, c.Now())
 			assert.Equal(t, start, clock.NowOf(c))
 		}},

@@ -1,9 +1,10 @@
 // Package clock is the time source of rolloutkit.
 //
-// Every computation that depends on "now" takes a [Clock], which is
+// Every computation that depends on "now" takes a [PassiveClock], which is
 // k8s.io/utils/clock.PassiveClock: the smallest interface a reader of time
-// needs. Nothing in rolloutkit keeps a package-level clock; a nil Clock in an
-// options struct means [Real].
+// needs (Now and Since). Nothing in rolloutkit keeps a package-level clock;
+// a nil PassiveClock in an options struct means [Real], and [NowOf] is how
+// the packages read one.
 //
 // Tests and examples use the fake in the sibling package
 // github.com/rolloutkit/rolloutkit/clock/fake, which must be given a start

@@ -10,7 +10,7 @@ import (
 
 func Example() {
 	c := fake.New(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
-	var now clock.Clock = c
+	var now clock.PassiveClock = c
 	fmt.Println(now.Now().Format(time.Kitchen))
 	c.Step(5 * time.Minute)
 	fmt.Println(now.Now().Format(time.Kitchen), now.Since(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)))

@@ -18,7 +18,7 @@ type Scheduler struct {
 	// whose status changes, and it is the time at which tolerationSeconds
 	// and the validUntil of AddOnPlacementScores are read. Nil means the
 	// real clock.
-	Clock clock.Clock
+	Clock clock.PassiveClock
 }
 
 // Schedule is Scheduler{}.Schedule: it reads the real clock.

@@ -2,7 +2,8 @@ package rollout
 
 import (
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/utils/clock"
+
+	"github.com/rolloutkit/rolloutkit/clock"
 )
 
 // Planner decides the next step of a rollout. Its zero value is ready to

@@ -12,7 +12,7 @@ import (
 // it forward, SetTime moves it anywhere. It is safe for concurrent use.
 type Clock = testingclock.FakeClock
 
-var _ clock.Clock = (*Clock)(nil)
+var _ clock.PassiveClock = (*Clock)(nil)
 
 // New returns a fake clock that reads start until it is moved.
 func New(start time.Time) *Clock {

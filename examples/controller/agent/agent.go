@@ -36,7 +36,7 @@ type Agent struct {
 	// commas. Nil: every apply succeeds.
 	Fail func(cluster, target string) bool
 	// Clock stamps the conditions. Nil: the real clock.
-	Clock clock.Clock
+	Clock clock.PassiveClock
 
 	mu      sync.Mutex
 	started map[string]start  // namespace/name -> the apply under way

@@ -59,7 +59,7 @@ type AddonReconciler struct {
 	// unstructured) and writes to the API server.
 	Client client.Client
 	// Clock is the planner's clock. Nil: the real clock.
-	Clock clock.Clock
+	Clock clock.PassiveClock
 	// Recorder receives an event for each add-on whose rollout strategy is
 	// invalid, and for each reconcile that met an error. Nil: no events.
 	Recorder events.EventRecorder

@@ -34,7 +34,7 @@ type PlacementReconciler struct {
 	Client client.Client
 	// Clock stamps condition transition times and is "now" for toleration
 	// and score expiry. Nil: the real clock.
-	Clock clock.Clock
+	Clock clock.PassiveClock
 }
 
 // SetupWithManager registers the reconciler: it runs for a Placement when

@@ -44,7 +44,7 @@ type Options struct {
 	// the hub stores (StorageVersion).
 	AddonVersion string
 	// Clock is the reconcilers' clock. Nil: the real clock.
-	Clock clock.Clock
+	Clock clock.PassiveClock
 }
 
 // NewScheme returns a scheme with the Kubernetes types, OCM's cluster
