@@ -16,19 +16,14 @@ type Real = utilclock.RealClock
 
 var _ PassiveClock = Real{}
 
-// Or returns c, or the real clock when c is nil. It is how options structs
-// give a nil PassiveClock its documented meaning.
-func Or(c PassiveClock) PassiveClock {
-	if c == nil {
-		return Real{}
-	}
-	return c
-}
-
-// NowOf reads c once (the real clock when c is nil) and strips the
-// monotonic clock reading, so that the times computed from it compare with
-// == and print the same whether they came from the real clock, a fake one
-// or a parsed timestamp. The location is c's own.
+// NowOf reads c once (the real clock when c is nil, as a nil Clock field
+// of an options struct means) and strips the monotonic clock reading, so
+// that the times computed from it compare with == and print the same
+// whether they came from the real clock, a fake one or a parsed
+// timestamp. The location is c's own.
 func NowOf(c PassiveClock) time.Time {
-	return Or(c).Now().Round(0)
+	if c == nil {
+		c = Real{}
+	}
+	return c.Now().Round(0)
 }

@@ -10,28 +10,35 @@ import (
 	"github.com/rolloutkit/rolloutkit/clock/fake"
 )
 
-func TestOr(t *testing.T) {
+func TestNowOf(t *testing.T) {
 	t.Parallel()
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	f := fake.New(start)
+	berlin := time.FixedZone("CET", 3600)
 	tests := []struct {
 		name string
 		in   clock.PassiveClock
-		want func(t *testing.T, c clock.PassiveClock)
+		want func(t *testing.T, now time.Time)
 	}{
-		{"nil is the real clock", nil, func(t *testing.T, c clock.PassiveClock) {
-			assert.IsType(t, clock.Real{}, c)
-			assert.WithinDuration(t, time.Now(), c.Now(), time.Minute)
+		{"nil is the real clock, without its monotonic reading", nil, func(t *testing.T, now time.Time) {
+			assert.WithinDuration(t, time.Now(), now, time.Minute)
+			assert.Equal(t, now, now.Round(0), "monotonic reading kept")
 		}},
-		{"a fake stays itself", f, func(t *testing.T, c clock.PassiveClock) {
-			assert.Equal(t, start, c.Now())
-			assert.Equal(t, start, clock.NowOf(c))
+		{"the real clock", clock.Real{}, func(t *testing.T, now time.Time) {
+			assert.WithinDuration(t, time.Now(), now, time.Minute)
+			assert.Equal(t, now, now.Round(0), "monotonic reading kept")
+		}},
+		{"a fake reads its time", fake.New(start), func(t *testing.T, now time.Time) {
+			assert.Equal(t, start, now)
+		}},
+		{"the location is the clock's", fake.New(start.In(berlin)), func(t *testing.T, now time.Time) {
+			assert.Equal(t, berlin, now.Location())
+			assert.True(t, start.Equal(now))
 		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			tt.want(t, clock.Or(tt.in))
+			tt.want(t, clock.NowOf(tt.in))
 		})
 	}
 }
