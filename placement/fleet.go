@@ -97,15 +97,8 @@ func (f *fleet) find(name string) int {
 // with the ManagedClusters, as nothing writes to them, and claims are read
 // only when some selector looks at them.
 func readClusters(clusters []*clusterv1.ManagedCluster, withClaims bool) ([]grouping.Cluster, []clusterMeta, []error) {
-	// 32 bytes, as a grouping.Cluster: sorting moves these, and the name
-	// is in the entry, not behind a pointer.
-	type entry struct {
-		name   string
-		labels map[string]string
-		clusterMeta
-	}
 	var errs []error
-	entries := make([]entry, 0, len(clusters))
+	entries := make([]sortEntry, 0, len(clusters))
 	for i, mc := range clusters {
 		switch {
 		case mc == nil:
@@ -113,13 +106,14 @@ func readClusters(clusters []*clusterv1.ManagedCluster, withClaims bool) ([]grou
 		case mc.Name == "":
 			errs = append(errs, fmt.Errorf("clusters[%d]: ManagedCluster with an empty name: want metadata.name", i))
 		default:
-			entries = append(entries, entry{mc.Name, mc.Labels, clusterMeta{int32(i), !mc.DeletionTimestamp.IsZero(), len(mc.Spec.Taints) > 0}})
+			entries = append(entries, sortEntry{name: mc.Name, labels: mc.Labels,
+				clusterMeta: clusterMeta{int32(i), !mc.DeletionTimestamp.IsZero(), len(mc.Spec.Taints) > 0}})
 		}
 	}
-	slices.SortFunc(entries, func(a, b entry) int { return strings.Compare(a.name, b.name) })
 	read := make([]grouping.Cluster, len(entries))
 	meta := make([]clusterMeta, len(entries))
-	for i, e := range entries {
+	for i, k := range byName(entries) {
+		e := &entries[k.at]
 		read[i], meta[i] = grouping.Cluster{Name: e.name, Labels: e.labels}, e.clusterMeta
 		if !withClaims {
 			continue
