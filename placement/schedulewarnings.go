@@ -57,6 +57,9 @@ func setWarning(namespace string, sets *boundSets, specSets []string, available 
 // taint key, effect and cause (not tolerated, or tolerated no more), in
 // that order.
 func taintWarnings(f *fleet, drops []drop) []Warning {
+	if len(drops) == 0 {
+		return nil
+	}
 	type cause struct {
 		key, effect string
 		expired     bool
