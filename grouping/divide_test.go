@@ -1,7 +1,6 @@
 package grouping_test
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -12,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 
 	"github.com/rolloutkit/rolloutkit/grouping"
@@ -267,17 +267,14 @@ func TestDivideErrors(t *testing.T) {
 		name     string
 		strategy clusterv1beta1.GroupStrategy
 		clusters []grouping.Cluster
-		// want are the problems, one substring each, in order.
+		// want are the problems, each a *field.Error, in order.
 		want []string
-		// fields are the FieldError fields of the problems ("" for none).
-		fields []string
 	}{
 		{
-			name:     "bad operator names the group and the value",
+			name:     "bad operator names the requirement's operator and the supported ones",
 			strategy: strategy(intstr.IntOrString{}, byLabel("dev", "environment", "dev"), badOp),
-			want: []string{`decisionStrategy.groupStrategy.decisionGroups[1] ("stg").groupClusterSelector.labelSelector.matchExpressions[0] ` +
-				`"{key: environment, operator: Equals, values: [stg]}": want a valid label selector requirement: "Equals" is not a valid label selector operator`},
-			fields: []string{`decisionStrategy.groupStrategy.decisionGroups[1] ("stg").groupClusterSelector.labelSelector.matchExpressions[0]`},
+			want: []string{`decisionGroups[1].groupClusterSelector.labelSelector.matchExpressions[0].operator: ` +
+				`Unsupported value: "Equals": supported values: "In", "NotIn", "Exists", "DoesNotExist"`},
 		},
 		{
 			name: "two bad selectors give two errors",
@@ -285,28 +282,22 @@ func TestDivideErrors(t *testing.T) {
 				byExpr("dev", "environment", metav1.LabelSelectorOpIn), // In needs values
 				badOp),
 			want: []string{
-				`decisionGroups[0] ("dev").groupClusterSelector.labelSelector.matchExpressions[0] "{key: environment, operator: In}": want a valid label selector requirement: values: Invalid value:`,
-				`decisionGroups[1] ("stg").groupClusterSelector.labelSelector.matchExpressions[0]`,
-			},
-			fields: []string{
-				`decisionStrategy.groupStrategy.decisionGroups[0] ("dev").groupClusterSelector.labelSelector.matchExpressions[0]`,
-				`decisionStrategy.groupStrategy.decisionGroups[1] ("stg").groupClusterSelector.labelSelector.matchExpressions[0]`,
+				"decisionGroups[0].groupClusterSelector.labelSelector.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'",
+				`decisionGroups[1].groupClusterSelector.labelSelector.matchExpressions[0].operator: Unsupported value: "Equals": supported values: "In", "NotIn", "Exists", "DoesNotExist"`,
 			},
 		},
 		{
 			name:     "bad label value",
 			strategy: strategy(intstr.IntOrString{}, byLabel("dev", "environment", "not ok!")),
-			want:     []string{`decisionGroups[0] ("dev").groupClusterSelector.labelSelector.matchLabels["environment"] "not ok!": want a valid label selector requirement: values[0][environment]: Invalid value: "not ok!"`},
-			fields:   []string{`decisionStrategy.groupStrategy.decisionGroups[0] ("dev").groupClusterSelector.labelSelector.matchLabels["environment"]`},
+			want:     []string{`decisionGroups[0].groupClusterSelector.labelSelector.matchLabels[environment]: Invalid value: "not ok!": ` + labelValueDetail},
 		},
 		{
 			name:     "bad claim selector",
 			strategy: strategy(intstr.IntOrString{}, byClaim("aws", "platform", metav1.LabelSelectorOpExists, "AWS")),
-			want:     []string{`decisionGroups[0] ("aws").groupClusterSelector.claimSelector.matchExpressions[0] "{key: platform, operator: Exists, values: [AWS]}": want a valid claim selector requirement: values: Invalid value:`},
-			fields:   []string{`decisionStrategy.groupStrategy.decisionGroups[0] ("aws").groupClusterSelector.claimSelector.matchExpressions[0]`},
+			want:     []string{"decisionGroups[0].groupClusterSelector.claimSelector.matchExpressions[0].values: Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'"},
 		},
 		{
-			name: "every bad requirement of one selector",
+			name: "every problem of every bad requirement of one selector",
 			strategy: strategy(intstr.IntOrString{}, clusterv1beta1.DecisionGroup{
 				GroupName: "dev",
 				ClusterSelector: clusterv1beta1.GroupClusterSelector{LabelSelector: metav1.LabelSelector{
@@ -317,72 +308,73 @@ func TestDivideErrors(t *testing.T) {
 					},
 				}},
 			}),
-			want: []string{`matchLabels["a!"] "1"`, `matchLabels["z!"] "1"`, `matchExpressions[1] "{key: env, operator: Like, values: [d*]}"`},
-			fields: []string{
-				`decisionStrategy.groupStrategy.decisionGroups[0] ("dev").groupClusterSelector.labelSelector.matchLabels["a!"]`,
-				`decisionStrategy.groupStrategy.decisionGroups[0] ("dev").groupClusterSelector.labelSelector.matchLabels["z!"]`,
-				`decisionStrategy.groupStrategy.decisionGroups[0] ("dev").groupClusterSelector.labelSelector.matchExpressions[1]`,
+			want: []string{
+				`decisionGroups[0].groupClusterSelector.labelSelector.matchLabels: Invalid value: "a!": ` + labelKeyDetail,
+				`decisionGroups[0].groupClusterSelector.labelSelector.matchLabels: Invalid value: "z!": ` + labelKeyDetail,
+				`decisionGroups[0].groupClusterSelector.labelSelector.matchExpressions[1].operator: Unsupported value: "Like": supported values: "In", "NotIn", "Exists", "DoesNotExist"`,
+				`decisionGroups[0].groupClusterSelector.labelSelector.matchExpressions[1].values[0]: Invalid value: "d*": ` + labelValueDetail,
 			},
 		},
 		{
 			name:     "clustersPerDecisionGroup not a percentage",
 			strategy: strategy(intstr.FromString("7x")),
-			want:     []string{`decisionStrategy.groupStrategy.clustersPerDecisionGroup "7x": want a positive integer or a percentage 1%-100%`},
-			fields:   []string{"decisionStrategy.groupStrategy.clustersPerDecisionGroup"},
+			want:     []string{`clustersPerDecisionGroup: Invalid value: "7x": want a positive integer or a percentage 1%-100%`},
 		},
 		{
 			name:     "clustersPerDecisionGroup above 100%",
 			strategy: strategy(intstr.FromString("150%")),
-			want:     []string{`clustersPerDecisionGroup "150%": want a positive integer or a percentage 1%-100%`},
-			fields:   []string{"decisionStrategy.groupStrategy.clustersPerDecisionGroup"},
+			want:     []string{`clustersPerDecisionGroup: Invalid value: "150%": want a positive integer or a percentage 1%-100%`},
 		},
 		{
 			name:     "clustersPerDecisionGroup with decimals",
 			strategy: strategy(intstr.FromString("7.5%")),
-			want:     []string{`clustersPerDecisionGroup "7.5%"`},
-			fields:   []string{"decisionStrategy.groupStrategy.clustersPerDecisionGroup"},
+			want:     []string{`clustersPerDecisionGroup: Invalid value: "7.5%": want a positive integer or a percentage 1%-100%`},
 		},
 		{
-			name:     "clustersPerDecisionGroup negative",
+			name:     "clustersPerDecisionGroup negative, an integer unquoted",
 			strategy: strategy(intstr.FromInt32(-3)),
-			want:     []string{`clustersPerDecisionGroup "-3": want a positive integer or a percentage 1%-100%`},
-			fields:   []string{"decisionStrategy.groupStrategy.clustersPerDecisionGroup"},
+			want:     []string{`clustersPerDecisionGroup: Invalid value: -3: want a positive integer or a percentage 1%-100%`},
 		},
 		{
 			name:     "clustersPerDecisionGroup 0%",
 			strategy: strategy(intstr.FromString("0%")),
-			want:     []string{`clustersPerDecisionGroup "0%": want a positive integer or a percentage 1%-100%`},
-			fields:   []string{"decisionStrategy.groupStrategy.clustersPerDecisionGroup"},
+			want:     []string{`clustersPerDecisionGroup: Invalid value: "0%": want a positive integer or a percentage 1%-100%`},
 		},
 		{
 			name:     "clustersPerDecisionGroup empty string",
 			strategy: strategy(intstr.FromString("")),
-			want:     []string{`clustersPerDecisionGroup "": want`},
-			fields:   []string{"decisionStrategy.groupStrategy.clustersPerDecisionGroup"},
+			want:     []string{`clustersPerDecisionGroup: Invalid value: "": want a positive integer or a percentage 1%-100%`},
 		},
 		{
-			name:     "duplicate cluster names",
+			name:     "duplicate cluster names, each later one in input order",
 			strategy: seedStrategy(),
 			clusters: []grouping.Cluster{cl("b"), cl("a"), cl("b"), cl("b"), cl("c"), cl("a")},
-			want:     []string{`duplicate cluster name "a"`, `duplicate cluster name "b"`},
-			fields:   []string{"", ""},
+			want: []string{
+				`clusters[2].Name: Duplicate value: "b": want each cluster once (clusters[0] has it too)`,
+				`clusters[3].Name: Duplicate value: "b": want each cluster once (clusters[0] has it too)`,
+				`clusters[5].Name: Duplicate value: "a": want each cluster once (clusters[1] has it too)`,
+			},
 		},
 		{
 			name:     "empty cluster name",
 			strategy: seedStrategy(),
 			clusters: []grouping.Cluster{cl("a"), cl("")},
-			want:     []string{`clusters[1]: empty cluster name`},
-			fields:   []string{""},
+			want:     []string{`clusters[1].Name: Required value: a cluster name`},
+		},
+		{
+			name:     "empty cluster names are missing, not duplicates",
+			strategy: seedStrategy(),
+			clusters: []grouping.Cluster{cl(""), cl("a"), cl("")},
+			want:     []string{`clusters[0].Name: Required value: a cluster name`, `clusters[2].Name: Required value: a cluster name`},
 		},
 		{
 			name:     "strategy and clusters reported together",
 			strategy: strategy(intstr.FromString("x%"), badOp),
 			clusters: []grouping.Cluster{cl("a"), cl("a")},
-			want:     []string{`clustersPerDecisionGroup "x%"`, `decisionGroups[0] ("stg")`, `duplicate cluster name "a"`},
-			fields: []string{
-				"decisionStrategy.groupStrategy.clustersPerDecisionGroup",
-				`decisionStrategy.groupStrategy.decisionGroups[0] ("stg").groupClusterSelector.labelSelector.matchExpressions[0]`,
-				"",
+			want: []string{
+				`clustersPerDecisionGroup: Invalid value: "x%": want a positive integer or a percentage 1%-100%`,
+				`decisionGroups[0].groupClusterSelector.labelSelector.matchExpressions[0].operator: Unsupported value: "Equals": supported values: "In", "NotIn", "Exists", "DoesNotExist"`,
+				`clusters[1].Name: Duplicate value: "a": want each cluster once (clusters[0] has it too)`,
 			},
 		},
 	}
@@ -392,67 +384,29 @@ func TestDivideErrors(t *testing.T) {
 			got, err := grouping.Divide(tt.strategy, tt.clusters)
 			require.Error(t, err)
 			assert.Nil(t, got)
-			problems := grouping.Problems(err)
+			problems := fieldErrors(t, err)
 			require.Len(t, problems, len(tt.want), "problems: %v", err)
 			for i, p := range problems {
-				assert.Contains(t, p.Error(), tt.want[i])
-				assert.Contains(t, err.Error(), p.Error())
-				var fe *grouping.FieldError
-				if tt.fields[i] == "" {
-					assert.False(t, errors.As(p, &fe), "problem %d is a field error: %v", i, p)
-					continue
-				}
-				require.True(t, errors.As(p, &fe), "problem %d: %v", i, p)
-				assert.Equal(t, tt.fields[i], fe.Field)
+				assert.Equal(t, tt.want[i], p.Error(), "problem %d", i)
 			}
 		})
 	}
 }
 
-func TestDivideErrorsAreFieldErrors(t *testing.T) {
+func TestCompileRootsPathsAtItsArgument(t *testing.T) {
 	t.Parallel()
-	_, err := grouping.Divide(strategy(intstr.IntOrString{}, byExpr("stg", "environment", "Equals", "stg")), nil)
+	gs := field.NewPath("spec", "decisionStrategy", "groupStrategy")
+	_, err := grouping.Compile(strategy(intstr.FromString("150%"), byExpr("stg", "environment", "Equals", "stg")), gs)
 	require.Error(t, err)
-
-	var fe *grouping.FieldError
-	require.True(t, errors.As(err, &fe))
-	assert.Equal(t, "{key: environment, operator: Equals, values: [stg]}", fe.Value)
-	assert.Equal(t, "a valid label selector requirement", fe.Want)
-
-	var se *grouping.SelectorError
-	require.True(t, errors.As(err, &se))
-	assert.EqualError(t, se.Cause, `"Equals" is not a valid label selector operator`)
-	assert.Same(t, fe, se.Field)
-
-	in := se.In(`placement "ns/p"`)
-	assert.Equal(t, `placement "ns/p"`, in.Field.Object)
-	assert.Empty(t, se.Field.Object, "In must not modify the receiver")
-	assert.True(t, errors.Is(in, se.Cause))
-}
-
-func TestProblems(t *testing.T) {
-	t.Parallel()
-	a, b, c := errors.New("a"), &grouping.FieldError{Field: "f"}, errors.New("c")
-	se := &grouping.SelectorError{Field: b, Cause: c}
-	tests := []struct {
-		name string
-		in   error
-		want []error
-	}{
-		{"nil", nil, nil},
-		{"plain", a, []error{a}},
-		{"field error", b, []error{b}},
-		{"selector error is one problem", se, []error{se}},
-		{"joined", errors.Join(a, se), []error{a, se}},
-		{"nested joins flatten", errors.Join(errors.Join(a, b), se), []error{a, b, se}},
-		{"wrapped is one problem", fmt.Errorf("x: %w", a), []error{fmt.Errorf("x: %w", a)}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			assert.Equal(t, tt.want, grouping.Problems(tt.in))
-		})
-	}
+	problems := fieldErrors(t, err)
+	require.Len(t, problems, 2)
+	assert.Equal(t, field.ErrorTypeInvalid, problems[0].Type)
+	assert.Equal(t, "spec.decisionStrategy.groupStrategy.clustersPerDecisionGroup", problems[0].Field)
+	assert.Equal(t, "150%", problems[0].BadValue)
+	assert.Equal(t, "want a positive integer or a percentage 1%-100%", problems[0].Detail)
+	assert.Equal(t, field.ErrorTypeNotSupported, problems[1].Type)
+	assert.Equal(t, "spec.decisionStrategy.groupStrategy.decisionGroups[0].groupClusterSelector.labelSelector.matchExpressions[0].operator", problems[1].Field)
+	assert.Equal(t, "Equals", problems[1].BadValue)
 }
 
 func TestStrategyDivideOrigins(t *testing.T) {
@@ -460,7 +414,7 @@ func TestStrategyDivideOrigins(t *testing.T) {
 	s, err := grouping.Compile(strategy(intstr.FromInt32(2),
 		byLabel("canary", "ring", "canary"),
 		byLabel("prod", "environment", "prod"),
-		byLabel("dev", "environment", "dev")))
+		byLabel("dev", "environment", "dev")), nil)
 	require.NoError(t, err)
 	clusters := append(numbered("p", 3, "environment=prod"), numbered("x", 1)...)
 	clusters = append(clusters, numbered("d", 1, "environment=dev")...)
@@ -482,7 +436,7 @@ func TestStrategyDivideOrigins(t *testing.T) {
 	assert.Equal(t, 0, empty.Length)
 
 	_, err = s.Divide([]grouping.Cluster{cl("a"), cl("a")})
-	assert.ErrorContains(t, err, `duplicate cluster name "a"`)
+	assert.EqualError(t, err, `clusters[1].Name: Duplicate value: "a": want each cluster once (clusters[0] has it too)`)
 }
 
 func TestStrategyLength(t *testing.T) {
@@ -507,7 +461,7 @@ func TestStrategyLength(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s of %d", tt.in.String(), tt.total), func(t *testing.T) {
 			t.Parallel()
-			s, err := grouping.Compile(strategy(tt.in))
+			s, err := grouping.Compile(strategy(tt.in), nil)
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, s.Length(tt.total))
 		})
@@ -522,7 +476,7 @@ func TestPercentLengthOCMDiffers(t *testing.T) {
 	ocm := int(math.Ceil(7.0 / 100 * float64(100)))
 	assert.Equal(t, 8, ocm, "OCM's formula")
 
-	s, err := grouping.Compile(strategy(intstr.FromString("7%")))
+	s, err := grouping.Compile(strategy(intstr.FromString("7%")), nil)
 	require.NoError(t, err)
 	assert.Equal(t, 7, s.Length(100), "ours")
 }

@@ -36,15 +36,18 @@
 //
 // # Errors
 //
-// Every function reports all the problems it finds at once, as an
-// errors.Join of one error per problem; [Problems] splits them again. A
-// problem with a field of the GroupStrategy is (or wraps) a *[FieldError]
-// that names the field, quotes the value and says what was expected:
+// Problems are apimachinery's *field.Error values
+// (k8s.io/apimachinery/pkg/util/validation/field), all of them at once,
+// joined with errors.Join: errors.As finds each. Their paths are real
+// paths into the input. [Compile] and [NewSelector] take the path of what
+// they are given in its object; [Divide]'s start at the GroupStrategy's
+// fields, and its cluster list is the argument clusters:
 //
-//	decisionStrategy.groupStrategy.clustersPerDecisionGroup "7x": want a positive integer or a percentage 1%-100%
+//	clustersPerDecisionGroup: Invalid value: "7x": want a positive integer or a percentage 1%-100%
+//	decisionGroups[1].groupClusterSelector.labelSelector.matchExpressions[0].operator: Unsupported value: "Equals": supported values: "In", "NotIn", "Exists", "DoesNotExist"
+//	clusters[4].Name: Duplicate value: "dev-cluster": want each cluster once (clusters[0] has it too)
 //
-// A selector requirement that does not compile is a *[SelectorError],
-// which wraps both the *FieldError and the error from k8s.io/apimachinery:
-//
-//	decisionStrategy.groupStrategy.decisionGroups[1] ("stg").groupClusterSelector.labelSelector.matchExpressions[0] "{key: environment, operator: Equals, values: [stg]}": want a valid label selector requirement: "Equals" is not a valid label selector operator
+// A selector is validated as Kubernetes validates a LabelSelector
+// (k8s.io/apimachinery/pkg/apis/meta/v1/validation), each requirement on
+// its own, so that every bad one is reported.
 package grouping

@@ -1,10 +1,12 @@
 package grouping_test
 
 import (
+	"errors"
 	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 
 	"github.com/rolloutkit/rolloutkit/grouping"
@@ -75,7 +77,9 @@ func ExampleDivide_missingGroup() {
 }
 
 // ExampleDivide_errors shows that every problem is reported at once, each
-// naming the field and the value.
+// a *field.Error that names the field, quotes the value and says what is
+// wanted. A controller would pass its object's path to Compile instead,
+// e.g. spec.decisionStrategy.groupStrategy.
 func ExampleDivide_errors() {
 	gs := clusterv1beta1.GroupStrategy{
 		ClustersPerDecisionGroup: intstr.FromString("ten"),
@@ -86,13 +90,17 @@ func ExampleDivide_errors() {
 			}},
 		}},
 	}
-	_, err := grouping.Divide(gs, nil)
-	for _, p := range grouping.Problems(err) {
-		fmt.Println(p)
+	_, err := grouping.Divide(gs, []grouping.Cluster{{Name: "dev-cluster"}, {Name: "dev-cluster"}})
+	fmt.Println(err)
+	var fe *field.Error
+	if errors.As(err, &fe) {
+		fmt.Printf("first: field %s, value %v\n", fe.Field, fe.BadValue)
 	}
 	// Output:
-	// decisionStrategy.groupStrategy.clustersPerDecisionGroup "ten": want a positive integer or a percentage 1%-100%
-	// decisionStrategy.groupStrategy.decisionGroups[0] ("canary").groupClusterSelector.labelSelector.matchExpressions[0] "{key: ring, operator: Equals, values: [0]}": want a valid label selector requirement: "Equals" is not a valid label selector operator
+	// clustersPerDecisionGroup: Invalid value: "ten": want a positive integer or a percentage 1%-100%
+	// decisionGroups[0].groupClusterSelector.labelSelector.matchExpressions[0].operator: Unsupported value: "Equals": supported values: "In", "NotIn", "Exists", "DoesNotExist"
+	// clusters[1].Name: Duplicate value: "dev-cluster": want each cluster once (clusters[0] has it too)
+	// first: field clustersPerDecisionGroup, value ten
 }
 
 // ExampleStrategy_Divide compiles a GroupStrategy once, to divide many
@@ -108,7 +116,7 @@ func ExampleStrategy_Divide() {
 			},
 		})
 	}
-	s, err := grouping.Compile(gs)
+	s, err := grouping.Compile(gs, nil)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -135,11 +143,12 @@ func ExampleStrategy_Divide() {
 // ExampleNewSelector compiles a requiredClusterSelector: the label selector
 // and the claim selector must both match.
 func ExampleNewSelector() {
-	s, err := grouping.NewSelector("predicates[0].requiredClusterSelector",
+	s, err := grouping.NewSelector(
 		metav1.LabelSelector{MatchLabels: map[string]string{"cluster-proxy": "enabled"}},
 		clusterv1beta1.ClusterClaimSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
 			{Key: "platform.open-cluster-management.io", Operator: metav1.LabelSelectorOpIn, Values: []string{"AWS"}},
-		}})
+		}},
+		field.NewPath("spec", "predicates").Index(0).Child("requiredClusterSelector"))
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -153,4 +162,22 @@ func ExampleNewSelector() {
 	fmt.Println(s.Matches(aws), s.Matches(unlabelled))
 	// Output:
 	// true false
+}
+
+// ExampleNewSelector_errors: the path given is where the selector sits in
+// its object, and every bad requirement is reported.
+func ExampleNewSelector_errors() {
+	_, err := grouping.NewSelector(
+		metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+			{Key: "environment", Operator: metav1.LabelSelectorOpIn, Values: []string{"dev"}},
+			{Key: "environment", Operator: metav1.LabelSelectorOpNotIn},
+		}},
+		clusterv1beta1.ClusterClaimSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+			{Key: "platform.open-cluster-management.io", Operator: "Equals", Values: []string{"AWS"}},
+		}},
+		field.NewPath("spec", "predicates").Index(0).Child("requiredClusterSelector"))
+	fmt.Println(err)
+	// Output:
+	// spec.predicates[0].requiredClusterSelector.labelSelector.matchExpressions[1].values: Required value: must be specified when `operator` is 'In' or 'NotIn'
+	// spec.predicates[0].requiredClusterSelector.claimSelector.matchExpressions[0].operator: Unsupported value: "Equals": supported values: "In", "NotIn", "Exists", "DoesNotExist"
 }

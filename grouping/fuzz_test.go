@@ -3,16 +3,19 @@ package grouping_test
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 
 	"github.com/rolloutkit/rolloutkit/grouping"
 )
 
-// FuzzNewSelector: any requirement compiles or gives a *SelectorError;
+// FuzzNewSelector: any requirement compiles or gives *field.Error values
+// under the path given, each naming its field and saying what is wrong;
 // never a panic.
 func FuzzNewSelector(f *testing.F) {
 	f.Add("environment", "In", "dev", "stg")
@@ -27,12 +30,12 @@ func FuzzNewSelector(f *testing.F) {
 			}
 		}
 		req := []metav1.LabelSelectorRequirement{{Key: key, Operator: metav1.LabelSelectorOperator(op), Values: values}}
-		s, err := grouping.NewSelector("f", metav1.LabelSelector{MatchExpressions: req, MatchLabels: map[string]string{key: v1}},
-			clusterv1beta1.ClusterClaimSelector{MatchExpressions: req})
+		s, err := grouping.NewSelector(metav1.LabelSelector{MatchExpressions: req, MatchLabels: map[string]string{key: v1}},
+			clusterv1beta1.ClusterClaimSelector{MatchExpressions: req}, field.NewPath("f"))
 		if err != nil {
-			for _, p := range grouping.Problems(err) {
-				if _, ok := p.(*grouping.SelectorError); !ok {
-					t.Fatalf("problem %T %v is not a *SelectorError", p, p)
+			for _, p := range fieldErrors(t, err) {
+				if !strings.HasPrefix(p.Field, "f.labelSelector.") && !strings.HasPrefix(p.Field, "f.claimSelector.") {
+					t.Fatalf("problem %q is not under the selector's path", p)
 				}
 			}
 			return
@@ -76,7 +79,7 @@ func FuzzDivide(f *testing.F) {
 		if !slices.EqualFunc(before, clusters, func(a, b grouping.Cluster) bool { return fmt.Sprint(a) == fmt.Sprint(b) }) {
 			t.Fatal("input modified")
 		}
-		s, err := grouping.Compile(gs)
+		s, err := grouping.Compile(gs, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,9 +3,11 @@ package grouping_test
 import (
 	"fmt"
 	"strings"
+	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 
 	"github.com/rolloutkit/rolloutkit/grouping"
@@ -99,6 +101,37 @@ func names(prefix string, from, to int) []string {
 	var out []string
 	for i := from; i < to; i++ {
 		out = append(out, fmt.Sprintf("%s-%03d", prefix, i))
+	}
+	return out
+}
+
+// apimachinery's details for a bad label key and a bad label value.
+const (
+	labelKeyDetail = "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character " +
+		"(e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
+	labelValueDetail = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character " +
+		"(e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
+)
+
+// fieldErrors requires err to be one flat join of *field.Error values (or
+// one of them), each naming its field and saying what is wrong, and
+// returns them.
+func fieldErrors(t *testing.T, err error) []*field.Error {
+	t.Helper()
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	out := make([]*field.Error, len(errs))
+	for i, e := range errs {
+		fe, ok := e.(*field.Error)
+		if !ok {
+			t.Fatalf("problem %d, %q, is a %T, not a *field.Error", i, e, e)
+		}
+		if fe.Field == "" || fe.Detail == "" {
+			t.Fatalf("problem %d, %q, does not name its field and what is wrong", i, e)
+		}
+		out[i] = fe
 	}
 	return out
 }

@@ -7,15 +7,17 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/rolloutkit/rolloutkit/internal/field"
+	ifield "github.com/rolloutkit/rolloutkit/internal/field"
 )
 
 // lengthWant is what a bad clustersPerDecisionGroup is told to be.
-const lengthWant = "a positive integer or a percentage 1%-100%"
+const lengthWant = "want a positive integer or a percentage 1%-100%"
 
-// parseLength parses clustersPerDecisionGroup as the Placement CRD admits
-// it. A string must match the CRD's pattern
+// parseLength parses clustersPerDecisionGroup, the field of the
+// GroupStrategy at gs, as the Placement CRD admits it. A string must match
+// the CRD's pattern
 //
 //	^((100|[1-9][0-9]{0,1})%|[1-9][0-9]*)$
 //
@@ -25,16 +27,16 @@ const lengthWant = "a positive integer or a percentage 1%-100%"
 // value of the field: unset, all clusters in one group. A string integer
 // too large for an int is larger than any fleet, and so means all clusters
 // as well.
-func parseLength(v intstr.IntOrString) (field.Portion, error) {
-	bad := func(val string) (field.Portion, error) {
-		return field.Portion{}, &field.Error{Field: lengthField, Value: val, Want: lengthWant}
+func parseLength(v intstr.IntOrString, gs *field.Path) (ifield.Portion, error) {
+	bad := func(val any) (ifield.Portion, error) {
+		return ifield.Portion{}, field.Invalid(gs.Child("clustersPerDecisionGroup"), val, lengthWant)
 	}
 	switch v.Type {
 	case intstr.Int:
 		if v.IntVal < 0 {
-			return bad(strconv.Itoa(int(v.IntVal)))
+			return bad(v.IntVal)
 		}
-		return field.Portion{N: int(v.IntVal)}, nil
+		return ifield.Portion{N: int(v.IntVal)}, nil
 	case intstr.String:
 		s := v.StrVal
 		if digits, ok := strings.CutSuffix(s, "%"); ok {
@@ -45,7 +47,7 @@ func parseLength(v intstr.IntOrString) (field.Portion, error) {
 			if err != nil {
 				return bad(s)
 			}
-			return field.Portion{N: n, Percent: true}, nil
+			return ifield.Portion{N: n, Percent: true}, nil
 		}
 		if !positiveDigits(s) {
 			return bad(s)
@@ -55,7 +57,7 @@ func parseLength(v intstr.IntOrString) (field.Portion, error) {
 			// Only a range error is left: more clusters than an int holds.
 			n = math.MaxInt
 		}
-		return field.Portion{N: n}, nil
+		return ifield.Portion{N: n}, nil
 	default:
 		return bad(fmt.Sprintf("<intstr type %d>", v.Type))
 	}

@@ -24,7 +24,7 @@ func checkLength(t *testing.T, v intstr.IntOrString) {
 	if v.Type == intstr.Int {
 		want = v.IntVal == 0 || crdLengthPattern.MatchString(strconv.Itoa(int(v.IntVal)))
 	}
-	_, err := grouping.Compile(strategy(v))
+	_, err := grouping.Compile(strategy(v), nil)
 	if want {
 		assert.NoError(t, err, "%s: the CRD admits it", v.String())
 	} else {

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 
 	"github.com/rolloutkit/rolloutkit/grouping"
@@ -68,7 +69,7 @@ func TestSelectorMatches(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			s, err := grouping.NewSelector("sel", tt.label, tt.claim)
+			s, err := grouping.NewSelector(tt.label, tt.claim, field.NewPath("sel"))
 			require.NoError(t, err)
 			for _, c := range tt.match {
 				assert.True(t, s.Matches(c), "%s should match %s", s, c.Name)
@@ -89,19 +90,70 @@ func TestSelectorZeroValueMatchesAll(t *testing.T) {
 
 func TestSelectorString(t *testing.T) {
 	t.Parallel()
-	s, err := grouping.NewSelector("", metav1.LabelSelector{MatchLabels: kv("environment=dev")},
-		clusterv1beta1.ClusterClaimSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "platform", Operator: metav1.LabelSelectorOpExists}}})
+	s, err := grouping.NewSelector(metav1.LabelSelector{MatchLabels: kv("environment=dev")},
+		clusterv1beta1.ClusterClaimSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "platform", Operator: metav1.LabelSelectorOpExists}}}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, "labels(environment=dev) claims(platform)", s.String())
 }
 
 func TestNewSelectorErrors(t *testing.T) {
 	t.Parallel()
-	_, err := grouping.NewSelector("", metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "k", Operator: "Equals"}}},
-		clusterv1beta1.ClusterClaimSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "bad key!", Operator: metav1.LabelSelectorOpExists}}})
-	require.Error(t, err)
-	problems := grouping.Problems(err)
-	require.Len(t, problems, 2)
-	assert.ErrorContains(t, problems[0], `labelSelector.matchExpressions[0] "{key: k, operator: Equals}": want a valid label selector requirement: "Equals" is not a valid label selector operator`)
-	assert.ErrorContains(t, problems[1], `claimSelector.matchExpressions[0] "{key: bad key!, operator: Exists}": want a valid claim selector requirement: key: Invalid value: "bad key!"`)
+	req := func(key string, op metav1.LabelSelectorOperator, values ...string) metav1.LabelSelectorRequirement {
+		return metav1.LabelSelectorRequirement{Key: key, Operator: op, Values: values}
+	}
+	tests := []struct {
+		name  string
+		path  *field.Path
+		label metav1.LabelSelector
+		claim clusterv1beta1.ClusterClaimSelector
+		want  []string
+	}{
+		{
+			name:  "nil path: paths start at the selectors",
+			label: metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{req("k", "Equals")}},
+			claim: clusterv1beta1.ClusterClaimSelector{MatchExpressions: []metav1.LabelSelectorRequirement{req("bad key!", metav1.LabelSelectorOpExists)}},
+			want: []string{
+				`labelSelector.matchExpressions[0].operator: Unsupported value: "Equals": supported values: "In", "NotIn", "Exists", "DoesNotExist"`,
+				`claimSelector.matchExpressions[0].key: Invalid value: "bad key!": ` + labelKeyDetail,
+			},
+		},
+		{
+			name:  "under the path given",
+			path:  field.NewPath("spec", "predicates").Index(2).Child("requiredClusterSelector"),
+			label: metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{req("ok", metav1.LabelSelectorOpExists), req("env", metav1.LabelSelectorOpNotIn)}},
+			want:  []string{"spec.predicates[2].requiredClusterSelector.labelSelector.matchExpressions[1].values: Required value: must be specified when `operator` is 'In' or 'NotIn'"},
+		},
+		{
+			name:  "a label key and its value",
+			label: metav1.LabelSelector{MatchLabels: kv("bad key!=not ok!")},
+			want: []string{
+				`labelSelector.matchLabels: Invalid value: "bad key!": ` + labelKeyDetail,
+				`labelSelector.matchLabels[bad key!]: Invalid value: "not ok!": ` + labelValueDetail,
+			},
+		},
+		{
+			name:  "every problem of one requirement",
+			label: metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{req("a/b/c", metav1.LabelSelectorOpExists, "x", "y!")}},
+			want: []string{
+				"labelSelector.matchExpressions[0].values: Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+				`labelSelector.matchExpressions[0].key: Invalid value: "a/b/c": a valid label key must consist of alphanumeric characters, '-', '_' or '.', ` +
+					`and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is ` +
+					`'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
+				`labelSelector.matchExpressions[0].values[1]: Invalid value: "y!": ` + labelValueDetail,
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s, err := grouping.NewSelector(tt.label, tt.claim, tt.path)
+			require.Error(t, err)
+			assert.Equal(t, grouping.Selector{}, s)
+			problems := fieldErrors(t, err)
+			require.Len(t, problems, len(tt.want), "problems: %v", err)
+			for i, p := range problems {
+				assert.Equal(t, tt.want[i], p.Error(), "problem %d", i)
+			}
+		})
+	}
 }

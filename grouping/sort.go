@@ -1,9 +1,11 @@
 package grouping
 
 import (
-	"fmt"
 	"slices"
+	"strconv"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // sortClusters returns clusters sorted by name, checking that every name is
@@ -14,7 +16,7 @@ func sortClusters(clusters []Cluster) ([]Cluster, []error) {
 	var errs []error
 	for i := range clusters {
 		if clusters[i].Name == "" {
-			errs = append(errs, fmt.Errorf("clusters[%d]: empty cluster name: want a cluster name", i))
+			errs = append(errs, field.Required(clusterPath(i), "a cluster name"))
 		}
 	}
 	if isStrictlySorted(clusters) {
@@ -22,12 +24,38 @@ func sortClusters(clusters []Cluster) ([]Cluster, []error) {
 	}
 	sorted := slices.Clone(clusters)
 	slices.SortFunc(sorted, compareClusters)
-	for _, name := range DuplicateNames(sorted) {
-		if name != "" {
-			errs = append(errs, fmt.Errorf("duplicate cluster name %q: want each cluster once", name))
-		}
+	if dups := DuplicateNames(sorted); len(dups) > 0 {
+		errs = append(errs, duplicateClusters(clusters, dups)...)
 	}
 	return sorted, errs
+}
+
+func clusterPath(i int) *field.Path { return field.NewPath("clusters").Index(i).Child("Name") }
+
+// duplicateClusters reports, in input order, each cluster whose name (one
+// of dups) an earlier cluster has. An empty name is reported as missing
+// already.
+func duplicateClusters(clusters []Cluster, dups []string) []error {
+	first := make(map[string]int, len(dups))
+	for _, name := range dups {
+		if name != "" {
+			first[name] = -1
+		}
+	}
+	var errs []error
+	for i := range clusters {
+		name := clusters[i].Name
+		switch j, ok := first[name]; {
+		case !ok:
+		case j < 0:
+			first[name] = i
+		default:
+			e := field.Duplicate(clusterPath(i), name)
+			e.Detail = "want each cluster once (clusters[" + strconv.Itoa(j) + "] has it too)"
+			errs = append(errs, e)
+		}
+	}
+	return errs
 }
 
 // DuplicateNames returns, in order, each name that sorted (clusters sorted

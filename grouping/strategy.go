@@ -2,18 +2,11 @@ package grouping
 
 import (
 	"errors"
-	"fmt"
 
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 
-	"github.com/rolloutkit/rolloutkit/internal/field"
-)
-
-// Field paths of the GroupStrategy, relative to a Placement's spec, as they
-// appear in errors.
-const (
-	lengthField         = "decisionStrategy.groupStrategy.clustersPerDecisionGroup"
-	decisionGroupsField = "decisionStrategy.groupStrategy.decisionGroups"
+	ifield "github.com/rolloutkit/rolloutkit/internal/field"
 )
 
 // Strategy is a compiled GroupStrategy: its group length and its
@@ -21,7 +14,7 @@ const (
 // is read-only and safe for concurrent use. The zero Strategy (and a nil
 // one) is the empty GroupStrategy: every cluster in one unnamed group.
 type Strategy struct {
-	length  field.Portion
+	length  ifield.Portion
 	entries []entry
 }
 
@@ -30,33 +23,35 @@ type entry struct {
 	selector Selector
 }
 
-// Compile validates a GroupStrategy and compiles its selectors once. The
-// error lists every problem: a clustersPerDecisionGroup that its CRD
-// pattern ^((100|[1-9][0-9]{0,1})%|[1-9][0-9]*)$ does not admit (a
-// positive integer, as an integer or a string, or a percentage 1%-100%;
-// the integer 0, the Go zero value, means unset: all clusters), and each
-// selector requirement that does not compile, naming the entry by index
-// and name.
-func Compile(gs clusterv1beta1.GroupStrategy) (*Strategy, error) {
-	s, errs := compile(gs)
+// Compile validates a GroupStrategy and compiles its selectors once. path
+// is where gs sits in its object, e.g. spec.decisionStrategy.groupStrategy
+// of a Placement (nil: paths start at the GroupStrategy's fields). The
+// error joins a *field.Error for every problem: a clustersPerDecisionGroup
+// that its CRD pattern ^((100|[1-9][0-9]{0,1})%|[1-9][0-9]*)$ does not
+// admit (a positive integer, as an integer or a string, or a percentage
+// 1%-100%; the integer 0, the Go zero value, means unset: all clusters),
+// and each problem of a decisionGroups entry's selector (see
+// [NewSelector]).
+func Compile(gs clusterv1beta1.GroupStrategy, path *field.Path) (*Strategy, error) {
+	s, errs := compile(gs, path)
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
 	return s, nil
 }
 
-func compile(gs clusterv1beta1.GroupStrategy) (*Strategy, []error) {
+func compile(gs clusterv1beta1.GroupStrategy, path *field.Path) (*Strategy, []error) {
 	var errs []error
-	length, err := parseLength(gs.ClustersPerDecisionGroup)
+	length, err := parseLength(gs.ClustersPerDecisionGroup, path)
 	if err != nil {
 		errs = append(errs, err)
 	}
 	s := &Strategy{length: length, entries: make([]entry, 0, len(gs.DecisionGroups))}
 	for i, dg := range gs.DecisionGroups {
-		path := fmt.Sprintf("%s[%d] (%q).groupClusterSelector", decisionGroupsField, i, dg.GroupName)
-		sel, err := NewSelector(path, dg.ClusterSelector.LabelSelector, dg.ClusterSelector.ClaimSelector)
-		if err != nil {
-			errs = append(errs, Problems(err)...)
+		at := func() *field.Path { return path.Child("decisionGroups").Index(i).Child("groupClusterSelector") }
+		sel, serrs := newSelector(dg.ClusterSelector.LabelSelector, dg.ClusterSelector.ClaimSelector, at)
+		if len(serrs) > 0 {
+			errs = append(errs, serrs...)
 			continue
 		}
 		s.entries = append(s.entries, entry{name: dg.GroupName, selector: sel})
@@ -93,7 +88,9 @@ type Division struct {
 
 // Divide divides clusters into decision groups (see the package
 // documentation for the rules). clusters is not modified and may be in any
-// order. An empty cluster name or a name given twice is an error.
+// order. An empty cluster name or a name given twice is an error: a
+// *field.Error whose path is the cluster's place in clusters,
+// clusters[3].Name.
 func (s *Strategy) Divide(clusters []Cluster) (Division, error) {
 	sorted, errs := sortClusters(clusters)
 	if len(errs) > 0 {
@@ -169,10 +166,13 @@ func (s *Strategy) divideSorted(sorted []Cluster) Division {
 }
 
 // Divide divides clusters into the decision groups of gs: [Compile]
-// followed by [Strategy.Divide]. The error reports the problems of both the
-// strategy and the cluster list at once; no groups are returned with it.
+// followed by [Strategy.Divide]. The error joins the problems of both the
+// strategy and the cluster list, each a *field.Error: the strategy's paths
+// start at gs's fields (clustersPerDecisionGroup,
+// decisionGroups[1].groupClusterSelector...), the clusters' at clusters.
+// No groups are returned with it.
 func Divide(gs clusterv1beta1.GroupStrategy, clusters []Cluster) ([]Group, error) {
-	s, errs := compile(gs)
+	s, errs := compile(gs, nil)
 	sorted, cerrs := sortClusters(clusters)
 	errs = append(errs, cerrs...)
 	if len(errs) > 0 {

@@ -14,7 +14,6 @@ import (
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 
 	"github.com/rolloutkit/rolloutkit/clock/fake"
-	"github.com/rolloutkit/rolloutkit/grouping"
 	"github.com/rolloutkit/rolloutkit/placement"
 )
 
@@ -150,10 +149,10 @@ func TestScheduleHubSetErrors(t *testing.T) {
 		want     []string
 	}{
 		{"a bad selectorType", bindings("ns/bad-type"), []string{
-			`placement "ns/p": managedclusterset "bad-type": spec.clusterSelector.selectorType: Unsupported value: "Everything": supported values: "ExclusiveClusterSetLabel", "LabelSelector"`,
+			`managedclusterset "bad-type": spec.clusterSelector.selectorType: Unsupported value: "Everything": supported values: "ExclusiveClusterSetLabel", "LabelSelector"`,
 		}},
 		{"a bad label selector", bindings("ns/bad-selector"), []string{
-			`placement "ns/p": managedclusterset "bad-selector": spec.clusterSelector.labelSelector: Invalid value:`,
+			`managedclusterset "bad-selector": spec.clusterSelector.labelSelector: Invalid value:`,
 		}},
 		{"both, in name order", bindings("ns/bad-type", "ns/bad-selector"), []string{
 			`managedclusterset "bad-selector"`, `managedclusterset "bad-type"`,
@@ -181,7 +180,7 @@ func TestScheduleHubSetErrors(t *testing.T) {
 			}
 			require.Error(t, err)
 			assert.Equal(t, placement.Result{}, res)
-			problems := grouping.Problems(err)
+			problems := problems(t, `placement "ns/p"`, err)
 			require.Len(t, problems, len(tt.want), "%v", err)
 			for i, pr := range problems {
 				assert.Contains(t, pr.Error(), tt.want[i])
@@ -198,17 +197,17 @@ func TestScheduleHubInputErrors(t *testing.T) {
 		want []string
 	}{
 		{"nil set", func(h *placement.Hub) { h.ClusterSets = append(h.ClusterSets, nil) },
-			[]string{`placement "ns/p": clusterSets[1]: nil ManagedClusterSet: want a ManagedClusterSet`}},
+			[]string{`clusterSets[1]: nil ManagedClusterSet: want a ManagedClusterSet`}},
 		{"nil binding", func(h *placement.Hub) { h.Bindings = append(h.Bindings, nil) },
-			[]string{`placement "ns/p": bindings[1]: nil ManagedClusterSetBinding`}},
+			[]string{`bindings[1]: nil ManagedClusterSetBinding`}},
 		{"nil score", func(h *placement.Hub) { h.Scores = append(h.Scores, nil) },
-			[]string{`placement "ns/p": scores[0]: nil AddOnPlacementScore`}},
+			[]string{`scores[0]: nil AddOnPlacementScore`}},
 		{"nil decision", func(h *placement.Hub) { h.Decisions = append(h.Decisions, nil) },
-			[]string{`placement "ns/p": decisions[0]: nil PlacementDecision`}},
+			[]string{`decisions[0]: nil PlacementDecision`}},
 		{"unnamed set", func(h *placement.Hub) { h.ClusterSets = append(h.ClusterSets, exclusiveSet("")) },
-			[]string{`placement "ns/p": clusterSets[1]: ManagedClusterSet with an empty name`}},
+			[]string{`clusterSets[1]: ManagedClusterSet with an empty name`}},
 		{"nil cluster", func(h *placement.Hub) { h.Clusters = append(h.Clusters, nil) },
-			[]string{`placement "ns/p": clusters[1]: nil ManagedCluster`}},
+			[]string{`clusters[1]: nil ManagedCluster`}},
 		{
 			"duplicates, each once, in name order",
 			func(h *placement.Hub) {
@@ -218,11 +217,11 @@ func TestScheduleHubInputErrors(t *testing.T) {
 				h.Bindings = append(h.Bindings, binding("ns", "global"))
 			},
 			[]string{
-				`placement "ns/p": duplicate PlacementDecision "ns/p-decision-1": want each once`,
-				`placement "ns/p": duplicate AddOnPlacementScore "a/s"`,
-				`placement "ns/p": duplicate ManagedClusterSet "global"`,
-				`placement "ns/p": duplicate ManagedClusterSet "z"`,
-				`placement "ns/p": duplicate ManagedClusterSetBinding "ns/global"`,
+				`duplicate PlacementDecision "ns/p-decision-1": want each once`,
+				`duplicate AddOnPlacementScore "a/s"`,
+				`duplicate ManagedClusterSet "global"`,
+				`duplicate ManagedClusterSet "z"`,
+				`duplicate ManagedClusterSetBinding "ns/global"`,
 			},
 		},
 	}
@@ -234,7 +233,7 @@ func TestScheduleHubInputErrors(t *testing.T) {
 			res, err := placement.ScheduleHub(newPlacement(intstr.IntOrString{}, nil), hub)
 			require.Error(t, err)
 			assert.Equal(t, placement.Result{}, res)
-			problems := grouping.Problems(err)
+			problems := problems(t, `placement "ns/p"`, err)
 			require.Len(t, problems, len(tt.want), "%v", err)
 			for i, pr := range problems {
 				assert.Contains(t, pr.Error(), tt.want[i])

@@ -3,14 +3,17 @@ package placement
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 
 	"github.com/rolloutkit/rolloutkit/grouping"
-	"github.com/rolloutkit/rolloutkit/internal/field"
 )
 
 // config is a Placement's spec, parsed once: the compiled predicates, the
@@ -29,9 +32,14 @@ type config struct {
 	length intstr.IntOrString
 
 	// Problems, each in spec order; not yet placed in the Placement.
-	numberErrs, predicateErrs, prioritizerErrs, tolerationErrs, strategyErrs []error
-	// OCM's messages for the first prioritizer and toleration problem.
-	prioritizerMessage, tolerationMessage string
+	numberErrs, predicateErrs, prioritizerErrs, tolerationErrs []error
+	// strategyErr joins the problems of the group strategy; lengthErr is
+	// the first of them when it is about clustersPerDecisionGroup.
+	strategyErr error
+	lengthErr   *field.Error
+	// OCM's messages for the first problem of the predicates, the
+	// prioritizers, the tolerations and the decision groups' selectors.
+	predicateMessage, prioritizerMessage, tolerationMessage, groupsMessage string
 	// refusals are what rolloutkit does not model (CEL selectors) or OCM
 	// does not read (a bad spreadPolicy): OCM would write a status, but
 	// there is none to give.
@@ -49,33 +57,57 @@ func parseConfig(spec *clusterv1beta1.PlacementSpec) config {
 	c.tolerationErrs, c.tolerationMessage = checkTolerations(spec.Tolerations)
 	if n := spec.NumberOfClusters; n != nil {
 		if *n < 0 {
-			c.numberErrs = append(c.numberErrs, &field.Error{
-				Field: "numberOfClusters", Value: strconv.Itoa(int(*n)), Want: "a non-negative integer",
-			})
+			c.numberErrs = append(c.numberErrs, field.Invalid(field.NewPath("spec", "numberOfClusters"), *n, "want a non-negative integer"))
 		} else {
 			c.number = int(*n)
 		}
 	}
-	c.predicates = make([]grouping.Selector, 0, len(spec.Predicates))
-	for i, pr := range spec.Predicates {
-		path := fmt.Sprintf("predicates[%d].requiredClusterSelector", i)
-		sel, err := grouping.NewSelector(path, pr.RequiredClusterSelector.LabelSelector, pr.RequiredClusterSelector.ClaimSelector)
+	c.parsePredicates(spec.Predicates)
+	c.parseGroupStrategy(spec.DecisionStrategy.GroupStrategy)
+	return c
+}
+
+// parsePredicates compiles spec.predicates; a predicate that does not
+// compile is left out, its problems kept.
+func (c *config) parsePredicates(predicates []clusterv1beta1.ClusterPredicate) {
+	c.predicates = make([]grouping.Selector, 0, len(predicates))
+	for i, pr := range predicates {
+		rs := pr.RequiredClusterSelector
+		sel, err := grouping.NewSelector(rs.LabelSelector, rs.ClaimSelector,
+			field.NewPath("spec", "predicates").Index(i).Child("requiredClusterSelector"))
 		if err != nil {
-			c.predicateErrs = append(c.predicateErrs, grouping.Problems(err)...)
+			c.predicateErrs = append(c.predicateErrs, err)
+			if ocm := ocmSelectorError(rs.LabelSelector, rs.ClaimSelector); ocm != nil && c.predicateMessage == "" {
+				c.predicateMessage = ocm.Error()
+			}
 			continue
 		}
 		c.predicates = append(c.predicates, sel)
 	}
-	s, err := grouping.Compile(spec.DecisionStrategy.GroupStrategy)
-	c.strategy = s
-	c.strategyErrs = grouping.Problems(err)
-	return c
+}
+
+// parseGroupStrategy compiles spec.decisionStrategy.groupStrategy.
+func (c *config) parseGroupStrategy(gs clusterv1beta1.GroupStrategy) {
+	path := field.NewPath("spec", "decisionStrategy", "groupStrategy")
+	c.strategy, c.strategyErr = grouping.Compile(gs, path)
+	if c.strategyErr == nil {
+		return
+	}
+	if first := (*field.Error)(nil); errors.As(c.strategyErr, &first) && first.Field == path.Child("clustersPerDecisionGroup").String() {
+		c.lengthErr = first
+	}
+	for _, dg := range gs.DecisionGroups {
+		if err := ocmSelectorError(dg.ClusterSelector.LabelSelector, dg.ClusterSelector.ClaimSelector); err != nil {
+			c.groupsMessage = err.Error()
+			break
+		}
+	}
 }
 
 // misconfigured reports whether any field of the spec is unusable, in a
 // way OCM's scheduler reports (or would, for a negative numberOfClusters).
 func (c *config) misconfigured() bool {
-	return len(c.numberErrs)+len(c.predicateErrs)+len(c.prioritizerErrs)+len(c.tolerationErrs)+len(c.strategyErrs) > 0
+	return len(c.numberErrs)+len(c.predicateErrs)+len(c.prioritizerErrs)+len(c.tolerationErrs) > 0 || c.strategyErr != nil
 }
 
 // selects reports whether any predicate matches cl: predicates are ORed,
@@ -92,15 +124,14 @@ func (c *config) selects(cl grouping.Cluster) bool {
 	return false
 }
 
-// err joins every problem, each naming the Placement, in spec order.
-func (c *config) err(obj string) error {
-	var errs []error
-	for _, list := range [][]error{c.numberErrs, c.predicateErrs, c.prioritizerErrs, c.tolerationErrs, c.strategyErrs} {
-		for _, e := range list {
-			errs = append(errs, inObject(obj, e))
-		}
+// problems lists every problem of the spec, in spec order: each a
+// *field.Error, or a join of them for a selector or the group strategy.
+func (c *config) problems() []error {
+	errs := slices.Concat(c.numberErrs, c.predicateErrs, c.prioritizerErrs, c.tolerationErrs)
+	if c.strategyErr != nil {
+		errs = append(errs, c.strategyErr)
 	}
-	return errors.Join(errs...)
+	return errs
 }
 
 // ocmMessage is the PlacementMisconfigured message OCM's scheduling
@@ -111,17 +142,22 @@ func (c *config) err(obj string) error {
 // candidate; tolerationsChecked: a candidate matched the predicates); then
 // the prioritizer policy (no plugin name). It stops at the first problem,
 // and a decision strategy problem (found after scheduling, with no plugin
-// name) overrides them all.
+// name) overrides them all: clustersPerDecisionGroup first, then the
+// decision groups' selectors in spec order.
 func (c *config) ocmMessage(predicatesChecked, tolerationsChecked bool) string {
 	switch {
-	case len(c.strategyErrs) > 0:
-		if !isSelectorError(c.strategyErrs[0]) && c.length.Type == intstr.String && !ocmAcceptsLength(c.length.StrVal) {
+	case c.lengthErr != nil:
+		if c.length.Type == intstr.String && !ocmAcceptsLength(c.length.StrVal) {
 			// calculateLength's error.
 			return ":" + c.length.StrVal + " invalid type: string is not a percentage"
 		}
-		return ":" + ocmText(c.strategyErrs[0])
+		// OCM accepts what the CRD forbids (a negative integer, "0%",
+		// "150%"): the message is our own.
+		return ":" + c.lengthErr.Error()
+	case c.strategyErr != nil:
+		return ":" + c.groupsMessage
 	case len(c.predicateErrs) > 0 && predicatesChecked:
-		return "Predicate:" + ocmText(c.predicateErrs[0])
+		return "Predicate:" + c.predicateMessage
 	case len(c.tolerationErrs) > 0 && tolerationsChecked:
 		return "TaintToleration:" + c.tolerationMessage
 	case len(c.prioritizerErrs) > 0:
@@ -134,21 +170,25 @@ func (c *config) ocmMessage(predicatesChecked, tolerationsChecked bool) string {
 	return ""
 }
 
-// ocmText is OCM's text for one problem: apimachinery's error for a
-// selector. For a clustersPerDecisionGroup that OCM accepts but the CRD
-// pattern forbids (a negative integer, "0%", "150%", "7.5%"), OCM writes
-// nothing, and the text is our own.
-func ocmText(problem error) string {
-	var se *grouping.SelectorError
-	if errors.As(problem, &se) {
-		return se.Cause.Error()
+// ocmSelectorError is the error OCM meets first when it compiles a label
+// and claim selector pair (helpers.NewClusterSelector), nil when there is
+// none: metav1.LabelSelectorAsSelector's error for the first requirement
+// that does not compile, the label selector before the claim selector,
+// matchLabels before matchExpressions. OCM takes matchLabels in a map's
+// order; here they are taken by key, so that the message is stable.
+func ocmSelectorError(label metav1.LabelSelector, claim clusterv1beta1.ClusterClaimSelector) error {
+	for _, sel := range []metav1.LabelSelector{label, {MatchExpressions: claim.MatchExpressions}} {
+		for _, k := range slices.Sorted(maps.Keys(sel.MatchLabels)) {
+			one := metav1.LabelSelector{MatchLabels: map[string]string{k: sel.MatchLabels[k]}}
+			if _, err := metav1.LabelSelectorAsSelector(&one); err != nil {
+				return err
+			}
+		}
+		if _, err := metav1.LabelSelectorAsSelector(&metav1.LabelSelector{MatchExpressions: sel.MatchExpressions}); err != nil {
+			return err
+		}
 	}
-	return problem.Error()
-}
-
-func isSelectorError(problem error) bool {
-	var se *grouping.SelectorError
-	return errors.As(problem, &se)
+	return nil
 }
 
 // ocmAcceptsLength reports whether OCM's calculateLength parses the
@@ -162,16 +202,14 @@ func ocmAcceptsLength(s string) bool {
 	return err == nil
 }
 
-// inObject names obj as the object holding the field of problem.
-func inObject(obj string, problem error) error {
-	switch e := problem.(type) {
-	case *grouping.SelectorError:
-		return e.In(obj)
-	case *field.Error:
-		return e.In(obj)
-	default:
-		return fmt.Errorf("%s: %w", obj, problem)
+// about names, once, the object that problems are about:
+// `placement "ns/p": spec.numberOfClusters: ...`; nil when there are
+// none. errors.As finds each problem.
+func about(object string, problems ...error) error {
+	if len(problems) == 0 {
+		return nil
 	}
+	return fmt.Errorf("%s: %w", object, errors.Join(problems...))
 }
 
 // objectName formats `kind "namespace/name"` (or `kind "name"` with no

@@ -1,11 +1,14 @@
 package placement_test
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	"sigs.k8s.io/yaml"
@@ -153,9 +156,11 @@ spec:
 }
 
 // ExampleScheduler_Schedule_misconfigured schedules a Placement whose
-// clustersPerDecisionGroup is not a number: it gets an error naming the
-// field and the value, and the status OCM would write, stamped by the
-// Scheduler's clock.
+// numberOfClusters is negative and whose clustersPerDecisionGroup is not a
+// number: it gets an error naming the Placement once and each problem as a
+// *field.Error (its path, the value, what was wanted), and the status OCM
+// would write, with OCM's message for the problem OCM meets, stamped by
+// the Scheduler's clock.
 func ExampleScheduler_Schedule_misconfigured() {
 	p := &clusterv1beta1.Placement{
 		ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "ns"},
@@ -163,13 +168,20 @@ func ExampleScheduler_Schedule_misconfigured() {
 			GroupStrategy: clusterv1beta1.GroupStrategy{ClustersPerDecisionGroup: intstr.FromString("ten")},
 		}},
 	}
+	p.Spec.NumberOfClusters = ptr.To(int32(-1))
 	s := placement.Scheduler{Clock: fake.New(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))}
 	res, err := s.Schedule(p, nil)
 	fmt.Println(err)
+	var fe *field.Error
+	if errors.As(err, &fe) {
+		fmt.Printf("fix %s: got %v, %s\n", fe.Field, fe.BadValue, fe.Detail)
+	}
 	c := res.Status.Conditions[0]
 	fmt.Printf("%s=%s %s: %s at %s\n", c.Type, c.Status, c.Reason, c.Message, c.LastTransitionTime.UTC().Format(time.RFC3339))
 	// Output:
-	// placement "ns/p": decisionStrategy.groupStrategy.clustersPerDecisionGroup "ten": want a positive integer or a percentage 1%-100%
+	// placement "ns/p": spec.numberOfClusters: Invalid value: -1: want a non-negative integer
+	// spec.decisionStrategy.groupStrategy.clustersPerDecisionGroup: Invalid value: "ten": want a positive integer or a percentage 1%-100%
+	// fix spec.numberOfClusters: got -1, want a non-negative integer
 	// PlacementMisconfigured=True Misconfigured: :ten invalid type: string is not a percentage at 2026-11-30T12:00:00Z
 }
 

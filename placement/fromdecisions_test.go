@@ -135,7 +135,7 @@ func TestGroupsFromDecisionsErrors(t *testing.T) {
 			got, err := placement.GroupsFromDecisions(tt.in)
 			require.Error(t, err)
 			assert.Nil(t, got)
-			problems := grouping.Problems(err)
+			problems := flatten(err)
 			require.Len(t, problems, len(tt.want), "%v", err)
 			for i, p := range problems {
 				assert.Contains(t, p.Error(), tt.want[i])

@@ -1,11 +1,13 @@
 package placement_test
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -158,6 +160,31 @@ func deepCopyClusters(in []*clusterv1.ManagedCluster) []*clusterv1.ManagedCluste
 	out := make([]*clusterv1.ManagedCluster, len(in))
 	for i, c := range in {
 		out[i] = c.DeepCopy() // nil stays nil
+	}
+	return out
+}
+
+// problems requires err to name object once, around all its problems, and
+// returns them: the joins inside flattened, in order.
+func problems(t *testing.T, object string, err error) []error {
+	t.Helper()
+	require.Error(t, err)
+	require.True(t, strings.HasPrefix(err.Error(), object+": "), "%q does not start with %s", err, object)
+	assert.Equal(t, 1, strings.Count(err.Error(), object), "%q names %s more than once", err, object)
+	inner := errors.Unwrap(err)
+	require.NotNil(t, inner, "%q wraps nothing", err)
+	return flatten(inner)
+}
+
+// flatten lists the errors that err joins, and those they join, in order.
+func flatten(err error) []error {
+	j, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return []error{err}
+	}
+	var out []error
+	for _, e := range j.Unwrap() {
+		out = append(out, flatten(e)...)
 	}
 	return out
 }

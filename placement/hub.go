@@ -74,17 +74,10 @@ func (s Scheduler) ScheduleHub(p *clusterv1beta1.Placement, hub Hub) (Result, er
 	return s.schedule(p, &cfg, &f, &sets, obj)
 }
 
-// refuse joins the problems that leave no Result: those of the input,
-// then every problem of the spec.
+// refuse joins the problems that leave no Result, in the Placement's
+// name: those of the input, then every problem of the spec.
 func refuse(obj string, inputErrs []error, cfg *config) error {
-	errs := make([]error, 0, len(inputErrs)+len(cfg.refusals)+1)
-	for _, e := range inputErrs {
-		errs = append(errs, fmt.Errorf("%s: %w", obj, e))
-	}
-	for _, e := range cfg.refusals {
-		errs = append(errs, fmt.Errorf("%s: %w", obj, e))
-	}
-	return errors.Join(append(errs, cfg.err(obj))...)
+	return about(obj, slices.Concat(inputErrs, cfg.refusals, cfg.problems())...)
 }
 
 // checkObjects reports nil and unnamed entries of objs (the field list of

@@ -159,8 +159,10 @@ func TestScheduleCELRefused(t *testing.T) {
 			require.True(t, errors.As(err, &fe))
 			assert.Equal(t, "spec.predicates[1].requiredClusterSelector.celSelector.celExpressions", fe.Field)
 			assert.Equal(t, field.ErrorTypeForbidden, fe.Type)
-			assert.Contains(t, err.Error(), `placement "ns/p": spec.predicates[1].requiredClusterSelector.celSelector.celExpressions: Forbidden: `)
-			assert.Contains(t, err.Error(), `placement "ns/p": decisionStrategy.groupStrategy.clustersPerDecisionGroup "x"`)
+			problems := problems(t, `placement "ns/p"`, err)
+			require.Len(t, problems, 2, "%v", err)
+			assert.Contains(t, problems[0].Error(), `spec.predicates[1].requiredClusterSelector.celSelector.celExpressions: Forbidden: `)
+			assert.Equal(t, `spec.decisionStrategy.groupStrategy.clustersPerDecisionGroup: Invalid value: "x": want a positive integer or a percentage 1%-100%`, problems[1].Error())
 		})
 	}
 }

@@ -15,7 +15,6 @@ import (
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 
 	"github.com/rolloutkit/rolloutkit/clock/fake"
-	"github.com/rolloutkit/rolloutkit/grouping"
 	"github.com/rolloutkit/rolloutkit/placement"
 )
 
@@ -113,7 +112,7 @@ func TestSchedulePrioritizerPolicyMisconfigured(t *testing.T) {
 			p.Spec.PrioritizerPolicy = tt.policy
 			res, err := placement.Scheduler{Clock: fake.New(seedTime())}.Schedule(p, []*clusterv1.ManagedCluster{mc("a")})
 			require.Error(t, err)
-			problems := grouping.Problems(err)
+			problems := problems(t, `placement "ns/p"`, err)
 			require.Len(t, problems, len(tt.paths), "%v", err)
 			for i, pr := range problems {
 				var fe *field.Error

@@ -48,8 +48,11 @@ func Schedule(p *clusterv1beta1.Placement, clusters []*clusterv1.ManagedCluster)
 // A misconfigured Placement (a selector that does not compile, a bad
 // clustersPerDecisionGroup, a negative numberOfClusters, a toleration or a
 // prioritizerPolicy OCM refuses) gives an error listing every problem, each
-// a *FieldError (or an apimachinery *field.Error) naming the Placement, AND
-// a Result with what OCM would write in that case: PlacementMisconfigured
+// an apimachinery *field.Error whose path points into the Placement
+// (spec.numberOfClusters, spec.predicates[0].requiredClusterSelector...),
+// joined with errors.Join under the Placement's name, given once
+// (`placement "ns/name": ...`), AND a Result with what OCM would write in
+// that case: PlacementMisconfigured
 // True, reason Misconfigured, with OCM's message for the first problem it
 // would meet ("Predicate:<apimachinery error>" for a predicate,
 // "TaintToleration:<message>" for a toleration, ":<message>" for the
@@ -95,7 +98,7 @@ func (s Scheduler) schedule(p *clusterv1beta1.Placement, cfg *config, f *fleet, 
 	res.Status.NumberOfSelectedClusters = int32(len(selected))
 	res.Status.DecisionGroups = []clusterv1beta1.DecisionGroupStatus{}
 	var div grouping.Division
-	if len(cfg.strategyErrs) == 0 {
+	if cfg.strategyErr == nil {
 		// selected is sorted with unique names: Divide cannot fail.
 		var err error
 		if div, err = cfg.strategy.Divide(selected); err != nil {
@@ -115,7 +118,7 @@ func (s Scheduler) schedule(p *clusterv1beta1.Placement, cfg *config, f *fleet, 
 		res.RecheckAfter = ch.recheck.Sub(now)
 	}
 	if cfg.misconfigured() {
-		return res, cfg.err(obj)
+		return res, about(obj, cfg.problems()...)
 	}
 	res.Warnings = append(warnings, divisionWarnings(&p.Spec.DecisionStrategy.GroupStrategy, div)...)
 	return res, nil

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
@@ -379,8 +380,8 @@ func TestScheduleMisconfigured(t *testing.T) {
 			edit: func(p *clusterv1beta1.Placement) {
 				p.Spec.Predicates = []clusterv1beta1.ClusterPredicate{labelPredicate(), badPredicate}
 			},
-			problems: []string{`placement "ns/p": predicates[1].requiredClusterSelector.labelSelector.matchExpressions[0] ` +
-				`"{key: environment, operator: Equals, values: [prod]}": want a valid label selector requirement: "Equals" is not a valid label selector operator`},
+			problems: []string{`spec.predicates[1].requiredClusterSelector.labelSelector.matchExpressions[0].operator: ` +
+				`Unsupported value: "Equals": supported values: "In", "NotIn", "Exists", "DoesNotExist"`},
 			message:   `Predicate:"Equals" is not a valid label selector operator`,
 			groups:    []grouping.Group{group("", 0)},
 			decisions: 1,
@@ -391,7 +392,7 @@ func TestScheduleMisconfigured(t *testing.T) {
 			edit: func(p *clusterv1beta1.Placement) {
 				p.Spec.DecisionStrategy.GroupStrategy.ClustersPerDecisionGroup = intstr.FromString("7x")
 			},
-			problems:  []string{`placement "ns/p": decisionStrategy.groupStrategy.clustersPerDecisionGroup "7x": want a positive integer or a percentage 1%-100%`},
+			problems:  []string{`spec.decisionStrategy.groupStrategy.clustersPerDecisionGroup: Invalid value: "7x": want a positive integer or a percentage 1%-100%`},
 			message:   ":7x invalid type: string is not a percentage",
 			clusters:  []string{"a", "b"},
 			satisfied: "AllDecisionsScheduled",
@@ -401,8 +402,8 @@ func TestScheduleMisconfigured(t *testing.T) {
 			edit: func(p *clusterv1beta1.Placement) {
 				p.Spec.DecisionStrategy.GroupStrategy.ClustersPerDecisionGroup = intstr.FromInt32(-3)
 			},
-			problems:  []string{`placement "ns/p": decisionStrategy.groupStrategy.clustersPerDecisionGroup "-3": want a positive integer or a percentage 1%-100%`},
-			message:   `:decisionStrategy.groupStrategy.clustersPerDecisionGroup "-3": want a positive integer or a percentage 1%-100%`,
+			problems:  []string{`spec.decisionStrategy.groupStrategy.clustersPerDecisionGroup: Invalid value: -3: want a positive integer or a percentage 1%-100%`},
+			message:   `:spec.decisionStrategy.groupStrategy.clustersPerDecisionGroup: Invalid value: -3: want a positive integer or a percentage 1%-100%`,
 			clusters:  []string{"a", "b"},
 			satisfied: "AllDecisionsScheduled",
 		},
@@ -411,8 +412,8 @@ func TestScheduleMisconfigured(t *testing.T) {
 			edit: func(p *clusterv1beta1.Placement) {
 				p.Spec.DecisionStrategy.GroupStrategy.ClustersPerDecisionGroup = intstr.FromString("0%")
 			},
-			problems:  []string{`placement "ns/p": decisionStrategy.groupStrategy.clustersPerDecisionGroup "0%": want a positive integer or a percentage 1%-100%`},
-			message:   `:decisionStrategy.groupStrategy.clustersPerDecisionGroup "0%": want a positive integer or a percentage 1%-100%`,
+			problems:  []string{`spec.decisionStrategy.groupStrategy.clustersPerDecisionGroup: Invalid value: "0%": want a positive integer or a percentage 1%-100%`},
+			message:   `:spec.decisionStrategy.groupStrategy.clustersPerDecisionGroup: Invalid value: "0%": want a positive integer or a percentage 1%-100%`,
 			clusters:  []string{"a", "b"},
 			satisfied: "AllDecisionsScheduled",
 		},
@@ -421,8 +422,8 @@ func TestScheduleMisconfigured(t *testing.T) {
 			edit: func(p *clusterv1beta1.Placement) {
 				p.Spec.DecisionStrategy.GroupStrategy.DecisionGroups = []clusterv1beta1.DecisionGroup{envGroup("dev"), badGroup}
 			},
-			problems: []string{`placement "ns/p": decisionStrategy.groupStrategy.decisionGroups[1] ("stg").groupClusterSelector.claimSelector.matchExpressions[0] ` +
-				`"{key: platform, operator: In}": want a valid claim selector requirement: values: Invalid value:`},
+			problems: []string{"spec.decisionStrategy.groupStrategy.decisionGroups[1].groupClusterSelector.claimSelector.matchExpressions[0].values: " +
+				"Required value: must be specified when `operator` is 'In' or 'NotIn'"},
 			message:   ":values: Invalid value:",
 			clusters:  []string{"a", "b"},
 			satisfied: "AllDecisionsScheduled",
@@ -436,19 +437,21 @@ func TestScheduleMisconfigured(t *testing.T) {
 				p.Spec.DecisionStrategy.GroupStrategy.DecisionGroups = []clusterv1beta1.DecisionGroup{badGroup}
 			},
 			problems: []string{
-				`placement "ns/p": numberOfClusters "-1": want a non-negative integer`,
-				`placement "ns/p": predicates[0].requiredClusterSelector.labelSelector.matchExpressions[0]`,
-				`placement "ns/p": decisionStrategy.groupStrategy.clustersPerDecisionGroup "150%"`,
-				`placement "ns/p": decisionStrategy.groupStrategy.decisionGroups[0] ("stg")`,
+				`spec.numberOfClusters: Invalid value: -1: want a non-negative integer`,
+				`spec.predicates[0].requiredClusterSelector.labelSelector.matchExpressions[0].operator: ` +
+					`Unsupported value: "Equals": supported values: "In", "NotIn", "Exists", "DoesNotExist"`,
+				`spec.decisionStrategy.groupStrategy.clustersPerDecisionGroup: Invalid value: "150%": want a positive integer or a percentage 1%-100%`,
+				"spec.decisionStrategy.groupStrategy.decisionGroups[0].groupClusterSelector.claimSelector.matchExpressions[0].values: " +
+					"Required value: must be specified when `operator` is 'In' or 'NotIn'",
 			},
-			message:   `:decisionStrategy.groupStrategy.clustersPerDecisionGroup "150%": want a positive integer or a percentage 1%-100%`,
+			message:   `:spec.decisionStrategy.groupStrategy.clustersPerDecisionGroup: Invalid value: "150%": want a positive integer or a percentage 1%-100%`,
 			satisfied: "NoManagedClusterMatched",
 		},
 		{
 			name:      "negative numberOfClusters",
 			edit:      func(p *clusterv1beta1.Placement) { p.Spec.NumberOfClusters = ptr.To(int32(-1)) },
-			problems:  []string{`placement "ns/p": numberOfClusters "-1": want a non-negative integer`},
-			message:   `numberOfClusters "-1": want a non-negative integer`,
+			problems:  []string{`spec.numberOfClusters: Invalid value: -1: want a non-negative integer`},
+			message:   `spec.numberOfClusters: Invalid value: -1: want a non-negative integer`,
 			groups:    []grouping.Group{group("", 0)},
 			decisions: 1,
 			satisfied: "NoManagedClusterMatched",
@@ -462,13 +465,13 @@ func TestScheduleMisconfigured(t *testing.T) {
 			res, err := placement.Scheduler{Clock: fake.New(seedTime())}.Schedule(p, fleet)
 			require.Error(t, err)
 
-			problems := grouping.Problems(err)
+			problems := problems(t, `placement "ns/p"`, err)
 			require.Len(t, problems, len(tt.problems), "%v", err)
 			for i, pr := range problems {
-				assert.Contains(t, pr.Error(), tt.problems[i])
-				var fe *placement.FieldError
+				assert.Equal(t, tt.problems[i], pr.Error())
+				var fe *field.Error
 				require.True(t, errors.As(pr, &fe), "problem %d is a field error", i)
-				assert.Equal(t, `placement "ns/p"`, fe.Object)
+				assert.Same(t, fe, pr)
 			}
 
 			mis := condition(t, res.Status, clusterv1beta1.PlacementConditionMisconfigured)
@@ -578,19 +581,19 @@ func TestScheduleInputErrors(t *testing.T) {
 		want     []string
 	}{
 		{"nil placement", nil, []*clusterv1.ManagedCluster{mc("a")}, []string{"nil Placement"}},
-		{"nil cluster", newPlacement(intstr.IntOrString{}, nil), []*clusterv1.ManagedCluster{mc("a"), nil}, []string{`placement "ns/p": clusters[1]: nil ManagedCluster`}},
-		{"unnamed cluster", newPlacement(intstr.IntOrString{}, nil), []*clusterv1.ManagedCluster{mc("")}, []string{`placement "ns/p": clusters[0]: ManagedCluster with an empty name`}},
+		{"nil cluster", newPlacement(intstr.IntOrString{}, nil), []*clusterv1.ManagedCluster{mc("a"), nil}, []string{`clusters[1]: nil ManagedCluster`}},
+		{"unnamed cluster", newPlacement(intstr.IntOrString{}, nil), []*clusterv1.ManagedCluster{mc("")}, []string{`clusters[0]: ManagedCluster with an empty name`}},
 		{
 			"duplicates, each once",
 			newPlacement(intstr.IntOrString{}, nil),
 			[]*clusterv1.ManagedCluster{mc("b"), mc("a"), mc("b"), mc("b"), mc("a")},
-			[]string{`placement "ns/p": duplicate ManagedCluster "a"`, `placement "ns/p": duplicate ManagedCluster "b"`},
+			[]string{`duplicate ManagedCluster "a"`, `duplicate ManagedCluster "b"`},
 		},
 		{
 			"cluster and spec problems together",
 			newPlacement(intstr.FromString("x"), nil),
 			[]*clusterv1.ManagedCluster{nil},
-			[]string{`placement "ns/p": clusters[0]: nil ManagedCluster`, `placement "ns/p": decisionStrategy.groupStrategy.clustersPerDecisionGroup "x"`},
+			[]string{`clusters[0]: nil ManagedCluster`, `spec.decisionStrategy.groupStrategy.clustersPerDecisionGroup: Invalid value: "x"`},
 		},
 	}
 	for _, tt := range tests {
@@ -601,7 +604,11 @@ func TestScheduleInputErrors(t *testing.T) {
 			require.NotPanics(t, func() { res, err = placement.Schedule(tt.p, tt.clusters) })
 			require.Error(t, err)
 			assert.Equal(t, placement.Result{}, res)
-			problems := grouping.Problems(err)
+			if tt.p == nil {
+				assert.EqualError(t, err, "nil Placement: want a Placement to schedule")
+				return
+			}
+			problems := problems(t, `placement "ns/p"`, err)
 			require.Len(t, problems, len(tt.want), "%v", err)
 			for i, p := range problems {
 				assert.Contains(t, p.Error(), tt.want[i])

@@ -12,7 +12,6 @@ import (
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 
-	"github.com/rolloutkit/rolloutkit/grouping"
 	"github.com/rolloutkit/rolloutkit/placement"
 )
 
@@ -147,7 +146,7 @@ func TestScheduleSpreadRefused(t *testing.T) {
 	require.Error(t, err)
 	assert.Equal(t, placement.Result{}, res)
 	var paths []string
-	for _, pr := range grouping.Problems(err) {
+	for _, pr := range problems(t, `placement "ns/p"`, err) {
 		var fe *field.Error
 		require.True(t, errors.As(pr, &fe), "%v", pr)
 		paths = append(paths, fe.Field)
