@@ -62,15 +62,16 @@ func (c *config) choose(f *fleet, sets *boundSets, now time.Time) choice {
 	if len(c.tolerationErrs) > 0 && ch.tolerationsChecked || len(c.prioritizerErrs) > 0 {
 		return ch
 	}
-	feasible, drops, times := filterTaints(f, c.tolerations, matched, now)
+	feasible, drops := filterTaints(f, c.tolerations, matched, now)
 	ch.feasible, ch.drops = len(feasible), drops
 	var scoresExpire time.Time
 	ch.chosen, ch.byScore, scoresExpire = c.rank(f, feasible, now)
 	if c.number >= 0 {
 		ch.unscheduled = c.number - len(ch.chosen)
 	}
-	ch.expiring = expiringOf(ch.chosen, times)
-	ch.recheck = earliest(scoresExpire, recheckOf(f, c.tolerations, ch.chosen, times, now))
+	times := timesOf(f, c.tolerations, ch.chosen, now)
+	ch.expiring = expiringOf(times)
+	ch.recheck = earliest(scoresExpire, recheckOf(f, c.tolerations, times, now))
 	return ch
 }
 

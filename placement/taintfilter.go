@@ -21,10 +21,9 @@ type timed struct {
 }
 
 // filterTaints keeps the clusters of matched (ascending indices, filtered
-// in place) whose taints the tolerations tolerate at now. It also returns
-// the clusters dropped, and the clusters kept by tolerations that expire,
-// both in the order of matched.
-func filterTaints(f *fleet, ts []clusterv1beta1.Toleration, matched []int, now time.Time) (feasible []int, drops []drop, times []timed) {
+// in place) whose taints the tolerations tolerate at now, and returns the
+// clusters dropped, in the order of matched.
+func filterTaints(f *fleet, ts []clusterv1beta1.Toleration, matched []int, now time.Time) (feasible []int, drops []drop) {
 	feasible = matched[:0]
 	for _, i := range matched {
 		if !f.meta[i].tainted {
@@ -37,23 +36,36 @@ func filterTaints(f *fleet, ts []clusterv1beta1.Toleration, matched []int, now t
 			continue
 		}
 		feasible = append(feasible, i)
-		if !t.requeue.IsZero() || !t.until.IsZero() {
-			times = append(times, timed{cluster: i, requeue: t.requeue, until: t.until})
-		}
 	}
-	return feasible, drops, times
+	return feasible, drops
 }
 
-// expiringOf returns the chosen clusters (ascending) that times says stop
-// being tolerated some day.
-func expiringOf(chosen []int, times []timed) []timed {
+// timesOf returns the chosen clusters (ascending) that tolerations with
+// tolerationSeconds keep, with when they stop, in the same order. A chosen
+// cluster is read as one of the Placement's decisions, which it is once
+// the result is written: a NoSelectIfNew taint then needs no toleration.
+func timesOf(f *fleet, ts []clusterv1beta1.Toleration, chosen []int, now time.Time) []timed {
+	if !expiring(ts) {
+		return nil
+	}
 	var out []timed
-	k := 0
-	for _, t := range times {
-		for k < len(chosen) && chosen[k] < t.cluster {
-			k++
+	for _, i := range chosen {
+		if !f.meta[i].tainted {
+			continue
 		}
-		if k < len(chosen) && chosen[k] == t.cluster && !t.until.IsZero() {
+		if t := tolerate(f.managed(i), ts, always, now); t.tolerated && (!t.requeue.IsZero() || !t.until.IsZero()) {
+			out = append(out, timed{cluster: i, requeue: t.requeue, until: t.until})
+		}
+	}
+	return out
+}
+
+// expiringOf returns the clusters of times that stop being tolerated some
+// day.
+func expiringOf(times []timed) []timed {
+	var out []timed
+	for _, t := range times {
+		if !t.until.IsZero() {
 			out = append(out, t)
 		}
 	}
@@ -63,25 +75,16 @@ func expiringOf(chosen []int, times []timed) []timed {
 // recheckOf is when OCM's scheduler would look at the Placement again for
 // its tolerations: the earliest expiry of a toleration that keeps a
 // cluster of the Placement's own decisions, each taint counting the first
-// toleration that tolerates it. The chosen clusters count too, so that a
-// first schedule, before any decision is written, already says when.
-func recheckOf(f *fleet, ts []clusterv1beta1.Toleration, chosen []int, times []timed, now time.Time) time.Time {
-	expiring := false
-	for i := range ts {
-		expiring = expiring || ts[i].TolerationSeconds != nil
-	}
-	if !expiring {
+// toleration that tolerates it. The chosen clusters (times) count too, as
+// OCM counts them at its next pass, once they are in the decisions: a
+// first schedule already says when.
+func recheckOf(f *fleet, ts []clusterv1beta1.Toleration, times []timed, now time.Time) time.Time {
+	if !expiring(ts) {
 		return time.Time{}
 	}
 	var at time.Time
-	k := 0
 	for _, t := range times {
-		for k < len(chosen) && chosen[k] < t.cluster {
-			k++
-		}
-		if k < len(chosen) && chosen[k] == t.cluster {
-			at = earliest(at, t.requeue)
-		}
+		at = earliest(at, t.requeue)
 	}
 	for name := range f.own {
 		if i := f.find(name); i >= 0 {
@@ -91,6 +94,16 @@ func recheckOf(f *fleet, ts []clusterv1beta1.Toleration, chosen []int, times []t
 		}
 	}
 	return at
+}
+
+// expiring reports whether some toleration has tolerationSeconds.
+func expiring(ts []clusterv1beta1.Toleration) bool {
+	for i := range ts {
+		if ts[i].TolerationSeconds != nil {
+			return true
+		}
+	}
+	return false
 }
 
 func always() bool { return true }

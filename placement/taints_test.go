@@ -116,6 +116,15 @@ func TestScheduleTaints(t *testing.T) {
 			kept:        true,
 		},
 		{
+			// Once the result is written the cluster is among the
+			// decisions, where its NoSelectIfNew taint needs no toleration:
+			// the expiry changes nothing, as OCM's next pass finds.
+			name:        "NoSelectIfNew tolerated for a while keeps a new cluster for good",
+			taints:      []clusterv1.Taint{taint("draining", "", clusterv1.TaintEffectNoSelectIfNew, now)},
+			tolerations: []clusterv1beta1.Toleration{toleration("", clusterv1beta1.TolerationOpExists, "", "", 60)},
+			kept:        true,
+		},
+		{
 			name:   "an unknown effect needs a toleration",
 			taints: []clusterv1.Taint{taint("x", "", "NoSchedule", hourAgo)},
 			warnings: []placement.Warning{{Kind: placement.Tainted,
