@@ -7,10 +7,10 @@ import (
 	"strconv"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 
 	"github.com/rolloutkit/rolloutkit/grouping"
-	"github.com/rolloutkit/rolloutkit/internal/field"
 )
 
 // GroupsFromDecisions rebuilds the decision groups from existing
@@ -21,51 +21,30 @@ import (
 // empty name). The PlacementDecisions of one group are merged: their
 // clusters are de-duplicated and sorted; empty decisions (placeholders) are
 // skipped. Groups come in ascending index order; indices need not be
-// contiguous. ds may be in any order and is not modified.
+// contiguous. decisions may be in any order and is not modified.
 //
-// The error lists every problem: a nil entry; a missing or malformed index
-// label, quoting the value and naming the PlacementDecision; one index with
-// two names; PlacementDecisions of more than one Placement.
-func GroupsFromDecisions(ds []*clusterv1beta1.PlacementDecision) ([]grouping.Group, error) {
-	type group struct {
-		name, namedBy string
-		clusters      []string
-	}
-	byIndex := make(map[int32]*group)
+// The error lists every problem: a nil entry; then, under the name of
+// each PlacementDecision that has them, its problems, each a *field.Error
+// about one of its labels: a missing or malformed index label (quoting the
+// value), a name label that differs from another PlacementDecision's of
+// the same index, a placement label that differs from the first
+// PlacementDecision's.
+//
+//	placementdecision "ns/p-decision-1": metadata.labels[cluster.open-cluster-management.io/decision-group-index]: Invalid value: "one": want a decision group index, an integer 0-2147483647
+func GroupsFromDecisions(decisions []*clusterv1beta1.PlacementDecision) ([]grouping.Group, error) {
+	byIndex := make(map[int32]*decidedGroup)
 	var errs []error
-	var owner, ownerSeenIn string
-	for i, d := range ds {
+	var first *clusterv1beta1.PlacementDecision // the first of them, whose Placement they all must be of
+	for i, d := range decisions {
 		if d == nil {
-			errs = append(errs, fmt.Errorf("placementDecisions[%d]: nil PlacementDecision: want a PlacementDecision", i))
+			errs = append(errs, fmt.Errorf("decisions[%d]: nil PlacementDecision: want a PlacementDecision", i))
 			continue
 		}
-		obj := objectName("placementdecision", d.Namespace, d.Name)
-		if o := objectName("placement", d.Namespace, d.Labels[clusterv1beta1.PlacementLabel]); owner == "" {
-			owner, ownerSeenIn = o, obj
-		} else if o != owner {
-			errs = append(errs, fmt.Errorf("%s belongs to %s but %s belongs to %s: want the PlacementDecisions of one Placement",
-				obj, o, ownerSeenIn, owner))
+		if first == nil {
+			first = d
 		}
-		raw, ok := d.Labels[clusterv1beta1.DecisionGroupIndexLabel]
-		index, err := parseGroupIndex(raw, ok)
-		if err != nil {
-			errs = append(errs, err.In(obj))
-			continue
-		}
-		name := d.Labels[clusterv1beta1.DecisionGroupNameLabel]
-		g := byIndex[index]
-		switch {
-		case g == nil:
-			g = &group{name: name, namedBy: obj}
-			byIndex[index] = g
-		case g.name != name:
-			errs = append(errs, fmt.Errorf("%s: decision group %d is named %q, but %q in %s: want one name per group index",
-				obj, index, name, g.name, g.namedBy))
-		}
-		for _, dec := range d.Status.Decisions {
-			if dec.ClusterName != "" {
-				g.clusters = append(g.clusters, dec.ClusterName)
-			}
+		if problems := readDecision(d, first, byIndex); len(problems) > 0 {
+			errs = append(errs, about(objectName("placementdecision", d.Namespace, d.Name), problems...))
 		}
 	}
 	if len(errs) > 0 {
@@ -90,24 +69,66 @@ func GroupsFromDecisions(ds []*clusterv1beta1.PlacementDecision) ([]grouping.Gro
 	return out, nil
 }
 
-// parseGroupIndex parses a decision-group-index label value: decimal digits
-// only (no sign), within int32.
-func parseGroupIndex(raw string, present bool) (int32, *field.Error) {
-	fe := &field.Error{
-		Field: fmt.Sprintf("metadata.labels[%q]", clusterv1beta1.DecisionGroupIndexLabel),
-		Value: raw,
-		Want:  "a decision group index, an integer 0-2147483647",
+// decidedGroup is a decision group as its PlacementDecisions say: its
+// name, the PlacementDecision that first named it, its clusters.
+type decidedGroup struct {
+	name     string
+	namedBy  *clusterv1beta1.PlacementDecision
+	clusters []string
+}
+
+// readDecision adds d's clusters to its group in byIndex, and returns the
+// problems of d's labels: a Placement other than first's, an index label
+// that is missing or malformed, a name that its group has not.
+func readDecision(d, first *clusterv1beta1.PlacementDecision, byIndex map[int32]*decidedGroup) []error {
+	var problems []error
+	if owner := placementOf(d); owner != placementOf(first) {
+		problems = append(problems, field.Invalid(labelPath(clusterv1beta1.PlacementLabel), d.Labels[clusterv1beta1.PlacementLabel],
+			"want the PlacementDecisions of one Placement: "+objectName("placementdecision", first.Namespace, first.Name)+
+				" is of "+placementOf(first)))
 	}
-	if !present {
-		fe.Want += " (the label is missing)"
-		return 0, fe
-	}
-	if raw == "" || strings.TrimLeft(raw, "0123456789") != "" {
-		return 0, fe
-	}
-	n, err := strconv.ParseInt(raw, 10, 32)
+	index, err := parseGroupIndex(d.Labels)
 	if err != nil {
-		return 0, fe
+		return append(problems, err)
 	}
-	return int32(n), nil
+	name := d.Labels[clusterv1beta1.DecisionGroupNameLabel]
+	g := byIndex[index]
+	switch {
+	case g == nil:
+		g = &decidedGroup{name: name, namedBy: d}
+		byIndex[index] = g
+	case g.name != name:
+		return append(problems, field.Invalid(labelPath(clusterv1beta1.DecisionGroupNameLabel), name,
+			fmt.Sprintf("want one name per group index: group %d is named %q in %s",
+				index, g.name, objectName("placementdecision", g.namedBy.Namespace, g.namedBy.Name))))
+	}
+	for _, dec := range d.Status.Decisions {
+		if dec.ClusterName != "" {
+			g.clusters = append(g.clusters, dec.ClusterName)
+		}
+	}
+	return problems
+}
+
+// placementOf names the Placement that d says it is of.
+func placementOf(d *clusterv1beta1.PlacementDecision) string {
+	return objectName("placement", d.Namespace, d.Labels[clusterv1beta1.PlacementLabel])
+}
+
+func labelPath(key string) *field.Path { return field.NewPath("metadata", "labels").Key(key) }
+
+// parseGroupIndex parses the decision-group-index label: decimal digits
+// only (no sign), within int32.
+func parseGroupIndex(labels map[string]string) (int32, *field.Error) {
+	const want = "a decision group index, an integer 0-2147483647"
+	raw, ok := labels[clusterv1beta1.DecisionGroupIndexLabel]
+	if !ok {
+		return 0, field.Required(labelPath(clusterv1beta1.DecisionGroupIndexLabel), want)
+	}
+	if raw != "" && strings.TrimLeft(raw, "0123456789") == "" {
+		if n, err := strconv.ParseInt(raw, 10, 32); err == nil {
+			return int32(n), nil
+		}
+	}
+	return 0, field.Invalid(labelPath(clusterv1beta1.DecisionGroupIndexLabel), raw, "want "+want)
 }

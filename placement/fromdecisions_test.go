@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 
 	"github.com/rolloutkit/rolloutkit/grouping"
@@ -94,39 +95,51 @@ func TestGroupsFromDecisions(t *testing.T) {
 
 func TestGroupsFromDecisionsErrors(t *testing.T) {
 	t.Parallel()
-	const field = `metadata.labels["cluster.open-cluster-management.io/decision-group-index"]`
+	const (
+		index = `metadata.labels[cluster.open-cluster-management.io/decision-group-index]`
+		want  = `want a decision group index, an integer 0-2147483647`
+	)
 	tests := []struct {
 		name string
 		in   []*clusterv1beta1.PlacementDecision
-		want []string
+		// want is the error, each PlacementDecision on its own line.
+		want string
 	}{
 		{"missing index", []*clusterv1beta1.PlacementDecision{decision("p-decision-1", "-", "dev", "a")},
-			[]string{`placementdecision "ns/p-decision-1": ` + field + ` "": want a decision group index, an integer 0-2147483647 (the label is missing)`}},
+			`placementdecision "ns/p-decision-1": ` + index + `: Required value: a decision group index, an integer 0-2147483647`},
 		{"empty index", []*clusterv1beta1.PlacementDecision{decision("p-decision-1", "", "dev")},
-			[]string{`placementdecision "ns/p-decision-1": ` + field + ` "": want a decision group index, an integer 0-2147483647`}},
+			`placementdecision "ns/p-decision-1": ` + index + `: Invalid value: "": ` + want},
 		{"non-numeric", []*clusterv1beta1.PlacementDecision{decision("p-decision-1", "first", "dev")},
-			[]string{`placementdecision "ns/p-decision-1": ` + field + ` "first": want`}},
-		{"negative", []*clusterv1beta1.PlacementDecision{decision("p-decision-1", "-1", "dev")}, []string{`"-1": want`}},
-		{"sign", []*clusterv1beta1.PlacementDecision{decision("p-decision-1", "+1", "dev")}, []string{`"+1": want`}},
-		{"out of int32 range", []*clusterv1beta1.PlacementDecision{decision("p-decision-1", "2147483648", "dev")}, []string{`"2147483648": want`}},
+			`placementdecision "ns/p-decision-1": ` + index + `: Invalid value: "first": ` + want},
+		{"negative", []*clusterv1beta1.PlacementDecision{decision("p-decision-1", "-1", "dev")},
+			`placementdecision "ns/p-decision-1": ` + index + `: Invalid value: "-1": ` + want},
+		{"sign", []*clusterv1beta1.PlacementDecision{decision("p-decision-1", "+1", "dev")},
+			`placementdecision "ns/p-decision-1": ` + index + `: Invalid value: "+1": ` + want},
+		{"out of int32 range", []*clusterv1beta1.PlacementDecision{decision("p-decision-1", "2147483648", "dev")},
+			`placementdecision "ns/p-decision-1": ` + index + `: Invalid value: "2147483648": ` + want},
 		{
 			"every bad PlacementDecision at once",
 			[]*clusterv1beta1.PlacementDecision{decision("a", "x", ""), decision("ok", "0", ""), nil, decision("b", "1.5", "")},
-			[]string{`placementdecision "ns/a": ` + field + ` "x"`, `placementDecisions[2]: nil PlacementDecision`, `placementdecision "ns/b": ` + field + ` "1.5"`},
+			`placementdecision "ns/a": ` + index + `: Invalid value: "x": ` + want + "\n" +
+				`decisions[2]: nil PlacementDecision: want a PlacementDecision` + "\n" +
+				`placementdecision "ns/b": ` + index + `: Invalid value: "1.5": ` + want,
 		},
 		{
 			"one index, two names",
 			[]*clusterv1beta1.PlacementDecision{decision("p-decision-1", "0", "dev", "a"), decision("p-decision-2", "0", "stg", "b")},
-			[]string{`placementdecision "ns/p-decision-2": decision group 0 is named "stg", but "dev" in placementdecision "ns/p-decision-1": want one name per group index`},
+			`placementdecision "ns/p-decision-2": metadata.labels[cluster.open-cluster-management.io/decision-group-name]: Invalid value: "stg": ` +
+				`want one name per group index: group 0 is named "dev" in placementdecision "ns/p-decision-1"`,
 		},
 		{
-			"two placements",
+			"two placements, and two problems of one PlacementDecision",
 			func() []*clusterv1beta1.PlacementDecision {
-				other := decision("q-decision-1", "1", "x")
+				other := decision("q-decision-1", "one", "x")
 				other.Labels[clusterv1beta1.PlacementLabel] = "q"
 				return []*clusterv1beta1.PlacementDecision{decision("p-decision-1", "0", "dev"), other}
 			}(),
-			[]string{`placementdecision "ns/q-decision-1" belongs to placement "ns/q" but placementdecision "ns/p-decision-1" belongs to placement "ns/p": want the PlacementDecisions of one Placement`},
+			`placementdecision "ns/q-decision-1": metadata.labels[cluster.open-cluster-management.io/placement]: Invalid value: "q": ` +
+				`want the PlacementDecisions of one Placement: placementdecision "ns/p-decision-1" is of placement "ns/p"` + "\n" +
+				index + `: Invalid value: "one": ` + want,
 		},
 	}
 	for _, tt := range tests {
@@ -135,20 +148,31 @@ func TestGroupsFromDecisionsErrors(t *testing.T) {
 			got, err := placement.GroupsFromDecisions(tt.in)
 			require.Error(t, err)
 			assert.Nil(t, got)
-			problems := flatten(err)
-			require.Len(t, problems, len(tt.want), "%v", err)
-			for i, p := range problems {
-				assert.Contains(t, p.Error(), tt.want[i])
-			}
+			assert.EqualError(t, err, tt.want)
 		})
 	}
 }
 
+// TestGroupsFromDecisionsFieldError: errors.As finds each problem, with
+// its path and value, each PlacementDecision named once around its own.
 func TestGroupsFromDecisionsFieldError(t *testing.T) {
 	t.Parallel()
-	_, err := placement.GroupsFromDecisions([]*clusterv1beta1.PlacementDecision{decision("p-decision-1", "one", "dev")})
-	var fe *placement.FieldError
-	require.True(t, errors.As(err, &fe))
-	assert.Equal(t, `placementdecision "ns/p-decision-1"`, fe.Object)
-	assert.Equal(t, "one", fe.Value)
+	_, err := placement.GroupsFromDecisions([]*clusterv1beta1.PlacementDecision{
+		decision("p-decision-1", "one", "dev"), decision("p-decision-2", "0", "dev"), decision("p-decision-3", "-", "stg"),
+	})
+	require.Error(t, err)
+	parts := flatten(err)
+	require.Len(t, parts, 2, "one error per bad PlacementDecision: %v", err)
+	first := problems(t, `placementdecision "ns/p-decision-1"`, parts[0])
+	var fe *field.Error
+	require.Len(t, first, 1)
+	require.True(t, errors.As(first[0], &fe))
+	assert.Equal(t, field.ErrorTypeInvalid, fe.Type)
+	assert.Equal(t, "metadata.labels[cluster.open-cluster-management.io/decision-group-index]", fe.Field)
+	assert.Equal(t, "one", fe.BadValue)
+
+	third := problems(t, `placementdecision "ns/p-decision-3"`, parts[1])
+	require.Len(t, third, 1)
+	require.True(t, errors.As(third[0], &fe))
+	assert.Equal(t, field.ErrorTypeRequired, fe.Type)
 }

@@ -9,13 +9,14 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 
 	"github.com/rolloutkit/rolloutkit/placement"
 )
 
 // FuzzGroupsFromDecisions: any index label value is a group index or a
-// *FieldError quoting it; never a panic.
+// *field.Error quoting it; never a panic.
 func FuzzGroupsFromDecisions(f *testing.F) {
 	for _, s := range []string{"0", "2147483647", "2147483648", "-1", "+1", "", "007", "1e3", " 1", "٣"} {
 		f.Add(s, "dev")
@@ -26,8 +27,8 @@ func FuzzGroupsFromDecisions(f *testing.F) {
 		}
 		groups, err := placement.GroupsFromDecisions([]*clusterv1beta1.PlacementDecision{decision("p-decision-1", index, name, "a")})
 		if err != nil {
-			var fe *placement.FieldError
-			if !errors.As(err, &fe) || fe.Value != index {
+			var fe *field.Error
+			if !errors.As(err, &fe) || fe.BadValue != index || !strings.Contains(err.Error(), strconv.Quote(index)) {
 				t.Fatalf("error %v does not quote %q", err, index)
 			}
 			return

@@ -6,14 +6,7 @@ import (
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 
 	"github.com/rolloutkit/rolloutkit/grouping"
-	"github.com/rolloutkit/rolloutkit/internal/field"
 )
-
-// FieldError is one problem with one field of user input: it names the
-// object and the field, quotes the value and says what was expected.
-// Callers find it with errors.As. It is the same type as
-// grouping.FieldError.
-type FieldError = field.Error
 
 // Result is what the placement controller would write for a Placement: the
 // selected clusters, their decision groups, the PlacementDecisions and the
