@@ -46,7 +46,10 @@ func ScheduleHub(p *clusterv1beta1.Placement, hub Hub) (Result, error) {
 // spec.spreadPolicy, which OCM v1.2.0 ignores; a SpreadPolicy warning says
 // so). The selected clusters are then divided into decision groups and
 // written as [Scheduler.Schedule] describes, and [Result.RecheckAfter]
-// says when a toleration or an AddOnPlacementScore in use expires.
+// says when a toleration or an AddOnPlacementScore in use expires. The
+// annotation cluster.open-cluster-management.io/experimental-scheduling-disable,
+// with which OCM's controller leaves a Placement to another scheduler, is
+// not read: the result is what OCM's scheduler would choose.
 //
 // Errors are as for [Scheduler.Schedule], plus: a nil or unnamed object in
 // hub, two objects with one namespace and name, and an eligible
