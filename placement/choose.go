@@ -12,9 +12,6 @@ type choice struct {
 	// tolerationsChecked: some candidate matched the predicates, so OCM
 	// would check the tolerations.
 	tolerationsChecked bool
-	// feasible counts the candidates that match the predicates and whose
-	// taints are tolerated.
-	feasible int
 	// chosen are the selected clusters, indices into fleet.clusters in
 	// ascending (name) order.
 	chosen []int
@@ -63,7 +60,7 @@ func (c *config) choose(f *fleet, sets *boundSets, now time.Time) choice {
 		return ch
 	}
 	feasible, drops := filterTaints(f, c.tolerations, matched, now)
-	ch.feasible, ch.drops = len(feasible), drops
+	ch.drops = drops
 	var scoresExpire time.Time
 	ch.chosen, ch.byScore, scoresExpire = c.rank(f, feasible, now)
 	if c.number >= 0 {
