@@ -118,22 +118,14 @@ func parseDeadline(v, parent, name string) (time.Duration, bool, error) {
 }
 
 // parsePortion parses v, the int-or-percent field name of parent, as OCM's
-// CRDs admit it (internal/field.ParsePortion), and words a problem as a
-// *field.Error that quotes the value as written.
+// CRDs admit it (internal/field.ParsePortion). The path of a problem is
+// made only then.
 func parsePortion(v intstr.IntOrString, parent, name string) (ifield.Portion, error) {
-	p, err := ifield.ParsePortion(name, v, false)
-	if err == nil {
-		return p, nil
+	p, ok := ifield.ParsePortion(v)
+	if !ok {
+		return p, ifield.InvalidPortion(field.NewPath(parent, name), v)
 	}
-	var bad *ifield.Error // declared here, so that only a problem allocates it
-	if !errors.As(err, &bad) {
-		return p, err
-	}
-	var value any = bad.Value // a string as written
-	if v.Type == intstr.Int {
-		value = v.IntVal
-	}
-	return p, field.Invalid(field.NewPath(parent, name), value, "want "+bad.Want)
+	return p, nil
 }
 
 // concurrency returns the Progressive window over remaining clusters:

@@ -1,9 +1,10 @@
-// Package field holds what rolloutkit's packages share about user input: the
-// error type that names an object, a field, the value and what was
-// expected, the parser for OCM's int-or-percent quantities
-// (clustersPerDecisionGroup, maxFailures, maxConcurrency), and how a
-// message quotes a name ([Name]) or a few of many names ([Names]).
+// Package field holds what rolloutkit's packages share about user input:
+// the parser for OCM's int-or-percent quantities (maxFailures,
+// maxConcurrency) and the apimachinery *field.Error that words a bad one
+// ([ParsePortion], [InvalidPortion]), and how a message quotes a name
+// ([Name]) or a few of many names ([Names]).
 //
-// The public packages re-export [Error] as FieldError, so a caller can use
-// errors.As with any of them.
+// Problems with user input are apimachinery's *field.Error values
+// (k8s.io/apimachinery/pkg/util/validation/field) everywhere in
+// rolloutkit; this package has no error type of its own.
 package field

@@ -1,56 +1,54 @@
 package field_test
 
 import (
-	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	apifield "k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/rolloutkit/rolloutkit/internal/field"
 )
 
 func TestParsePortion(t *testing.T) {
 	t.Parallel()
+	const want = ": want a non-negative integer or a percentage 0%-100%"
 	tests := []struct {
-		name     string
-		in       intstr.IntOrString
-		negative bool
-		want     field.Portion
-		wantErr  string
+		name    string
+		in      intstr.IntOrString
+		want    field.Portion
+		wantErr string // InvalidPortion's text for a refused value
 	}{
-		{"zero int", intstr.FromInt32(0), false, field.Portion{}, ""},
-		{"int", intstr.FromInt32(7), false, field.Portion{N: 7}, ""},
-		{"negative int refused", intstr.FromInt32(-1), false, field.Portion{}, `f "-1": want a non-negative integer`},
-		{"negative int allowed", intstr.FromInt32(-1), true, field.Portion{N: -1}, ""},
-		{"percent", intstr.FromString("7%"), false, field.Portion{N: 7, Percent: true}, ""},
-		{"zero percent", intstr.FromString("0%"), false, field.Portion{Percent: true}, ""},
-		{"hundred percent", intstr.FromString("100%"), false, field.Portion{N: 100, Percent: true}, ""},
-		{"leading zero", intstr.FromString("07%"), false, field.Portion{N: 7, Percent: true}, ""},
-		{"over 100", intstr.FromString("150%"), false, field.Portion{}, `f "150%": want a non-negative integer or a percentage 0%-100%`},
-		{"not a number", intstr.FromString("abc"), false, field.Portion{}, `f "abc": want`},
-		{"bare number string", intstr.FromString("5"), false, field.Portion{}, `f "5": want`},
-		{"decimal", intstr.FromString("7.5%"), false, field.Portion{}, `f "7.5%": want`},
-		{"sign", intstr.FromString("-5%"), false, field.Portion{}, `f "-5%": want`},
-		{"empty", intstr.FromString(""), false, field.Portion{}, `f "": want`},
-		{"only percent", intstr.FromString("%"), false, field.Portion{}, `f "%": want`},
-		{"huge", intstr.FromString("99999999999999999999999%"), false, field.Portion{}, `want`},
-		{"bad type", intstr.IntOrString{Type: 7}, false, field.Portion{}, `f "<intstr type 7>"`},
+		{"zero int", intstr.FromInt32(0), field.Portion{}, ""},
+		{"int", intstr.FromInt32(7), field.Portion{N: 7}, ""},
+		{"negative int, unquoted", intstr.FromInt32(-1), field.Portion{}, `f: Invalid value: -1` + want},
+		{"percent", intstr.FromString("7%"), field.Portion{N: 7, Percent: true}, ""},
+		{"zero percent", intstr.FromString("0%"), field.Portion{Percent: true}, ""},
+		{"hundred percent", intstr.FromString("100%"), field.Portion{N: 100, Percent: true}, ""},
+		{"leading zero", intstr.FromString("07%"), field.Portion{N: 7, Percent: true}, ""},
+		{"over 100", intstr.FromString("150%"), field.Portion{}, `f: Invalid value: "150%"` + want},
+		{"not a number", intstr.FromString("abc"), field.Portion{}, `f: Invalid value: "abc"` + want},
+		{"bare number string", intstr.FromString("5"), field.Portion{}, `f: Invalid value: "5"` + want},
+		{"decimal", intstr.FromString("7.5%"), field.Portion{}, `f: Invalid value: "7.5%"` + want},
+		{"sign", intstr.FromString("-5%"), field.Portion{}, `f: Invalid value: "-5%"` + want},
+		{"empty", intstr.FromString(""), field.Portion{}, `f: Invalid value: ""` + want},
+		{"only percent", intstr.FromString("%"), field.Portion{}, `f: Invalid value: "%"` + want},
+		{"huge", intstr.FromString("99999999999999999999999%"), field.Portion{}, `f: Invalid value: "99999999999999999999999%"` + want},
+		{"bad type", intstr.IntOrString{Type: 7}, field.Portion{}, `f: Invalid value: "<intstr type 7>"` + want},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := field.ParsePortion("f", tt.in, tt.negative)
+			got, ok := field.ParsePortion(tt.in)
+			assert.Equal(t, tt.want, got)
 			if tt.wantErr != "" {
-				require.Error(t, err)
-				assert.Contains(t, err.Error(), tt.wantErr)
-				var fe *field.Error
-				assert.True(t, errors.As(err, &fe))
+				assert.False(t, ok)
+				err := field.InvalidPortion(apifield.NewPath("f"), tt.in)
+				assert.EqualError(t, err, tt.wantErr)
+				assert.Equal(t, apifield.ErrorTypeInvalid, err.Type)
 				return
 			}
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, got)
+			assert.True(t, ok)
 		})
 	}
 }
@@ -78,15 +76,6 @@ func TestPortionOf(t *testing.T) {
 			assert.Equal(t, tt.want, tt.p.Of(tt.total))
 		})
 	}
-}
-
-func TestErrorFormat(t *testing.T) {
-	t.Parallel()
-	e := &field.Error{Field: "decisionStrategy.groupStrategy.clustersPerDecisionGroup", Value: "150%", Want: "an integer or a percentage 0%-100%"}
-	assert.Equal(t, `placement "ns/p": decisionStrategy.groupStrategy.clustersPerDecisionGroup "150%": want an integer or a percentage 0%-100%`,
-		e.In(`placement "ns/p"`).Error())
-	assert.Equal(t, "", e.Object, "In must not modify the receiver")
-	assert.Equal(t, `a: b: f "v\n": want w`, (&field.Error{Object: "b", Field: "f", Value: "v\n", Want: "w"}).In("a").Error())
 }
 
 func TestName(t *testing.T) {

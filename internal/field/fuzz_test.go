@@ -1,19 +1,19 @@
 package field_test
 
 import (
-	"errors"
 	"strconv"
 	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/util/intstr"
+	apifield "k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/rolloutkit/rolloutkit/internal/field"
 )
 
 // FuzzParsePortion checks the int-or-percent parser on arbitrary strings
-// and ints: it never panics; an error is a *field.Error that quotes the
-// value; an accepted percentage is a whole number 0..100 whose portion of
+// and ints: it never panics; a refused value's InvalidPortion quotes it
+// (an int unquoted); an accepted percentage is a whole number 0..100 whose portion of
 // any total is the exact ceiling and never exceeds the total; an accepted
 // value formats back to an equivalent value.
 func FuzzParsePortion(f *testing.F) {
@@ -30,18 +30,15 @@ func FuzzParsePortion(f *testing.F) {
 		if useInt {
 			v = intstr.FromInt32(n)
 		}
-		p, err := field.ParsePortion("f", v, false)
-		if err != nil {
-			var fe *field.Error
-			if !errors.As(err, &fe) {
-				t.Fatalf("error %v is not a *field.Error", err)
-			}
-			want := s
+		p, ok := field.ParsePortion(v)
+		if !ok {
+			err := field.InvalidPortion(apifield.NewPath("f"), v)
+			want := "f: Invalid value: " + strconv.Quote(s) + ": want "
 			if useInt {
-				want = strconv.Itoa(int(n))
+				want = "f: Invalid value: " + strconv.Itoa(int(n)) + ": want "
 			}
-			if fe.Value != want || !strings.Contains(err.Error(), strconv.Quote(want)) {
-				t.Fatalf("error %q does not quote the value %q", err, want)
+			if !strings.HasPrefix(err.Error(), want) {
+				t.Fatalf("error %q does not quote the value as written: want %q...", err, want)
 			}
 			return
 		}
@@ -60,8 +57,8 @@ func FuzzParsePortion(f *testing.F) {
 		if !p.Percent {
 			back = intstr.FromInt32(int32(p.N))
 		}
-		if q, err := field.ParsePortion("f", back, false); err != nil || q != p {
-			t.Fatalf("%v does not round-trip: %v, %v", p, q, err)
+		if q, ok := field.ParsePortion(back); !ok || q != p {
+			t.Fatalf("%v does not round-trip: %v, %v", p, q, ok)
 		}
 	})
 }

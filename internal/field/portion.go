@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/intstr"
+	apifield "k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // Portion is a parsed OCM int-or-percent quantity: either an absolute count
@@ -39,36 +40,49 @@ func (p Portion) String() string {
 	return strconv.Itoa(p.N)
 }
 
-// ParsePortion parses an int-or-percent value. A string must be a whole
-// percentage "N%" with 0 <= N <= 100 (the pattern OCM's CRDs enforce); an
-// int must be >= 0 unless allowNegative is set. The error is an *Error for
-// fieldPath that quotes the value.
-func ParsePortion(fieldPath string, v intstr.IntOrString, allowNegative bool) (Portion, error) {
-	want := "a non-negative integer or a percentage 0%-100%"
-	if allowNegative {
-		want = "an integer or a percentage 0%-100%"
-	}
-	bad := func(val string) (Portion, error) {
-		return Portion{}, &Error{Field: fieldPath, Value: val, Want: want}
-	}
+// portionWant is what a bad int-or-percent value is told to be.
+const portionWant = "want a non-negative integer or a percentage 0%-100%"
+
+// ParsePortion parses an int-or-percent value as OCM's CRDs admit it: a
+// string must be a whole percentage "N%" with 0 <= N <= 100, an int must
+// be >= 0. ok is false for anything else; [InvalidPortion] words the
+// problem.
+func ParsePortion(v intstr.IntOrString) (p Portion, ok bool) {
 	switch v.Type {
 	case intstr.Int:
-		if v.IntVal < 0 && !allowNegative {
-			return bad(strconv.Itoa(int(v.IntVal)))
+		if v.IntVal < 0 {
+			return Portion{}, false
 		}
-		return Portion{N: int(v.IntVal)}, nil
+		return Portion{N: int(v.IntVal)}, true
 	case intstr.String:
-		s := v.StrVal
-		digits, ok := strings.CutSuffix(s, "%")
+		digits, ok := strings.CutSuffix(v.StrVal, "%")
 		if !ok || digits == "" || strings.TrimLeft(digits, "0123456789") != "" {
-			return bad(s)
+			return Portion{}, false
 		}
 		n, err := strconv.Atoi(digits)
 		if err != nil || n > 100 {
-			return bad(s)
+			return Portion{}, false
 		}
-		return Portion{N: n, Percent: true}, nil
+		return Portion{N: n, Percent: true}, true
 	default:
-		return bad(fmt.Sprintf("<intstr type %d>", v.Type))
+		return Portion{}, false
 	}
+}
+
+// InvalidPortion is the problem of v, a value that ParsePortion refuses,
+// as the field at path: the value as written (an int unquoted) and what is
+// wanted, e.g.
+//
+//	progressive.maxConcurrency: Invalid value: "150%": want a non-negative integer or a percentage 0%-100%
+func InvalidPortion(path *apifield.Path, v intstr.IntOrString) *apifield.Error {
+	var value any
+	switch v.Type {
+	case intstr.Int:
+		value = v.IntVal
+	case intstr.String:
+		value = v.StrVal
+	default:
+		value = fmt.Sprintf("<intstr type %d>", v.Type)
+	}
+	return apifield.Invalid(path, value, portionWant)
 }
