@@ -62,9 +62,6 @@ const (
 	SpreadPolicy WarningKind = "SpreadPolicy"
 )
 
-// String returns the kind's value.
-func (k WarningKind) String() string { return string(k) }
-
 // Warning is one thing in a Placement's configuration that is valid but
 // likely to surprise: its kind and a message for people.
 type Warning struct {

@@ -2,6 +2,7 @@ package placement_test
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -659,13 +660,17 @@ func TestScheduleOrderIndependent(t *testing.T) {
 	}
 }
 
+// TestWarningStrings: the kinds' values are stable, machine-readable names;
+// a warning prints as "Kind: message".
 func TestWarningStrings(t *testing.T) {
 	t.Parallel()
-	for _, k := range []placement.WarningKind{
-		placement.UnnamedGroup, placement.EmptyNamedGroup, placement.SplitGroup, placement.NumberOfClusters,
-		placement.Tainted, placement.TolerationExpiring, placement.NoClusterSetBinding, placement.SpreadPolicy,
-	} {
-		assert.Equal(t, string(k), k.String())
-	}
+	assert.Equal(t, []string{
+		"UnnamedGroup", "EmptyNamedGroup", "SplitGroup", "NumberOfClusters",
+		"Tainted", "TolerationExpiring", "NoClusterSetBinding", "SpreadPolicy",
+	}, []string{
+		string(placement.UnnamedGroup), string(placement.EmptyNamedGroup), string(placement.SplitGroup), string(placement.NumberOfClusters),
+		string(placement.Tainted), string(placement.TolerationExpiring), string(placement.NoClusterSetBinding), string(placement.SpreadPolicy),
+	})
 	assert.Equal(t, "SplitGroup: x", placement.Warning{Kind: placement.SplitGroup, Message: "x"}.String())
+	assert.Equal(t, "SplitGroup", fmt.Sprint(placement.SplitGroup), "a string type prints as itself")
 }

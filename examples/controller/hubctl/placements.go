@@ -82,7 +82,7 @@ func (r *PlacementReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		logger.Info("placement misconfigured", "error", err.Error())
 	}
 	for _, w := range res.Warnings {
-		logger.V(1).Info("placement warning", "kind", w.Kind.String(), "warning", w.Message)
+		logger.V(1).Info("placement warning", "kind", string(w.Kind), "warning", w.Message)
 	}
 	if res.RecheckAfter > 0 {
 		logger.V(1).Info("placement scheduled again after", "recheckAfter", res.RecheckAfter.String())
