@@ -463,7 +463,9 @@ func TestStrategyLength(t *testing.T) {
 			t.Parallel()
 			s, err := grouping.Compile(strategy(tt.in), nil)
 			require.NoError(t, err)
-			assert.Equal(t, tt.want, s.Length(tt.total))
+			d, err := s.Divide(numbered("c", tt.total))
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, d.Length)
 		})
 	}
 }
@@ -478,7 +480,10 @@ func TestPercentLengthOCMDiffers(t *testing.T) {
 
 	s, err := grouping.Compile(strategy(intstr.FromString("7%")), nil)
 	require.NoError(t, err)
-	assert.Equal(t, 7, s.Length(100), "ours")
+	d, err := s.Divide(numbered("c", 100))
+	require.NoError(t, err)
+	assert.Equal(t, 7, d.Length, "ours")
+	assert.Len(t, d.Groups, 15, "14 groups of 7 and one of 2")
 }
 
 func TestNilAndZeroStrategy(t *testing.T) {
@@ -489,7 +494,9 @@ func TestNilAndZeroStrategy(t *testing.T) {
 			d, err := s.Divide([]grouping.Cluster{cl("b"), cl("a")})
 			require.NoError(t, err)
 			assert.Equal(t, []grouping.Group{group("", 0, "a", "b")}, d.Groups)
-			assert.Equal(t, 5, s.Length(5))
+			d, err = s.Divide(numbered("c", 5))
+			require.NoError(t, err)
+			assert.Equal(t, 5, d.Length)
 		})
 	}
 }

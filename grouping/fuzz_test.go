@@ -83,7 +83,13 @@ func FuzzDivide(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		l := s.Length(len(clusters))
+		d, err := s.Divide(clusters)
+		if err != nil || !slices.EqualFunc(d.Groups, groups, func(a, b grouping.Group) bool {
+			return a.GroupKey == b.GroupKey && slices.Equal(a.Clusters, b.Clusters)
+		}) {
+			t.Fatalf("Compile and Strategy.Divide disagree with Divide: %v, %v", d.Groups, err)
+		}
+		l := d.Length
 		seen := map[string]bool{}
 		unnamedSeen := false
 		for i, g := range groups {

@@ -59,9 +59,10 @@ func compile(gs clusterv1beta1.GroupStrategy, path *field.Path) (*Strategy, []er
 	return s, errs
 }
 
-// Length returns the group length L for total clusters: the parsed
+// groupLength returns the group length L for total clusters: the parsed
 // clustersPerDecisionGroup, or total when it is unset or above total.
-func (s *Strategy) Length(total int) int {
+// [Division.Length] tells it to callers.
+func (s *Strategy) groupLength(total int) int {
 	if s == nil {
 		return total
 	}
@@ -136,7 +137,7 @@ func (s *Strategy) divideSorted(sorted []Cluster) Division {
 		next[b]++
 	}
 
-	length := s.Length(n)
+	length := s.groupLength(n)
 	d := Division{Length: length}
 	if length > 0 {
 		d.Groups = make([]Group, 0, n/length+len(counts))
