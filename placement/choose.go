@@ -53,6 +53,12 @@ func (c *config) choose(f *fleet, sets *boundSets, now time.Time) choice {
 		}
 	}
 	if stopped {
+		if ch.available == 0 && len(c.numberErrs) == 0 && len(c.prioritizerErrs) == 0 {
+			// OCM checks the predicates only when some candidate exists.
+			// With none it goes on with nothing chosen, and still looks
+			// again when a toleration of its current decisions expires.
+			ch.recheck = recheckOf(f, c.tolerations, nil, now)
+		}
 		return ch
 	}
 	ch.tolerationsChecked = len(matched) > 0

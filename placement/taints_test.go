@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
@@ -244,6 +245,27 @@ func TestScheduleRecheckFromDecisions(t *testing.T) {
 	assert.Equal(t, []string{"prod"}, res.Clusters)
 	assert.Equal(t, 9*time.Minute, res.RecheckAfter)
 	assert.Empty(t, res.Warnings)
+}
+
+// TestScheduleRecheckWithoutCandidates: OCM checks the predicates only
+// when some candidate exists. With none (no binding here), a bad predicate
+// stops nothing in OCM, which still looks again when a toleration of its
+// current decisions expires; the error is ours alone.
+func TestScheduleRecheckWithoutCandidates(t *testing.T) {
+	t.Parallel()
+	now := seedTime()
+	bad := clusterv1beta1.ClusterPredicate{}
+	bad.RequiredClusterSelector.LabelSelector.MatchExpressions = []metav1.LabelSelectorRequirement{{Key: "env", Operator: metav1.LabelSelectorOpIn}}
+	p := newPlacement(intstr.IntOrString{}, []clusterv1beta1.ClusterPredicate{bad})
+	p.Spec.Tolerations = []clusterv1beta1.Toleration{toleration(unreachable, clusterv1beta1.TolerationOpExists, "", "", 600)}
+	old := tainted(mc("old", "env=dev"), taint(unreachable, "", clusterv1.TaintEffectNoSelect, now.Add(-time.Minute)))
+	hub := placement.Hub{Clusters: []*clusterv1.ManagedCluster{old}, Decisions: []*clusterv1beta1.PlacementDecision{placementDecision("ns", "p", "old")}}
+	res, err := placement.Scheduler{Clock: fake.New(now)}.ScheduleHub(p, hub)
+	var fe *field.Error
+	require.ErrorAs(t, err, &fe)
+	assert.Equal(t, "spec.predicates[0].requiredClusterSelector.labelSelector.matchExpressions[0].values", fe.Field)
+	assert.Empty(t, res.Clusters)
+	assert.Equal(t, 9*time.Minute, res.RecheckAfter)
 }
 
 // TestScheduleTaintedWarning groups the dropped clusters by taint and
