@@ -17,8 +17,10 @@
 // logs the scheduler's warnings (a cluster dropped by a taint, a
 // toleration about to expire, no binding) at verbosity 1. A Placement with
 // a celSelector, which rolloutkit does not evaluate, is reported in the log
-// and left as it is. On a hub where OCM's own placement controller runs,
-// leave it off.
+// and left as it is, and so is a Placement annotated
+// cluster.open-cluster-management.io/experimental-scheduling-disable "true",
+// as OCM's controller leaves it to another scheduler. On a hub where OCM's
+// own placement controller runs, leave it off.
 //
 // The add-on rollout reconciler ([AddonReconciler]) takes every
 // ClusterManagementAddOn whose install strategy is Placements and, for each

@@ -64,6 +64,13 @@ func (r *PlacementReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	if !p.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
 	}
+	if p.Annotations[clusterv1beta1.PlacementDisableAnnotation] == "true" {
+		// As OCM's scheduling controller: the annotation hands the
+		// Placement to another scheduler, so its decisions and status are
+		// left as they are. (placement.ScheduleHub itself does not read it.)
+		logger.V(1).Info("placement skipped: scheduling disabled by its annotation", "annotation", clusterv1beta1.PlacementDisableAnnotation)
+		return ctrl.Result{}, nil
+	}
 	hub, err := readHub(ctx, r.Client)
 	if err != nil {
 		return ctrl.Result{}, err

@@ -152,6 +152,30 @@ func TestPlacementReconcile(t *testing.T) {
 	}
 }
 
+// TestPlacementSchedulingDisabled: a Placement annotated
+// experimental-scheduling-disable "true" is left to another scheduler, as
+// OCM's controller leaves it: no decision and no status is written.
+func TestPlacementSchedulingDisabled(t *testing.T) {
+	t.Parallel()
+	p := placementIn("ns", "p")
+	p.Annotations = map[string]string{clusterv1beta1.PlacementDisableAnnotation: "true"}
+	c := fakeHub(t, cluster("a"), globalSet(), binding("ns", "global"), p)
+	r := &PlacementReconciler{Client: c, Clock: clockfake.New(start)}
+	res, err := reconcileOnce(t, r, p)
+	require.NoError(t, err)
+	assert.Zero(t, res)
+	assert.Empty(t, decided(t, c, p))
+	var got clusterv1beta1.Placement
+	require.NoError(t, c.Get(context.Background(), client.ObjectKeyFromObject(p), &got))
+	assert.Empty(t, got.Status.Conditions)
+
+	got.Annotations = nil
+	require.NoError(t, c.Update(context.Background(), &got))
+	_, err = reconcileOnce(t, r, p)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a"}, decided(t, c, p), "without the annotation the Placement is scheduled")
+}
+
 // TestPlacementRecheck: when the toleration expires, the reconcile the
 // first one asked for drops the cluster, and asks for no other.
 func TestPlacementRecheck(t *testing.T) {
