@@ -1,6 +1,8 @@
-// Package conformance checks rolloutkit's planner against OCM's reference
-// implementation, open-cluster-management.io/sdk-go v1.3.0
-// (RolloutHandler.GetRolloutCluster), and measures both.
+// Package conformance checks rolloutkit against OCM's reference
+// implementation and measures both: the planner against
+// open-cluster-management.io/sdk-go v1.3.0 (RolloutHandler.GetRolloutCluster),
+// and the Placement scheduler against the scheduling controller of
+// open-cluster-management.io/ocm v1.2.0.
 //
 // It is a separate Go module so that the library itself never depends on
 // sdk-go and its dependency tree: only this module requires it, and the
@@ -25,8 +27,26 @@
 //   - Benchmarks of Plan, of OCM's GetRolloutCluster and of a floor that
 //     only indexes the statuses; docs/performance.md has the numbers.
 //
-// OCM reads time from a package-level variable, RolloutClock, which these
-// tests set before each call. Tests that call OCM therefore never run in
+// For the scheduler (files schedule_*_test.go):
+//
+//   - TestScheduleParity runs OCM's whole scheduling controller
+//     (NewSchedulingController with its plugin scheduler, one sync over fake
+//     clientsets) and placement.ScheduleHub on hubs from a seeded generator
+//     (-schedule-seed, -schedule-scenarios, -schedule-scenario to replay
+//     one; 6,000 scenarios, 1,000 under -race) and requires the same
+//     decision groups, PlacementDecisions, status and requeue time, except
+//     where a documented divergence applies.
+//   - TestSchedulePorted runs OCM's own hand-written scheduler cases,
+//     rewritten as hubs, on both schedulers.
+//   - TestScheduleDivergence_* show each scheduler divergence (S1-S6 and P1,
+//     P2, P6 on a whole hub) with both schedulers; TestScheduleAgrees_* pin
+//     agreements that random hubs seldom reach.
+//   - BenchmarkScheduleHubOCM and BenchmarkScheduleHubOurs time one
+//     scheduling of the same hub by each.
+//
+// OCM reads time from package-level variables (RolloutClock, and the
+// scheduler plugins' TolerationClock and AddOnClock), which these tests set
+// before each call. Tests that call OCM therefore never run in
 // parallel with each other: that is OCM's limitation, not rolloutkit's,
 // whose Planner takes its clock as a field.
 package conformance
