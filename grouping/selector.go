@@ -97,11 +97,16 @@ func compileLabelSelector(sel metav1.LabelSelector, parent func() *field.Path, n
 	path := parent().Child(name)
 	var errs []error
 	for _, k := range slices.Sorted(maps.Keys(sel.MatchLabels)) {
-		for _, fe := range metav1validation.ValidateLabelName(k, path.Child("matchLabels")) {
+		keyErrs := metav1validation.ValidateLabelName(k, path.Child("matchLabels"))
+		for _, fe := range keyErrs {
 			errs = append(errs, fe)
 		}
+		at := path.Child("matchLabels").Key(k)
+		if len(keyErrs) > 0 {
+			at = path.Child("matchLabels") // a path names only a valid key: a bad one is quoted in its own problem
+		}
 		for _, msg := range validation.IsValidLabelValue(sel.MatchLabels[k]) {
-			errs = append(errs, field.Invalid(path.Child("matchLabels").Key(k), sel.MatchLabels[k], msg))
+			errs = append(errs, field.Invalid(at, sel.MatchLabels[k], msg))
 		}
 	}
 	for i, req := range sel.MatchExpressions {

@@ -124,12 +124,17 @@ func TestNewSelectorErrors(t *testing.T) {
 			want:  []string{"spec.predicates[2].requiredClusterSelector.labelSelector.matchExpressions[1].values: Required value: must be specified when `operator` is 'In' or 'NotIn'"},
 		},
 		{
-			name:  "a label key and its value",
+			name:  "a bad label key, and its value under matchLabels: a path names no bad key",
 			label: metav1.LabelSelector{MatchLabels: kv("bad key!=not ok!")},
 			want: []string{
 				`labelSelector.matchLabels: Invalid value: "bad key!": ` + labelKeyDetail,
-				`labelSelector.matchLabels[bad key!]: Invalid value: "not ok!": ` + labelValueDetail,
+				`labelSelector.matchLabels: Invalid value: "not ok!": ` + labelValueDetail,
 			},
+		},
+		{
+			name:  "a good key names its bad value",
+			label: metav1.LabelSelector{MatchLabels: kv("environment=not ok!")},
+			want:  []string{`labelSelector.matchLabels[environment]: Invalid value: "not ok!": ` + labelValueDetail},
 		},
 		{
 			name:  "every problem of one requirement",
