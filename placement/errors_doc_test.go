@@ -146,4 +146,3 @@ func documents(got, want string) bool {
 	}
 	return false
 }
-
