@@ -9,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
+
+	ifield "github.com/rolloutkit/rolloutkit/internal/field"
 )
 
 // globalSet is the name of OCM's cluster set that holds every cluster.
@@ -74,7 +76,7 @@ func bindSets(p *clusterv1beta1.Placement, sets []*clusterv1beta2.ManagedCluster
 	var errs []error
 	for _, name := range out.eligible {
 		if err := out.addSelector(byName[name]); err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", objectName("managedclusterset", "", name), err))
+			errs = append(errs, fmt.Errorf("%s: %w", ifield.Object("managedclusterset", "", name), err))
 		}
 	}
 	return out, errs

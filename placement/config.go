@@ -2,7 +2,6 @@ package placement
 
 import (
 	"errors"
-	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -200,23 +199,4 @@ func ocmAcceptsLength(s string) bool {
 	}
 	_, err := strconv.ParseFloat(num, 64)
 	return err == nil
-}
-
-// about names, once, the object that problems are about:
-// `placement "ns/p": spec.numberOfClusters: ...`; nil when there are
-// none. errors.As finds each problem.
-func about(object string, problems ...error) error {
-	if len(problems) == 0 {
-		return nil
-	}
-	return fmt.Errorf("%s: %w", object, errors.Join(problems...))
-}
-
-// objectName formats `kind "namespace/name"` (or `kind "name"` with no
-// namespace) as errors name objects.
-func objectName(kind, namespace, name string) string {
-	if namespace == "" {
-		return fmt.Sprintf("%s %q", kind, name)
-	}
-	return fmt.Sprintf("%s %q", kind, namespace+"/"+name)
 }

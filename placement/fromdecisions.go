@@ -11,6 +11,7 @@ import (
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 
 	"github.com/rolloutkit/rolloutkit/grouping"
+	ifield "github.com/rolloutkit/rolloutkit/internal/field"
 )
 
 // GroupsFromDecisions rebuilds the decision groups from existing
@@ -44,7 +45,7 @@ func GroupsFromDecisions(decisions []*clusterv1beta1.PlacementDecision) ([]group
 			first = d
 		}
 		if problems := readDecision(d, first, byIndex); len(problems) > 0 {
-			errs = append(errs, about(objectName("placementdecision", d.Namespace, d.Name), problems...))
+			errs = append(errs, ifield.About(ifield.Object("placementdecision", d.Namespace, d.Name), problems...))
 		}
 	}
 	if len(errs) > 0 {
@@ -84,7 +85,7 @@ func readDecision(d, first *clusterv1beta1.PlacementDecision, byIndex map[int32]
 	var problems []error
 	if owner := placementOf(d); owner != placementOf(first) {
 		problems = append(problems, field.Invalid(labelPath(clusterv1beta1.PlacementLabel), d.Labels[clusterv1beta1.PlacementLabel],
-			"want the PlacementDecisions of one Placement: "+objectName("placementdecision", first.Namespace, first.Name)+
+			"want the PlacementDecisions of one Placement: "+ifield.Object("placementdecision", first.Namespace, first.Name)+
 				" is of "+placementOf(first)))
 	}
 	index, err := parseGroupIndex(d.Labels)
@@ -100,7 +101,7 @@ func readDecision(d, first *clusterv1beta1.PlacementDecision, byIndex map[int32]
 	case g.name != name:
 		return append(problems, field.Invalid(labelPath(clusterv1beta1.DecisionGroupNameLabel), name,
 			fmt.Sprintf("want one name per group index: group %d is named %q in %s",
-				index, g.name, objectName("placementdecision", g.namedBy.Namespace, g.namedBy.Name))))
+				index, g.name, ifield.Object("placementdecision", g.namedBy.Namespace, g.namedBy.Name))))
 	}
 	for _, dec := range d.Status.Decisions {
 		if dec.ClusterName != "" {
@@ -112,7 +113,7 @@ func readDecision(d, first *clusterv1beta1.PlacementDecision, byIndex map[int32]
 
 // placementOf names the Placement that d says it is of.
 func placementOf(d *clusterv1beta1.PlacementDecision) string {
-	return objectName("placement", d.Namespace, d.Labels[clusterv1beta1.PlacementLabel])
+	return ifield.Object("placement", d.Namespace, d.Labels[clusterv1beta1.PlacementLabel])
 }
 
 func labelPath(key string) *field.Path { return field.NewPath("metadata", "labels").Key(key) }

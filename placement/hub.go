@@ -10,6 +10,8 @@ import (
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
+
+	ifield "github.com/rolloutkit/rolloutkit/internal/field"
 )
 
 // Hub is what OCM's scheduler reads to schedule one Placement. Nothing in
@@ -62,7 +64,7 @@ func (s Scheduler) ScheduleHub(p *clusterv1beta1.Placement, hub Hub) (Result, er
 	if p == nil {
 		return Result{}, errors.New("nil Placement: want a Placement to schedule")
 	}
-	obj := objectName("placement", p.Namespace, p.Name)
+	obj := ifield.Object("placement", p.Namespace, p.Name)
 	cfg := parseConfig(&p.Spec)
 	f, errs := readFleet(p, hub.Clusters, hub.Decisions, hub.Scores, usesClaims(&p.Spec))
 	errs = append(errs, checkObjects("clusterSets", "ManagedClusterSet", hub.ClusterSets)...)
@@ -80,7 +82,7 @@ func (s Scheduler) ScheduleHub(p *clusterv1beta1.Placement, hub Hub) (Result, er
 // refuse joins the problems that leave no Result, in the Placement's
 // name: those of the input, then every problem of the spec.
 func refuse(obj string, inputErrs []error, cfg *config) error {
-	return about(obj, slices.Concat(inputErrs, cfg.refusals, cfg.problems())...)
+	return ifield.About(obj, slices.Concat(inputErrs, cfg.refusals, cfg.problems())...)
 }
 
 // checkObjects reports nil and unnamed entries of objs (the field list of

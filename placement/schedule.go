@@ -9,6 +9,7 @@ import (
 
 	"github.com/rolloutkit/rolloutkit/clock"
 	"github.com/rolloutkit/rolloutkit/grouping"
+	ifield "github.com/rolloutkit/rolloutkit/internal/field"
 )
 
 // Scheduler schedules Placements as OCM's placement controller does. The
@@ -72,7 +73,7 @@ func (s Scheduler) Schedule(p *clusterv1beta1.Placement, clusters []*clusterv1.M
 	if p == nil {
 		return Result{}, errors.New("nil Placement: want a Placement to schedule")
 	}
-	obj := objectName("placement", p.Namespace, p.Name)
+	obj := ifield.Object("placement", p.Namespace, p.Name)
 	cfg := parseConfig(&p.Spec)
 	f, errs := readFleet(p, clusters, nil, nil, usesClaims(&p.Spec))
 	if len(errs) > 0 || len(cfg.refusals) > 0 {
@@ -118,7 +119,7 @@ func (s Scheduler) schedule(p *clusterv1beta1.Placement, cfg *config, f *fleet, 
 		res.RecheckAfter = ch.recheck.Sub(now)
 	}
 	if cfg.misconfigured() {
-		return res, about(obj, cfg.problems()...)
+		return res, ifield.About(obj, cfg.problems()...)
 	}
 	res.Warnings = append(warnings, divisionWarnings(&p.Spec.DecisionStrategy.GroupStrategy, div)...)
 	return res, nil

@@ -160,7 +160,7 @@ func addonExamples() []docExample {
 		{evaluate(mca("dev-cluster"), mca("dev-cluster")),
 			`managedclusteraddon "dev-cluster/cluster-proxy": metadata.namespace: Duplicate value: "dev-cluster": want one add-on per cluster (managedclusteraddons[0] is in it too)`},
 		{clusterStatus(mca("")),
-			`managedclusteraddon "/cluster-proxy": metadata.namespace: Required value: the name of the managed cluster`},
+			`managedclusteraddon "cluster-proxy": metadata.namespace: Required value: the name of the managed cluster`},
 		{evaluate(custom),
 			`managedclusteraddon "dev-cluster/cluster-proxy": spec hash of managedproxyconfigurations.proxy.open-cluster-management.io "cluster-proxy": ...`},
 	}

@@ -1,6 +1,7 @@
 package field_test
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -28,4 +29,16 @@ func TestNames(t *testing.T) {
 			assert.Equal(t, tt.want, field.Names(tt.names, tt.total, tt.shown))
 		})
 	}
+}
+
+func TestObjectAndAbout(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, `placement "ns/p"`, field.Object("placement", "ns", "p"))
+	assert.Equal(t, `managedcluster "c"`, field.Object("managedcluster", "", "c"))
+	assert.NoError(t, field.About(`placement "ns/p"`))
+	a, b := errors.New("a"), errors.New("b")
+	err := field.About(`placement "ns/p"`, a, b)
+	assert.Equal(t, "placement \"ns/p\": a\nb", err.Error())
+	assert.ErrorIs(t, err, a)
+	assert.ErrorIs(t, err, b)
 }

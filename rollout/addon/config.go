@@ -10,6 +10,8 @@ import (
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	ifield "github.com/rolloutkit/rolloutkit/internal/field"
 )
 
 // Config is one configuration an add-on should run with: which config object
@@ -128,7 +130,7 @@ func defaults(cma *addonv1beta1.ClusterManagementAddOn) ([]ref, error) {
 		}
 		refs = append(refs, ref{gr: c.ConfigGroupResource, referent: c.ConfigReferent})
 	}
-	if err := about(cmaName(cma), errs...); err != nil {
+	if err := ifield.About(cmaName(cma), errs...); err != nil {
 		return nil, err
 	}
 	slices.SortStableFunc(refs, compareRefs)
@@ -140,7 +142,7 @@ func findPlacement(cma *addonv1beta1.ClusterManagementAddOn, placement addonv1be
 	strategy := cma.Spec.InstallStrategy
 	path := field.NewPath("spec", "installStrategy")
 	if strategy.Type == "" || strategy.Type == addonv1beta1.AddonInstallStrategyManual {
-		return addonv1beta1.PlacementStrategy{}, about(cmaName(cma), field.Invalid(path.Child("type"), strategy.Type,
+		return addonv1beta1.PlacementStrategy{}, ifield.About(cmaName(cma), field.Invalid(path.Child("type"), strategy.Type,
 			fmt.Sprintf("want %q to roll out by placement %q (a Manual strategy uses no placement: pass a zero PlacementRef)",
 				addonv1beta1.AddonInstallStrategyPlacements, placementName(placement))))
 	}
@@ -154,7 +156,7 @@ func findPlacement(cma *addonv1beta1.ClusterManagementAddOn, placement addonv1be
 		if found >= 0 {
 			e := field.Duplicate(path.Child("placements").Index(i), placementName(placement))
 			e.Detail = fmt.Sprintf("want each placement listed once (%s has it)", path.Child("placements").Index(found))
-			return addonv1beta1.PlacementStrategy{}, about(cmaName(cma), e)
+			return addonv1beta1.PlacementStrategy{}, ifield.About(cmaName(cma), e)
 		}
 		found = i
 	}
@@ -164,7 +166,7 @@ func findPlacement(cma *addonv1beta1.ClusterManagementAddOn, placement addonv1be
 		if len(listed) > 0 {
 			e.Detail = "want one of the listed placements: " + strings.Join(listed, ", ")
 		}
-		return addonv1beta1.PlacementStrategy{}, about(cmaName(cma), e)
+		return addonv1beta1.PlacementStrategy{}, ifield.About(cmaName(cma), e)
 	}
 	return strategy.Placements[found], nil
 }
@@ -250,20 +252,10 @@ func placementName(p addonv1beta1.PlacementRef) string {
 	return p.Namespace + "/" + p.Name
 }
 
-// about names, once, the object that problems are about:
-// `clustermanagementaddon "cluster-proxy": spec.installStrategy.type: ...`;
-// nil when there are none. errors.As finds each problem.
-func about(object string, problems ...error) error {
-	if len(problems) == 0 {
-		return nil
-	}
-	return fmt.Errorf("%s: %w", object, errors.Join(problems...))
-}
-
 func cmaName(cma *addonv1beta1.ClusterManagementAddOn) string {
-	return fmt.Sprintf("clustermanagementaddon %q", cma.Name)
+	return ifield.Object("clustermanagementaddon", "", cma.Name)
 }
 
 func mcaName(mca *addonv1beta1.ManagedClusterAddOn) string {
-	return fmt.Sprintf("managedclusteraddon %q", mca.Namespace+"/"+mca.Name)
+	return ifield.Object("managedclusteraddon", mca.Namespace, mca.Name)
 }

@@ -10,6 +10,8 @@ import (
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 
 	"github.com/rolloutkit/rolloutkit/rollout"
+
+	ifield "github.com/rolloutkit/rolloutkit/internal/field"
 )
 
 // Cluster is the add-on of one cluster, evaluated for a rollout: a
@@ -102,13 +104,13 @@ func checkMember(cma *addonv1beta1.ClusterManagementAddOn, mcas []*addonv1beta1.
 		return fmt.Errorf("managedclusteraddons[%d]: nil: want an object", i)
 	}
 	if mca.Name != cma.Name {
-		return about(mcaName(mca), field.Invalid(field.NewPath("metadata", "name"), mca.Name,
+		return ifield.About(mcaName(mca), field.Invalid(field.NewPath("metadata", "name"), mca.Name,
 			fmt.Sprintf("want %q, the name of the ClusterManagementAddOn", cma.Name)))
 	}
 	if first, dup := byCluster[mca.Namespace]; dup {
 		e := field.Duplicate(field.NewPath("metadata", "namespace"), mca.Namespace)
 		e.Detail = fmt.Sprintf("want one add-on per cluster (managedclusteraddons[%d] is in it too)", first)
-		return about(mcaName(mca), e)
+		return ifield.About(mcaName(mca), e)
 	}
 	byCluster[mca.Namespace] = i
 	return nil

@@ -6,6 +6,8 @@ import (
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 
 	"github.com/rolloutkit/rolloutkit/rollout"
+
+	ifield "github.com/rolloutkit/rolloutkit/internal/field"
 )
 
 // smallSet is the number of desired configs up to which ClusterStatus scans
@@ -96,7 +98,7 @@ func checkStatus(mca *addonv1beta1.ManagedClusterAddOn) error {
 				"the desired namespace/name and spec hash of "+grName(r.ConfigGroupResource)))
 		}
 	}
-	return about(mcaName(mca), errs...)
+	return ifield.About(mcaName(mca), errs...)
 }
 
 // progressingCondition returns the first condition of type Progressing, or

@@ -264,7 +264,7 @@ func TestClusterStatusErrors(t *testing.T) {
 			m.Namespace = ""
 			m.Status.ConfigReferences[0].DesiredConfig = nil
 		}), []string{
-			"managedclusteraddon \"/cluster-proxy\": metadata.namespace: Required value: the name of the managed cluster\n" +
+			"managedclusteraddon \"cluster-proxy\": metadata.namespace: Required value: the name of the managed cluster\n" +
 				`status.configReferences[0].desiredConfig: Required value: `,
 		}},
 	}
