@@ -1,7 +1,8 @@
 // Package field holds what rolloutkit's packages share about user input:
 // the parser for OCM's int-or-percent quantities (maxFailures,
 // maxConcurrency) and the apimachinery *field.Error that words a bad one
-// ([ParsePortion], [InvalidPortion]), and how a message quotes a name
+// ([ParsePortion], [InvalidPortion]), how an error names its object once
+// around its problems ([Object], [About]), and how a message quotes a name
 // ([Name]) or a few of many names ([Names]).
 //
 // Problems with user input are apimachinery's *field.Error values
