@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"slices"
 	"time"
 
@@ -250,8 +251,7 @@ func (r *AddonReconciler) reconcilePlacement(ctx context.Context, obj client.Obj
 // the placement's install progression, whose configs are left as they were.
 func (r *AddonReconciler) invalidStrategy(ctx context.Context, obj client.Object, i int, ps addonv1beta1.PlacementStrategy,
 	ip addonv1beta1.InstallProgression, now time.Time, verr error) placementOutcome {
-	path := field.NewPath("spec", "installStrategy", "placements").Index(i).Child("rolloutStrategy")
-	msg := fmt.Sprintf("%s: %v", path, verr)
+	msg := under(field.NewPath("spec", "installStrategy", "placements").Index(i).Child("rolloutStrategy"), verr)
 	log.FromContext(ctx).Info("invalid rollout strategy: nothing is rolled out", "placement", ps.Namespace+"/"+ps.Name, "error", msg)
 	if r.Recorder != nil {
 		r.Recorder.Eventf(obj, nil, corev1.EventTypeWarning, ReasonInvalidRolloutStrategy, "Plan", "%s", msg)
@@ -264,6 +264,30 @@ func (r *AddonReconciler) invalidStrategy(ctx context.Context, obj client.Object
 		LastTransitionTime: metav1.NewTime(now),
 	})
 	return placementOutcome{progression: ip}
+}
+
+// under words the problems of verr, a join of *field.Error as
+// rollout.Validate returns them with paths relative to the strategy, with
+// path before each of their paths, so that every problem names its field
+// from the ClusterManagementAddOn's root; problems are joined by "; " to
+// fit a condition's one-line message.
+func under(path *field.Path, verr error) string {
+	errs := []error{verr}
+	if j, ok := verr.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	lines := make([]string, 0, len(errs))
+	for _, e := range errs {
+		var fe *field.Error
+		if !errors.As(e, &fe) {
+			lines = append(lines, fmt.Sprintf("%s: %v", path, e))
+			continue
+		}
+		rooted := *fe
+		rooted.Field = path.String() + "." + fe.Field
+		lines = append(lines, rooted.Error())
+	}
+	return strings.Join(lines, "; ")
 }
 
 // previousProgression returns a copy of the install progression cma's
