@@ -118,7 +118,7 @@ func planPlacement(h *Hub, cma *addonv1beta1.ClusterManagementAddOn, i int, ps a
 	out.report.Progress = addon.Tally(found.groups, addons, res).Condition().Message
 	warnings := found.warnings
 	for _, w := range res.Warnings {
-		warnings = append(warnings, w.Message)
+		warnings = append(warnings, w.String())
 	}
 	for _, w := range warnings {
 		out.warnings = append(out.warnings, ps.Namespace+"/"+ps.Name+": "+w)

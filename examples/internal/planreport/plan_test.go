@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/utils/ptr"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
+	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 
 	"github.com/rolloutkit/rolloutkit/examples/internal/planreport"
 	"github.com/rolloutkit/rolloutkit/rollout"
@@ -246,4 +248,29 @@ func keys(m map[string]json.RawMessage) []string {
 		ks = append(ks, k)
 	}
 	return ks
+}
+
+// TestPlanWarningKinds: the planner's warnings are reported as the
+// scheduler's are, each led by its kind, and both name the placement.
+func TestPlanWarningKinds(t *testing.T) {
+	t.Parallel()
+	h := seedHub(false)
+	ps := &h.ClusterManagementAddOns[0].Spec.InstallStrategy.Placements[0]
+	ps.RolloutStrategy.ProgressivePerGroup.MandatoryDecisionGroups = clusterv1alpha1.MandatoryDecisionGroups{
+		MandatoryDecisionGroups: []clusterv1alpha1.MandatoryDecisionGroup{{GroupName: "canary"}}}
+	rep, err := planreport.Plan(h, "", at(12, 0), nil)
+	require.NoError(t, err)
+	prefix := hubNS + "/" + placeName + ": "
+	var planner, scheduler []string
+	for _, w := range rep.Warnings {
+		switch {
+		case strings.HasPrefix(w, prefix+string(rollout.UnmatchedMandatoryGroup)+": "):
+			planner = append(planner, w)
+		case strings.HasPrefix(w, prefix):
+			scheduler = append(scheduler, w)
+		}
+	}
+	require.Len(t, planner, 1, "one UnmatchedMandatoryGroup warning in %q", rep.Warnings)
+	assert.Contains(t, planner[0], `"canary"`)
+	assert.Len(t, scheduler, 1, "the no-sets fallback warning in %q", rep.Warnings)
 }
