@@ -28,6 +28,13 @@ type Result struct {
 	// long until it may change on its own (a toleration or an
 	// AddOnPlacementScore expires), as OCM's scheduler requeues.
 	RecheckAfter time.Duration
+	// Misconfigured is true when Schedule or ScheduleHub returned an error
+	// for a Placement that OCM would still write a status for
+	// (PlacementMisconfigured True, reason Misconfigured): the error lists
+	// the problems, and Status and Decisions are what to write. With an
+	// error and Misconfigured false the Result is empty and nothing is to
+	// be written.
+	Misconfigured bool
 }
 
 // WarningKind classifies a [Warning]. Its values are stable and meant for

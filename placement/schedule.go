@@ -64,11 +64,13 @@ func Schedule(p *clusterv1beta1.Placement, clusters []*clusterv1.ManagedCluster)
 // the clusters are selected but there are no groups and no
 // PlacementDecisions. As in OCM, PlacementSatisfied is still computed from
 // the selection, so it can read AllDecisionsScheduled next to
-// PlacementMisconfigured True.
+// PlacementMisconfigured True. Result.Misconfigured is then true: the
+// caller writes Status and Decisions, and reports the error.
 //
 // A nil Placement, a nil or unnamed ManagedCluster, two ManagedClusters
 // with one name, CEL selectors (which rolloutkit does not evaluate) and a
-// malformed spreadPolicy are errors with an empty Result.
+// malformed spreadPolicy are errors with an empty Result (Misconfigured
+// false): nothing is to be written.
 func (s Scheduler) Schedule(p *clusterv1beta1.Placement, clusters []*clusterv1.ManagedCluster) (Result, error) {
 	if p == nil {
 		return Result{}, errors.New("nil Placement: want a Placement to schedule")
@@ -119,6 +121,7 @@ func (s Scheduler) schedule(p *clusterv1beta1.Placement, cfg *config, f *fleet, 
 		res.RecheckAfter = ch.recheck.Sub(now)
 	}
 	if cfg.misconfigured() {
+		res.Misconfigured = true
 		return res, ifield.About(obj, cfg.problems()...)
 	}
 	res.Warnings = append(warnings, divisionWarnings(&p.Spec.DecisionStrategy.GroupStrategy, div)...)

@@ -475,6 +475,7 @@ func TestScheduleMisconfigured(t *testing.T) {
 				assert.Same(t, fe, pr)
 			}
 
+			assert.True(t, res.Misconfigured, "a misconfigured Placement's Result says so")
 			mis := condition(t, res.Status, clusterv1beta1.PlacementConditionMisconfigured)
 			assert.Equal(t, metav1.ConditionTrue, mis.Status)
 			assert.Equal(t, "Misconfigured", mis.Reason)

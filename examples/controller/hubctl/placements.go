@@ -83,7 +83,7 @@ func (r *PlacementReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		// cluster) leaves everything as it is; the schedule depends on
 		// nothing but the objects watched, so it is not retried until one
 		// of them changes.
-		if res.Status.Conditions == nil {
+		if !res.Misconfigured {
 			return ctrl.Result{}, reconcile.TerminalError(fmt.Errorf("placement %q not scheduled, its decisions and status left as they are: %w", req.String(), err))
 		}
 		logger.Info("placement misconfigured", "error", err.Error())
