@@ -125,7 +125,7 @@ func addonExamples() []docExample {
 		return "", notFound
 	}
 	desired := func(c *addonv1beta1.ClusterManagementAddOn, p addonv1beta1.PlacementRef) error {
-		_, err := addon.Desired(c, p, nil, specHash)
+		_, err := addon.PlacementConfigs(c, p, specHash)
 		return err
 	}
 	clusterStatus := func(m *addonv1beta1.ManagedClusterAddOn) error {

@@ -28,6 +28,7 @@ import (
 	addonindex "open-cluster-management.io/ocm/pkg/addon/index"
 	ocm "open-cluster-management.io/sdk-go/pkg/apis/cluster/v1alpha1"
 
+	"github.com/rolloutkit/rolloutkit/clock/fake"
 	"github.com/rolloutkit/rolloutkit/hash"
 	"github.com/rolloutkit/rolloutkit/internal/seed"
 	"github.com/rolloutkit/rolloutkit/placement"
@@ -247,8 +248,8 @@ func runOurAddon(t *testing.T, now time.Time, h addonHub) (addonv1beta1.InstallP
 	strategy := cma.Spec.InstallStrategy.Placements[0].RolloutStrategy
 	res, err := rollout.Planner{Clock: testingclock.NewFakeClock(now)}.Plan(strategy, groups, addon.Statuses(addons))
 	require.NoError(t, err)
-	desired, err := addon.Desired(cma, ref, nil, specHash)
+	desired, err := addon.PlacementConfigs(cma, ref, specHash)
 	require.NoError(t, err)
-	ip := addon.InstallProgression(cma.Status.InstallProgressions, ref, desired, addon.Tally(groups, addons, res), now)
+	ip := addon.InstallProgression(cma.Status.InstallProgressions, ref, desired, addon.Tally(groups, addons, res), fake.New(now))
 	return ip, addons
 }

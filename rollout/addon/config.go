@@ -66,23 +66,45 @@ type SpecHashFunc func(addonv1beta1.ConfigGroupResource, addonv1beta1.ConfigRefe
 // placement must be listed in spec.installStrategy.placements, under an
 // install strategy of type Placements.
 //
-// A nil mca means no per-cluster overrides. The inputs are not modified.
+// mca must not be nil: the configs of a placement without an add-on's
+// overrides are [PlacementConfigs]. The inputs are not modified.
 func Desired(cma *addonv1beta1.ClusterManagementAddOn, placement addonv1beta1.PlacementRef,
 	mca *addonv1beta1.ManagedClusterAddOn, specHash SpecHashFunc) ([]Config, error) {
+	if mca == nil {
+		return nil, errors.New("desired configs: nil ManagedClusterAddOn: want an add-on (PlacementConfigs gives a placement's configs without one)")
+	}
+	refs, err := levels(cma, placement, specHash)
+	if err != nil {
+		return nil, err
+	}
+	return withHashes(override(refs, mca.Spec.Configs), specHash, cmaName(cma))
+}
+
+// PlacementConfigs returns the configs of the install-strategy placement
+// named placement before any add-on's own overrides: the first two levels
+// of [Desired], each with its spec hash from specHash. They are what the
+// placement's install progression records, and what every add-on of the
+// placement runs with unless it lists spec.configs of its own. A zero
+// placement stands for OCM's defaults node, as in Desired. The inputs are
+// not modified.
+func PlacementConfigs(cma *addonv1beta1.ClusterManagementAddOn, placement addonv1beta1.PlacementRef, specHash SpecHashFunc) ([]Config, error) {
+	refs, err := levels(cma, placement, specHash)
+	if err != nil {
+		return nil, err
+	}
+	return withHashes(refs, specHash, cmaName(cma))
+}
+
+// levels checks the arguments of Desired and PlacementConfigs and returns
+// the configs of the defaults and the placement level, sorted.
+func levels(cma *addonv1beta1.ClusterManagementAddOn, placement addonv1beta1.PlacementRef, specHash SpecHashFunc) ([]ref, error) {
 	if cma == nil {
 		return nil, errors.New("desired configs: nil ClusterManagementAddOn: want an object")
 	}
 	if specHash == nil {
 		return nil, fmt.Errorf("desired configs of %s: nil SpecHashFunc: want a spec hash lookup", cmaName(cma))
 	}
-	refs, err := placementRefs(cma, placement)
-	if err != nil {
-		return nil, err
-	}
-	if mca != nil {
-		refs = override(refs, mca.Spec.Configs)
-	}
-	return withHashes(refs, specHash, cmaName(cma))
+	return placementRefs(cma, placement)
 }
 
 // ref is a config without its hash yet.

@@ -182,7 +182,10 @@ func TestDesired(t *testing.T) {
 			t.Parallel()
 			cmaBefore := tt.cma.DeepCopy()
 			mcaBefore := tt.mca.DeepCopy()
-			got, err := addon.Desired(tt.cma, tt.placement, tt.mca, names())
+			got, err := addon.PlacementConfigs(tt.cma, tt.placement, names())
+			if tt.mca != nil {
+				got, err = addon.Desired(tt.cma, tt.placement, tt.mca, names())
+			}
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, got)
 			assert.Equal(t, cmaBefore, tt.cma, "Desired must not modify the ClusterManagementAddOn")
@@ -193,13 +196,13 @@ func TestDesired(t *testing.T) {
 
 func TestDesiredHashesFromLookup(t *testing.T) {
 	t.Parallel()
-	got, err := addon.Desired(seedCMA(t), seedPlacement, nil, lookup(t, proxyConfig(t)))
+	got, err := addon.PlacementConfigs(seedCMA(t), seedPlacement, lookup(t, proxyConfig(t)))
 	require.NoError(t, err)
 	require.Len(t, got, 1)
 	assert.Equal(t, oldHash, got[0].SpecHash)
 	assert.Equal(t, `managedproxyconfigurations.proxy.open-cluster-management.io "cluster-proxy"`, got[0].String())
 
-	got, err = addon.Desired(seedCMA(t), seedPlacement, nil, lookup(t, proxyConfig(t, "proxyAgent", "proxyServer")))
+	got, err = addon.PlacementConfigs(seedCMA(t), seedPlacement, lookup(t, proxyConfig(t, "proxyAgent", "proxyServer")))
 	require.NoError(t, err)
 	assert.Equal(t, newHash, got[0].SpecHash)
 }
@@ -275,7 +278,7 @@ func TestDesiredErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := addon.Desired(tt.cma, tt.placement, nil, tt.specHash)
+			got, err := addon.PlacementConfigs(tt.cma, tt.placement, tt.specHash)
 			require.Error(t, err)
 			assert.Nil(t, got)
 			assert.Contains(t, err.Error(), tt.wantErr)
@@ -286,9 +289,20 @@ func TestDesiredErrors(t *testing.T) {
 	}
 }
 
+// TestDesiredNeedsAnAddon: Desired without an add-on is an error that
+// names PlacementConfigs, which gives a placement's configs.
+func TestDesiredNeedsAnAddon(t *testing.T) {
+	t.Parallel()
+	got, err := addon.Desired(seedCMA(t), seedPlacement, nil, lookup(t, proxyConfig(t)))
+	require.Error(t, err)
+	assert.Nil(t, got)
+	assert.Contains(t, err.Error(), "nil ManagedClusterAddOn")
+	assert.Contains(t, err.Error(), "PlacementConfigs")
+}
+
 func TestDesiredReportsEveryLookupError(t *testing.T) {
 	t.Parallel()
-	_, err := addon.Desired(barFooCMA(nil, nil), addonv1beta1.PlacementRef{Namespace: "ns", Name: "p1"}, nil, table(nil))
+	_, err := addon.PlacementConfigs(barFooCMA(nil, nil), addonv1beta1.PlacementRef{Namespace: "ns", Name: "p1"}, table(nil))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `spec hash of bars.core "test": not found`)
 	assert.Contains(t, err.Error(), `spec hash of foos.core "test": not found`)

@@ -7,28 +7,31 @@
 //
 // # One reconcile
 //
-// For one install-strategy placement of a ClusterManagementAddOn:
+// [PlanAddon] is the whole add-on step, the one call a controller, a dry
+// run and an offline report make, so that they cannot disagree:
 //
-//	addons, err := addon.Evaluate(cma, placementRef, mcas, specHash)
-//	result, err := planner.Plan(strategy, groups, addon.Statuses(addons))
+//	steps, err := addon.PlanAddon(planner, cma, placements, mcas, specHash)
+//	for _, s := range steps {
+//		// s.Err != nil: nothing planned for s.Ref; the reason is in
+//		// s.Progression's condition: log it, send an event
+//		for _, w := range s.Writes {
+//			// patch w.Cluster's add-on: status.configReferences and conditions
+//		}
+//		// put s.Progression in place of s.Ref's entry of
+//		// status.installProgressions, unless equal
+//	}
 //
-//	// Each add-on whose cluster is in result.ToRollout gets its configs:
-//	refs := addon.ConfigReferences(mca.Status.ConfigReferences, addons[i].Configs)
-//	// write refs to mca's status.configReferences, unless equal
-//
-//	// The ClusterManagementAddOn records the placement's progress:
-//	desired, err := addon.Desired(cma, placementRef, nil, specHash)
-//	ip := addon.InstallProgression(cma.Status.InstallProgressions, placementRef,
-//		desired, addon.Tally(groups, addons, result), clock.Now())
-//	// put ip in place of placementRef's entry of status.installProgressions,
-//	// unless equal
-//
-// [Desired] and [ClusterStatus] are the two steps of Evaluate for a single
-// add-on. specHash is a [SpecHashFunc], typically hash.Spec of the config
-// object read from a cache. The time comes from the caller's clock, and
-// both writes can be skipped when the computed status equals the one read:
-// ConfigReferences and InstallProgression return it unchanged when nothing
-// changed.
+// placements[i] holds the Placement and the decision groups of
+// spec.installStrategy.placements[i]; a cluster that several of them
+// select belongs to the last ([LastPlacementWins]), and Progressive's
+// default window is the Placement's clustersPerDecisionGroup
+// ([DefaultConcurrency]). [Install] says which add-ons to create and
+// delete, and [Progressing] what an add-on's ManifestWorks say of its
+// progress. The pieces PlanAddon is made of ([Evaluate], rollout.Planner,
+// [ConfigReferences], [PlacementConfigs], [Tally], [InstallProgression])
+// are exported for callers that need one step alone. specHash is a
+// [SpecHashFunc], typically hash.Spec of the config object read from a
+// cache. Times come from the planner's clock.
 //
 // # Which configs
 //

@@ -6,6 +6,7 @@ import (
 
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 
+	"github.com/rolloutkit/rolloutkit/clock/fake"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
 
@@ -37,7 +38,7 @@ func ExampleInstallProgression() {
 		{Selected: 3, Succeeded: 3},
 	} {
 		now := start.Add(time.Duration(i) * 6 * time.Minute)
-		ip := addon.InstallProgression(prev, placement, desired, p, now)
+		ip := addon.InstallProgression(prev, placement, desired, p, fake.New(now))
 		r, c := ip.ConfigReferences[0], ip.Conditions[0]
 		fmt.Printf("%s desired %s, last applied %s, last known good %s; %s=%s since %s\n",
 			now.Format("15:04"), r.DesiredConfig.SpecHash, r.LastAppliedConfig.SpecHash, r.LastKnownGoodConfig.SpecHash,

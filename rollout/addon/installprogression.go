@@ -2,18 +2,19 @@ package addon
 
 import (
 	"slices"
-	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
+
+	"github.com/rolloutkit/rolloutkit/clock"
 )
 
 // InstallProgression returns the status.installProgressions[] entry of the
 // install-strategy placement ref, as OCM's add-on manager keeps it, from the
 // ClusterManagementAddOn's current entries prev, the placement's desired
-// configs (Desired(cma, ref, nil, specHash)), the rollout's progress p (from
-// [Tally]) and the caller's clock reading now:
+// configs ([PlacementConfigs]), the rollout's progress p (from [Tally]) and
+// the clock clk (nil: the real clock), read once:
 //
 //   - configReferences has one entry per desired config, in desired order,
 //     with its group/resource and desiredConfig (namespace/name and spec
@@ -25,7 +26,7 @@ import (
 //     and its conditions are kept. Otherwise the entry starts afresh, with
 //     neither;
 //   - the Progressing condition p.Condition() is set with
-//     meta.SetStatusCondition and a lastTransitionTime of now, which takes
+//     meta.SetStatusCondition and a lastTransitionTime of the clock's time, which takes
 //     effect only when the condition is new or its status changes (a
 //     rollout that stays Progressing keeps the time it started);
 //   - when p.Completed(), every config's lastAppliedConfig and
@@ -37,14 +38,13 @@ import (
 // and keeps an old non-empty one, the desired spec hash here is always the
 // one in desired. A config listed twice in desired is taken once, the first
 // time; an entry of prev without a desiredConfig matches nothing (OCM would
-// dereference nil). A zero now is replaced with the real time by
-// meta.SetStatusCondition: pass the clock's reading.
+// dereference nil).
 //
 // When nothing changes, the result is equal (reflect.DeepEqual) to the entry
 // of prev for ref, so the caller can skip the write. The result shares no
 // memory with the inputs, which are not modified.
 func InstallProgression(prev []addonv1beta1.InstallProgression, ref addonv1beta1.PlacementRef,
-	desired []Config, p Progress, now time.Time) addonv1beta1.InstallProgression {
+	desired []Config, p Progress, clk clock.PassiveClock) addonv1beta1.InstallProgression {
 	configs := uniqueConfigs(desired)
 	old, found := findInstallProgression(prev, ref, configs)
 	out := addonv1beta1.InstallProgression{PlacementRef: ref}
@@ -74,7 +74,7 @@ func InstallProgression(prev []addonv1beta1.InstallProgression, ref addonv1beta1
 		out.ConfigReferences = refs
 	}
 	cond := p.Condition()
-	cond.LastTransitionTime = metav1.NewTime(now)
+	cond.LastTransitionTime = metav1.NewTime(clock.NowOf(clk))
 	meta.SetStatusCondition(&out.Conditions, cond)
 	return out
 }

@@ -244,7 +244,7 @@ func TestInstallProgression(t *testing.T) {
 			t.Parallel()
 			prev, desired := cloneProgressions(tt.prev), append([]addon.Config(nil), tt.desired...)
 
-			got := addon.InstallProgression(prev, seedPlacement, desired, tt.p, now)
+			got := addon.InstallProgression(prev, seedPlacement, desired, tt.p, fake.New(now))
 			assert.Equal(t, tt.want, got)
 
 			// The inputs are untouched, and the result shares nothing with them.
@@ -301,7 +301,7 @@ func TestInstallProgressionUnchanged(t *testing.T) {
 			t.Parallel()
 			other := addonv1beta1.InstallProgression{PlacementRef: addonv1beta1.PlacementRef{Namespace: "ns", Name: "other"}}
 			prev := []addonv1beta1.InstallProgression{other, tt.prev}
-			got := addon.InstallProgression(prev, seedPlacement, tt.desired, tt.p, later)
+			got := addon.InstallProgression(prev, seedPlacement, tt.desired, tt.p, fake.New(later))
 			assert.True(t, reflect.DeepEqual(tt.prev, got), "reflect.DeepEqual:\nprev %#v\ngot  %#v", tt.prev, got)
 		})
 	}
@@ -399,9 +399,9 @@ func (w *world) reconcile(t *testing.T, specHash addon.SpecHashFunc, now time.Ti
 		w.mcas[j] = mca
 		written = append(written, c.Cluster)
 	}
-	desired, err := addon.Desired(w.cma, seedPlacement, nil, specHash)
+	desired, err := addon.PlacementConfigs(w.cma, seedPlacement, specHash)
 	require.NoError(t, err)
-	next := addon.InstallProgression(w.progression, seedPlacement, desired, addon.Tally(w.groups, addons, result), now)
+	next := addon.InstallProgression(w.progression, seedPlacement, desired, addon.Tally(w.groups, addons, result), fake.New(now))
 	w.progression = []addonv1beta1.InstallProgression{next}
 	return written
 }
