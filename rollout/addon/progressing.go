@@ -100,10 +100,12 @@ func configHashKey(gr addonv1beta1.ConfigGroupResource, r addonv1beta1.ConfigRef
 // Available and Applied conditions are both True with an observedGeneration
 // equal to its metadata.generation.
 //
-// OCM checks the works one at a time in its informer's order, which is a
-// map's and so varies, and stops at the first that fails; when one work
-// mismatches and another is not ready its message depends on that order.
-// Progressing reports the mismatch, one of OCM's answers, every time.
+// OCM checks the works of mca's namespace, then those of the hosting
+// cluster's, and stops at the first that fails. Within one namespace its
+// order is its informer's, a map's, which varies: when one work there
+// mismatches and another is not ready, OCM's message depends on that
+// order. Progressing reports the mismatch, one of OCM's answers, every
+// time.
 //
 // OCM never sets the reason Failed from a work: a work that fails to apply
 // keeps the add-on Progressing until the rollout's deadline makes it
@@ -151,32 +153,58 @@ func progressingFrom(mca *addonv1beta1.ManagedClusterAddOn, works []*workv1.Mani
 		return newProgressing(metav1.ConditionFalse, reasonWaitingForHostingManifestApplied, msgWaitingForHostingManifestApplied)
 	}
 
+	// OCM lists the works of mca's namespace, then those of the hosting
+	// cluster's, and reports the first work that fails.
 	preDelete := "addon-" + mca.Name + "-pre-delete"
-	var own, mismatch, notReady bool
+	var own bool
+	var verdicts [2]workVerdict // of mca's namespace, of the hosting cluster's
 	for _, w := range works {
-		if w == nil || !ownWork(mca, hosting, w) {
+		if w == nil {
+			continue
+		}
+		list, ok := workList(mca, hosting, w)
+		if !ok {
 			continue
 		}
 		own = true
 		if strings.HasPrefix(w.Name, preDelete) {
 			continue
 		}
-		switch {
-		case !workMatches(w, mca.Status.ConfigReferences):
-			mismatch = true
-		case !workReady(w):
-			notReady = true
+		verdicts[list] = max(verdicts[list], verdictOf(w, mca.Status.ConfigReferences))
+	}
+	if !own {
+		return newProgressing(metav1.ConditionTrue, addonv1beta1.ProgressingReasonProgressing, msgNoWorks)
+	}
+	for _, v := range verdicts {
+		switch v {
+		case workMismatch:
+			return newProgressing(metav1.ConditionTrue, addonv1beta1.ProgressingReasonProgressing, msgConfigsMismatch)
+		case workNotReady:
+			return newProgressing(metav1.ConditionTrue, addonv1beta1.ProgressingReasonProgressing, msgWorkNotReady)
 		}
 	}
-	switch {
-	case !own:
-		return newProgressing(metav1.ConditionTrue, addonv1beta1.ProgressingReasonProgressing, msgNoWorks)
-	case mismatch:
-		return newProgressing(metav1.ConditionTrue, addonv1beta1.ProgressingReasonProgressing, msgConfigsMismatch)
-	case notReady:
-		return newProgressing(metav1.ConditionTrue, addonv1beta1.ProgressingReasonProgressing, msgWorkNotReady)
-	}
 	return newProgressing(metav1.ConditionFalse, addonv1beta1.ProgressingReasonCompleted, msgCompleted)
+}
+
+// workVerdict is what OCM finds of one work, in the order in which
+// Progressing reports it among the works of one namespace.
+type workVerdict int
+
+const (
+	workReady workVerdict = iota
+	workNotReady
+	workMismatch
+)
+
+// verdictOf checks w's configs against refs, then its readiness.
+func verdictOf(w *workv1.ManifestWork, refs []addonv1beta1.ConfigReference) workVerdict {
+	switch {
+	case !workMatches(w, refs):
+		return workMismatch
+	case !workIsReady(w):
+		return workNotReady
+	}
+	return workReady
 }
 
 // newProgressing is a Progressing condition without a time.
@@ -207,23 +235,24 @@ func unsupportedConfig(mca *addonv1beta1.ManagedClusterAddOn) (addonv1beta1.Conf
 	return addonv1beta1.ConfigGroupResource{}, false
 }
 
-// ownWork reports whether OCM's label selectors list w as a work of mca:
-// in mca's namespace without the addon-namespace label (a label with an
-// empty value is still there), or, for a hosted add-on, in the hosting
-// cluster's namespace with addon-namespace naming mca's namespace.
-func ownWork(mca *addonv1beta1.ManagedClusterAddOn, hosting string, w *workv1.ManifestWork) bool {
+// workList reports whether OCM's label selectors list w as a work of mca,
+// and in which list: 0 for mca's namespace (without the addon-namespace
+// label; a label with an empty value is still there), 1 for a hosted
+// add-on's hosting cluster's namespace (with addon-namespace naming mca's
+// namespace).
+func workList(mca *addonv1beta1.ManagedClusterAddOn, hosting string, w *workv1.ManifestWork) (int, bool) {
 	name, ok := w.Labels[addonv1beta1.AddonLabelKey]
 	if !ok || name != mca.Name {
-		return false
+		return 0, false
 	}
 	ns, labelled := w.Labels[addonv1beta1.AddonNamespaceLabelKey]
 	switch {
 	case w.Namespace == mca.Namespace && !labelled:
-		return true
+		return 0, true
 	case hosting != "" && w.Namespace == hosting && labelled && ns == mca.Namespace:
-		return true
+		return 1, true
 	}
-	return false
+	return 0, false
 }
 
 // workMatches reports whether w was rendered with the configs that refs
@@ -259,9 +288,9 @@ func workMatches(w *workv1.ManifestWork, refs []addonv1beta1.ConfigReference) bo
 	return true
 }
 
-// workReady reports whether w's Available and Applied conditions are both
+// workIsReady reports whether w's Available and Applied conditions are both
 // True for its current generation.
-func workReady(w *workv1.ManifestWork) bool {
+func workIsReady(w *workv1.ManifestWork) bool {
 	for _, t := range [...]string{workv1.WorkAvailable, workv1.WorkApplied} {
 		c := meta.FindStatusCondition(w.Status.Conditions, t)
 		if c == nil || c.Status != metav1.ConditionTrue || c.ObservedGeneration != w.Generation {

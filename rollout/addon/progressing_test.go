@@ -189,6 +189,28 @@ func TestProgressing(t *testing.T) {
 			status: metav1.ConditionTrue, reason: "Progressing", message: notReady,
 		},
 		{
+			name: "hosted: the cluster's works come first, a hosting work's mismatch second",
+			mca:  hosted(progMCA(progRef("h1")), true),
+			works: []*workv1.ManifestWork{
+				with(hostedWork(progCluster), func(w *workv1.ManifestWork) { w.Annotations = nil }),
+				with(progWork("addon-cluster-proxy-deploy-0", hashed), func(w *workv1.ManifestWork) { w.Generation = 3 }),
+			},
+			status: metav1.ConditionTrue, reason: "Progressing", message: notReady,
+		},
+		{
+			name: "hosted: the hosting cluster is the cluster itself",
+			mca: func() *addonv1beta1.ManagedClusterAddOn {
+				m := hosted(progMCA(progRef("h1")), true)
+				m.Annotations[addonv1beta1.HostingClusterNameAnnotationKey] = progCluster
+				return m
+			}(),
+			works: []*workv1.ManifestWork{
+				with(hostedWork(progCluster), func(w *workv1.ManifestWork) { w.Namespace = progCluster; w.Annotations = nil }),
+				progWork("addon-cluster-proxy-deploy-0", hashed),
+			},
+			status: metav1.ConditionTrue, reason: "Progressing", message: mismatch,
+		},
+		{
 			name:   "hosted: a hosting work of another cluster's add-on is not ours",
 			mca:    hosted(progMCA(progRef("h1")), true),
 			works:  []*workv1.ManifestWork{hostedWork("other-cluster")},
