@@ -17,6 +17,21 @@
 // groups back; held groups show phase Blocked and the gate's reason. An
 // -approve name that is no group of the plan is an error.
 //
+// # Add-on versions
+//
+// ClusterManagementAddOns and ManagedClusterAddOns are read by their
+// apiVersion, in both versions a hub serves: v1alpha1, which the hub stores
+// and `kubectl get` prints by default, and v1beta1, which the planner works
+// in. A v1alpha1 object is converted to v1beta1 as OCM's conversion webhook
+// converts it: a ClusterManagementAddOn's
+// spec.supportedConfigs[].defaultConfig become spec.defaultConfigs, and a
+// ManagedClusterAddOn's spec.installNamespace becomes an annotation. An
+// add-on object of any other apiVersion, or of none, is refused, and so is
+// a v1alpha1 ManagedClusterAddOn whose status.configReferences[] names a
+// config other than its desiredConfig's, or has no desiredConfig: v1beta1
+// names the config only there, so the conversion would lose the config the
+// plan compares.
+//
 // # Scheduling
 //
 // A Placement without PlacementDecisions is scheduled as OCM's scheduler

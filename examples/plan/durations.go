@@ -10,14 +10,11 @@ import (
 
 // checkDurations finds the minSuccessTime values of a
 // ClusterManagementAddOn's install strategy that are not durations, and
-// names each by its field path; it returns the add-on's name with them.
+// names each by its field path.
 // Decoding into the API type fails on the first one with only
 // time.ParseDuration's error, which names no field.
-func checkDurations(js []byte) (string, field.ErrorList) {
+func checkDurations(js []byte) field.ErrorList {
 	var obj struct {
-		Metadata struct {
-			Name string `json:"name"`
-		} `json:"metadata"`
 		Spec struct {
 			InstallStrategy struct {
 				Placements []struct {
@@ -27,7 +24,7 @@ func checkDurations(js []byte) (string, field.ErrorList) {
 		} `json:"spec"`
 	}
 	if json.Unmarshal(js, &obj) != nil {
-		return "", nil // the decoder into the API type says what is wrong
+		return nil // the decoder into the API type says what is wrong
 	}
 	var errs field.ErrorList
 	placements := field.NewPath("spec", "installStrategy", "placements")
@@ -52,5 +49,5 @@ func checkDurations(js []byte) (string, field.ErrorList) {
 			}
 		}
 	}
-	return obj.Metadata.Name, errs
+	return errs
 }

@@ -28,7 +28,9 @@ const kinds = "managedclusters,placements,placementdecisions,clustermanagementad
 	"managedclustersets,managedclustersetbindings,addonplacementscores"
 
 // hub is what the YAML said about the hub: the objects of the kinds the
-// planner uses. Other kinds are counted and ignored.
+// planner uses, in the versions it uses (add-on objects of v1alpha1 are
+// held converted to v1beta1, cluster sets of v1beta1 to v1beta2). Other
+// kinds are counted and ignored.
 type hub struct {
 	clusters   []*clusterv1.ManagedCluster
 	sets       []*clusterv1beta2.ManagedClusterSet
@@ -130,6 +132,7 @@ func (h *hub) add(js []byte, where string) error {
 		}
 		return nil
 	}
+	what := tm.Kind // the object, as errors name it
 	var err error
 	switch tm.Kind {
 	case "ManagedCluster":
@@ -145,12 +148,14 @@ func (h *hub) add(js []byte, where string) error {
 	case "PlacementDecision":
 		err = decodeInto(js, &h.decisions)
 	case "ClusterManagementAddOn":
-		if name, errs := checkDurations(js); len(errs) > 0 {
-			return fmt.Errorf("%s: %s %q: %w", where, tm.Kind, name, errs.ToAggregate())
+		what = named(tm.Kind, js)
+		if errs := checkDurations(js); len(errs) > 0 {
+			return fmt.Errorf("%s: %s: %w", where, what, errs.ToAggregate())
 		}
-		err = decodeInto(js, &h.cmas)
+		err = decodeClusterManagementAddOn(js, tm.APIVersion, &h.cmas)
 	case "ManagedClusterAddOn":
-		err = decodeInto(js, &h.mcas)
+		what = named(tm.Kind, js)
+		err = decodeManagedClusterAddOn(js, tm.APIVersion, &h.mcas)
 	case "":
 		return fmt.Errorf("%s: no kind: want a Kubernetes object such as a ManagedCluster or a Placement", where)
 	default:
@@ -163,7 +168,7 @@ func (h *hub) add(js []byte, where string) error {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %s: %w", where, tm.Kind, err)
+		return fmt.Errorf("%s: %s: %w", where, what, err)
 	}
 	return nil
 }

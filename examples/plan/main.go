@@ -130,7 +130,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 			"and prints the next step of the add-on's rollout, and why. A Placement without\n"+
 			"PlacementDecisions is scheduled as OCM would, from the cluster sets bound to its\n"+
 			"namespace; with no ManagedClusterSet and no binding in the input, every cluster\n"+
-			"is a candidate (a warning says so).\n"+
+			"is a candidate (a warning says so). ClusterManagementAddOns and ManagedClusterAddOns\n"+
+			"are read as v1alpha1 (the version kubectl prints by default) or v1beta1; other\n"+
+			"versions are refused.\n"+
 			"Exit code: 0 when the plan is printed, 2 on bad flags or input, 1 when the plan cannot be written.\n\n")
 		fs.PrintDefaults()
 	}

@@ -161,8 +161,6 @@ func TestPlanErrors(t *testing.T) {
 			`ClusterManagementAddOn "cluster-proxy": spec.installStrategy.placements[0].rolloutStrategy.progressivePerGroup.minSuccessTime: Invalid value: "soon": want a duration such as 5m or 1h30m (time: invalid duration "soon")`},
 		{"minSuccessTime not a string", strings.Replace(string(hub), "minSuccessTime: 5m", "minSuccessTime: 300", 1), []string{"-f", "-"}, 2,
 			`spec.installStrategy.placements[0].rolloutStrategy.progressivePerGroup.minSuccessTime: Invalid value: "300": want a duration string such as 5m or 1h30m`},
-		{"missing placement", onlyKinds(t, string(hub), "ClusterManagementAddOn", "ManagedClusterAddOn"), []string{"-f", "-"}, 2,
-			`placement "open-cluster-management/cluster-proxy-placement" (clustermanagementaddon "cluster-proxy" spec.installStrategy.placements[0]): neither the Placement nor its PlacementDecisions are in the input`},
 		{"bad decision label", strings.Replace(string(hub), `decision-group-index: "1"`, `decision-group-index: "one"`, 1), []string{"-f", "-"}, 2,
 			`"one"`},
 		{"celSelector", withCEL, []string{"-f", "-"}, 2,
@@ -182,6 +180,19 @@ func TestPlanErrors(t *testing.T) {
 			assert.Contains(t, errOut, tt.want)
 		})
 	}
+}
+
+// TestPlanMissingPlacement: a placement whose Placement is not in the
+// input is not planned, as the controller plans nothing for it; the report
+// says why.
+func TestPlanMissingPlacement(t *testing.T) {
+	t.Parallel()
+	hub, err := os.ReadFile(hubFile)
+	require.NoError(t, err)
+	code, out, errOut := runPlan(t, onlyKinds(t, string(hub), "ClusterManagementAddOn", "ManagedClusterAddOn"), "-f", "-")
+	assert.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, `not planned (PlacementNotFound): placement "open-cluster-management/cluster-proxy-placement" (spec.installStrategy.placements[0]) not found`)
+	assert.Contains(t, out, "clusters to start now: (none)")
 }
 
 func TestPlanGates(t *testing.T) {
@@ -227,6 +238,7 @@ func TestPlanHelp(t *testing.T) {
 	code, _, errOut := runPlan(t, "", "-h")
 	assert.Equal(t, 0, code)
 	assert.Contains(t, errOut, "usage: plan -f FILE")
+	assert.Contains(t, errOut, "are read as v1alpha1 (the version kubectl prints by default) or v1beta1")
 }
 
 // onlyKinds keeps the List items of the given kinds.
