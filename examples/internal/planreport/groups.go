@@ -1,7 +1,6 @@
 package planreport
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -54,7 +53,10 @@ func placementGroups(h *Hub, ps addonv1beta1.PlacementStrategy, now time.Time) (
 		return out, nil
 	}
 	if p == nil {
-		return out, errors.New("neither the Placement nor its PlacementDecisions are in the input: include placements and placementdecisions in the kubectl get")
+		// Not planned (addon.ReasonPlacementNotFound), as the controller
+		// plans nothing for it.
+		out.source = "nowhere: neither the Placement nor its PlacementDecisions are in the input (include placements and placementdecisions in the kubectl get)"
+		return out, nil
 	}
 	out.groups = scheduled.Groups
 	out.source = fmt.Sprintf("scheduled from the Placement and %d ManagedClusters (no PlacementDecisions in the input)", len(h.Clusters))

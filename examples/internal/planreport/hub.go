@@ -15,7 +15,6 @@ import (
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 
-	"github.com/rolloutkit/rolloutkit/grouping"
 	"github.com/rolloutkit/rolloutkit/hash"
 	"github.com/rolloutkit/rolloutkit/placement"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
@@ -143,24 +142,6 @@ func (h *Hub) decisionsOf(ns, name string) []*clusterv1beta1.PlacementDecision {
 		}
 	}
 	return ds
-}
-
-// addonsOn returns the ManagedClusterAddOns named name on the clusters of
-// groups (an add-on lives in its cluster's namespace).
-func (h *Hub) addonsOn(name string, groups []grouping.Group) []*addonv1beta1.ManagedClusterAddOn {
-	in := map[string]bool{}
-	for _, g := range groups {
-		for _, c := range g.Clusters {
-			in[c] = true
-		}
-	}
-	var out []*addonv1beta1.ManagedClusterAddOn
-	for _, m := range h.ManagedClusterAddOns {
-		if m.Name == name && in[m.Namespace] {
-			out = append(out, m)
-		}
-	}
-	return out
 }
 
 // specHash finds a config's spec hash: the hash of the config object when

@@ -25,6 +25,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(&b, "add-on %q at %s\n", r.Addon, r.Now.UTC().Format(time.RFC3339))
 	for _, p := range r.Placements {
 		fmt.Fprintf(&b, "\nplacement %q, %s, groups from %s\n", p.Namespace+"/"+p.Name, p.Strategy, p.Source)
+		if p.NotPlanned != nil {
+			fmt.Fprintf(&b, "  not planned (%s): %s\n", p.NotPlanned.Reason, p.NotPlanned.Message)
+		}
 		tw := tabwriter.NewWriter(&b, 2, 8, 2, ' ', 0)
 		fmt.Fprintln(tw, "  INDEX\tGROUP\tPHASE\tCLUSTERS\tREASON")
 		for _, g := range p.Groups {

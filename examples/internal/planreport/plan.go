@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/api/meta"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 
 	"github.com/rolloutkit/rolloutkit/clock/fake"
@@ -32,26 +32,41 @@ func Plan(h *Hub, name string, now time.Time, gates []rollout.Gate) (*Report, er
 	}
 	rep := &Report{Addon: cma.Name, Now: now, Start: []string{}, InFlight: []InFlight{}, Next: []string{},
 		TimedOut: []string{}, Removed: []string{}, Warnings: []string{}}
-	var recheck time.Duration
+	found := make([]placed, len(cma.Spec.InstallStrategy.Placements))
+	inputs := make([]addon.PlacementInput, len(found))
 	for i, ps := range cma.Spec.InstallStrategy.Placements {
-		pl, err := planPlacement(h, cma, i, ps, now, gates)
-		if err != nil {
-			return nil, err
+		if found[i], err = placementGroups(h, ps, now); err != nil {
+			return nil, fmt.Errorf("placement %q (clustermanagementaddon %q spec.installStrategy.placements[%d]): %w", ps.Namespace+"/"+ps.Name, cma.Name, i, err)
 		}
-		pr, res := pl.report, pl.result
+		inputs[i] = addon.PlacementInput{Placement: h.placement(ps.Namespace, ps.Name), Groups: found[i].groups}
+	}
+	steps, err := addon.PlanAddon(rollout.Planner{Clock: fake.New(now), Gates: gates}, cma, inputs, h.ManagedClusterAddOns, h.specHash(cma))
+	if err != nil {
+		return nil, err
+	}
+	var recheck time.Duration
+	for i, s := range steps {
+		ps := cma.Spec.InstallStrategy.Placements[i]
+		pr := placementReport(ps, found[i], s)
 		rep.Placements = append(rep.Placements, pr)
 		rep.Start = append(rep.Start, pr.Start...)
 		rep.InFlight = append(rep.InFlight, pr.InFlight...)
 		rep.Next = append(rep.Next, pr.Next...)
-		for _, c := range res.TimedOut {
+		for _, c := range s.Result.TimedOut {
 			rep.TimedOut = append(rep.TimedOut, c.Cluster)
 		}
-		for _, c := range res.Removed {
+		for _, c := range s.Result.Removed {
 			rep.Removed = append(rep.Removed, c.Cluster)
 		}
-		rep.Breach = rep.Breach || res.MaxFailureBreach
-		recheck = nearer(recheck, pl.recheck)
-		rep.Warnings = append(rep.Warnings, pl.warnings...)
+		rep.Breach = rep.Breach || s.Result.MaxFailureBreach
+		recheck = nearer(recheck, nearer(s.Result.RecheckAfter, found[i].recheck))
+		warnings := found[i].warnings
+		for _, w := range s.Result.Warnings {
+			warnings = append(warnings, w.String())
+		}
+		for _, w := range warnings {
+			rep.Warnings = append(rep.Warnings, ps.Namespace+"/"+ps.Name+": "+w)
+		}
 	}
 	rep.RecheckAfter = recheck.Seconds()
 	return rep, nil
@@ -78,68 +93,29 @@ func pickAddon(h *Hub, name string) (*addonv1beta1.ClusterManagementAddOn, error
 	return h.ClusterManagementAddOns[0], nil
 }
 
-// planned is the plan of one install-strategy placement.
-type planned struct {
-	report Placement
-	result rollout.Result
-	// recheck is the nearer of the planner's recheck time and the
-	// scheduler's.
-	recheck time.Duration
-	// warnings are the scheduler's and the planner's, each prefixed with
-	// the placement's namespace/name.
-	warnings []string
-}
-
-// planPlacement plans one install-strategy placement.
-func planPlacement(h *Hub, cma *addonv1beta1.ClusterManagementAddOn, i int, ps addonv1beta1.PlacementStrategy, now time.Time, gates []rollout.Gate) (planned, error) {
-	ref := fmt.Sprintf("placement %q (clustermanagementaddon %q spec.installStrategy.placements[%d])", ps.Namespace+"/"+ps.Name, cma.Name, i)
-	found, err := placementGroups(h, ps, now)
-	if err != nil {
-		return planned{}, fmt.Errorf("%s: %w", ref, err)
-	}
-	addons, err := addon.Evaluate(cma, ps.PlacementRef, h.addonsOn(cma.Name, found.groups), h.specHash(cma))
-	if err != nil {
-		return planned{}, fmt.Errorf("%s: %w", ref, err)
-	}
-	planner := rollout.Planner{Clock: fake.New(now), Gates: gates}
-	if p := h.placement(ps.Namespace, ps.Name); p != nil && ps.RolloutStrategy.Type == "Progressive" {
-		// OCM's add-on manager uses clustersPerDecisionGroup as the window
-		// when maxConcurrency is unset.
-		cpg := p.Spec.DecisionStrategy.GroupStrategy.ClustersPerDecisionGroup
-		if cpg != (intstr.IntOrString{}) {
-			planner.DefaultConcurrency = &cpg
-		}
-	}
-	res, err := planner.Plan(ps.RolloutStrategy, found.groups, addon.Statuses(addons))
-	if err != nil {
-		return planned{}, fmt.Errorf("%s: rolloutStrategy: %w", ref, err)
-	}
-	out := planned{report: placementReport(ps, found, res), result: res, recheck: nearer(res.RecheckAfter, found.recheck)}
-	out.report.Progress = addon.Tally(found.groups, addons, res).Condition().Message
-	warnings := found.warnings
-	for _, w := range res.Warnings {
-		warnings = append(warnings, w.String())
-	}
-	for _, w := range warnings {
-		out.warnings = append(out.warnings, ps.Namespace+"/"+ps.Name+": "+w)
-	}
-	return out, nil
-}
-
 // placementReport is the report of one placement's groups and clusters,
-// from its groups and the planner's result.
-func placementReport(ps addonv1beta1.PlacementStrategy, found placed, res rollout.Result) Placement {
+// from where its groups came from and its step.
+func placementReport(ps addonv1beta1.PlacementStrategy, found placed, s addon.Step) Placement {
 	pr := Placement{Namespace: ps.Namespace, Name: ps.Name, Strategy: string(ps.RolloutStrategy.Type), Source: found.source,
 		Start: []string{}, InFlight: []InFlight{}, Next: []string{}}
 	if pr.Strategy == "" {
 		pr.Strategy = "All"
 	}
-	for gi, g := range found.groups {
-		gp := res.Groups[gi]
-		pr.Groups = append(pr.Groups, Group{Index: g.Index, Name: g.Name, Clusters: append([]string{}, g.Clusters...),
-			Phase: gp.Phase.String(), Reason: gp.Reason, Wait: waitOf(gp.Wait)})
+	if c := meta.FindStatusCondition(s.Progression.Conditions, addonv1beta1.ManagedClusterAddOnConditionProgressing); c != nil {
+		pr.Progress = c.Message
+		if s.Err != nil {
+			pr.NotPlanned = &NotPlanned{Reason: c.Reason, Message: c.Message}
+		}
 	}
-	for _, c := range res.ToRollout {
+	for gi, g := range s.Groups {
+		out := Group{Index: g.Index, Name: g.Name, Clusters: append([]string{}, g.Clusters...), Phase: "NotPlanned", Reason: "not planned"}
+		if s.Err == nil {
+			gp := s.Result.Groups[gi]
+			out.Phase, out.Reason, out.Wait = gp.Phase.String(), gp.Reason, waitOf(gp.Wait)
+		}
+		pr.Groups = append(pr.Groups, out)
+	}
+	for _, c := range s.Result.ToRollout {
 		pr.Next = append(pr.Next, c.Cluster)
 		if c.Status == rollout.ToApply {
 			pr.Start = append(pr.Start, c.Cluster)

@@ -145,8 +145,6 @@ func TestPlanErrors(t *testing.T) {
 	t.Parallel()
 	two := seedHub(true)
 	two.ClusterManagementAddOns = append(two.ClusterManagementAddOns, seedAddon("managed-serviceaccount"))
-	noPlacement := seedHub(false)
-	noPlacement.Placements = nil
 	tests := []struct {
 		name  string
 		hub   *planreport.Hub
@@ -156,8 +154,6 @@ func TestPlanErrors(t *testing.T) {
 		{"nil hub", nil, "", "no ClusterManagementAddOn in the input"},
 		{"unknown add-on", seedHub(true), "nope", `clustermanagementaddon "nope" is not in the input (found "cluster-proxy")`},
 		{"two add-ons, none named", two, "", `2 ClusterManagementAddOns in the input ("cluster-proxy", "managed-serviceaccount")`},
-		{"neither placement nor decisions", noPlacement, addonName,
-			`placement "open-cluster-management/cluster-proxy-placement" (clustermanagementaddon "cluster-proxy" spec.installStrategy.placements[0]): neither the Placement nor its PlacementDecisions are in the input`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -273,4 +269,40 @@ func TestPlanWarningKinds(t *testing.T) {
 	require.Len(t, planner, 1, "one UnmatchedMandatoryGroup warning in %q", rep.Warnings)
 	assert.Contains(t, planner[0], `"canary"`)
 	assert.Len(t, scheduler, 1, "the no-sets fallback warning in %q", rep.Warnings)
+}
+
+// TestPlanNotPlanned: a placement that the controller would not plan (no
+// Placement; a config object the hub does not hold) is reported as such,
+// with the reason and message of its install progression's condition, and
+// the rest of the report is still made.
+func TestPlanNotPlanned(t *testing.T) {
+	t.Parallel()
+	noPlacement := seedHub(false)
+	noPlacement.Placements = nil
+	noConfig := seedHub(true)
+	noConfig.Configs = nil
+	noConfig.ClusterManagementAddOns[0] = noConfig.ClusterManagementAddOns[0].DeepCopy()
+	noConfig.ClusterManagementAddOns[0].Status = addonv1beta1.ClusterManagementAddOnStatus{}
+	for _, tt := range []struct {
+		name, reason, message string
+		hub                   *planreport.Hub
+	}{
+		{"neither placement nor decisions", "PlacementNotFound", `placement "open-cluster-management/cluster-proxy-placement" (spec.installStrategy.placements[0]) not found`, noPlacement},
+		{"no config object", "ConfigurationError", `managedproxyconfigurations.proxy.open-cluster-management.io "cluster-proxy"`, noConfig},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rep, err := planreport.Plan(tt.hub, addonName, at(12, 0), nil)
+			require.NoError(t, err)
+			require.Len(t, rep.Placements, 1)
+			np := rep.Placements[0].NotPlanned
+			require.NotNil(t, np)
+			assert.Equal(t, tt.reason, np.Reason)
+			assert.Contains(t, np.Message, tt.message)
+			assert.Empty(t, rep.Start)
+			var b strings.Builder
+			require.NoError(t, rep.WriteText(&b))
+			assert.Contains(t, b.String(), "not planned ("+tt.reason+"): ")
+		})
+	}
 }

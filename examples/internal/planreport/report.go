@@ -58,6 +58,19 @@ type Placement struct {
 	// Progress is the message of the ClusterManagementAddOn's install
 	// progression condition for this placement.
 	Progress string `json:"progress"`
+	// NotPlanned says why nothing was planned for the placement (a rollout
+	// strategy that does not validate, a missing Placement, a config that
+	// cannot be read): the reason and message the controller writes in
+	// its install progression's condition. Absent when it was planned.
+	NotPlanned *NotPlanned `json:"notPlanned,omitempty"`
+}
+
+// NotPlanned is why a placement was not planned.
+type NotPlanned struct {
+	// Reason is the condition's reason (rollout/addon's Reason* constants).
+	Reason string `json:"reason"`
+	// Message names the field or the object at fault.
+	Message string `json:"message"`
 }
 
 // Group is the plan of one decision group.
