@@ -46,6 +46,7 @@ type options struct {
 	placements     bool
 	addons         bool
 	addonVersion   string
+	lifecycles     []string
 	leaderElect    bool
 	leaderNS       string
 	probeAddr      string
@@ -64,7 +65,10 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig of the hub (default: $KUBECONFIG, in-cluster, or ~/.kube/config)")
 	fs.BoolVar(&o.placements, "placements", true, "reconcile Placements into PlacementDecisions and status (turn off where OCM's placement controller runs)")
-	fs.BoolVar(&o.addons, "addons", true, "roll add-on configs out across each ClusterManagementAddOn's placements")
+	fs.BoolVar(&o.addons, "addons", true, "install, roll out and track the ClusterManagementAddOns that -lifecycle names, as OCM's add-on manager does")
+	lifecycle := hubctl.DefaultLifecycle
+	fs.StringVar(&lifecycle, "lifecycle", hubctl.DefaultLifecycle, "comma-separated values of the ClusterManagementAddOn annotation "+hubctl.LifecycleAnnotation+
+		" whose add-ons this controller takes; OCM's add-on manager takes addon-manager, addon-framework's self mode self or none")
 	fs.StringVar(&o.addonVersion, "addon-version", "", "add-on API version to read and write, v1alpha1 or v1beta1 (default: the version the hub stores)")
 	fs.BoolVar(&o.leaderElect, "leader-elect", false, "elect a leader with a Lease, so that only one replica writes")
 	fs.StringVar(&o.leaderNS, "leader-elect-namespace", "kube-system", "namespace of the leader-election Lease")
@@ -100,6 +104,13 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		if c = strings.TrimSpace(c); c != "" {
 			o.failClusters[c] = true
 		}
+	}
+	for _, l := range strings.Split(lifecycle, ",") {
+		l = strings.TrimSpace(l)
+		if l == "" {
+			return o, fmt.Errorf("-lifecycle %q: want comma-separated annotation values, none empty (an add-on without the annotation belongs to addon-framework's self mode)", lifecycle)
+		}
+		o.lifecycles = append(o.lifecycles, l)
 	}
 	if o.qps <= 0 || o.burst <= 0 {
 		return o, fmt.Errorf("-kube-api-qps %g, -kube-api-burst %d: want positive numbers", o.qps, o.burst)
@@ -182,7 +193,7 @@ func serve(ctx context.Context, cfg *rest.Config, o options, logger logr.Logger)
 	if err != nil {
 		return err
 	}
-	version, err := hubctl.Setup(ctx, mgr, hubctl.Options{Placements: o.placements, Addons: o.addons, AddonVersion: o.addonVersion})
+	version, err := hubctl.Setup(ctx, mgr, hubctl.Options{Placements: o.placements, Addons: o.addons, AddonVersion: o.addonVersion, Lifecycles: o.lifecycles})
 	if err != nil {
 		return err
 	}
@@ -195,9 +206,8 @@ func serve(ctx context.Context, cfg *rest.Config, o options, logger logr.Logger)
 			}
 		}
 		fail := o.failClusters
-		a := &agent.Agent{Client: mgr.GetClient(), Version: version, Delay: o.simulateAgents,
-			Fail: func(cluster, _ string) bool { return fail[cluster] }}
-		if err := a.SetupWithManager(mgr); err != nil {
+		if err := agent.Setup(mgr, agent.Options{AddonVersion: version, Delay: o.simulateAgents,
+			Fail: func(cluster, _ string) bool { return fail[cluster] }}); err != nil {
 			return err
 		}
 	}
@@ -209,7 +219,7 @@ func serve(ctx context.Context, cfg *rest.Config, o options, logger logr.Logger)
 			return err
 		}
 	}
-	logger.Info("starting", "placements", o.placements, "addons", o.addons, "addonVersion", version,
+	logger.Info("starting", "placements", o.placements, "addons", o.addons, "lifecycles", o.lifecycles, "addonVersion", version,
 		"simulateAgents", o.simulateAgents.String(), "leaderElect", o.leaderElect)
 	return mgr.Start(ctx)
 }
@@ -229,5 +239,5 @@ func dryRun(ctx context.Context, cfg *rest.Config, o options, stdout io.Writer) 
 			return err
 		}
 	}
-	return hubctl.DryRun(ctx, c, c.RESTMapper(), version, time.Now(), stdout)
+	return hubctl.DryRun(ctx, c, c.RESTMapper(), version, o.lifecycles, time.Now(), stdout)
 }

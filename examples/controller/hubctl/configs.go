@@ -28,6 +28,10 @@ type configWatches struct {
 	watched map[schema.GroupResource]schema.GroupVersionKind
 }
 
+func newConfigWatches(c client.Client, mapper meta.RESTMapper, watch func(schema.GroupVersionKind) error) *configWatches {
+	return &configWatches{client: c, mapper: mapper, watch: watch, watched: make(map[schema.GroupResource]schema.GroupVersionKind)}
+}
+
 // specHash returns the library's lookup of a config's spec hash.
 func (w *configWatches) specHash(ctx context.Context) addon.SpecHashFunc {
 	return func(gr addonv1beta1.ConfigGroupResource, ref addonv1beta1.ConfigReferent) (string, error) {

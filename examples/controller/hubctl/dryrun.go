@@ -17,10 +17,12 @@ import (
 )
 
 // DryRun reads the live hub through c (add-ons in version) and writes, for
-// every ClusterManagementAddOn whose install strategy is Placements, what
-// the next step of its rollout would be, in the words of examples/plan. It
-// writes nothing to the hub.
-func DryRun(ctx context.Context, c client.Reader, mapper meta.RESTMapper, version string, now time.Time, w io.Writer) error {
+// every ClusterManagementAddOn the controller takes (its lifecycle
+// annotation is one of taken; empty: DefaultLifecycle) whose install
+// strategy is Placements, what the next step of its rollout would be, in
+// the words of examples/plan: the plan comes from addon.PlanAddon, the
+// call the add-on reconciler makes. It writes nothing to the hub.
+func DryRun(ctx context.Context, c client.Reader, mapper meta.RESTMapper, version string, taken []string, now time.Time, w io.Writer) error {
 	h, err := ReadHub(ctx, c, mapper, version)
 	if err != nil {
 		return err
@@ -28,7 +30,7 @@ func DryRun(ctx context.Context, c client.Reader, mapper meta.RESTMapper, versio
 	names := h.AddonNames()
 	planned := 0
 	for _, name := range names {
-		if !placementsStrategy(h, name) {
+		if !placementsStrategy(h, name, lifecycles(taken)) {
 			continue
 		}
 		if planned > 0 {
@@ -46,19 +48,30 @@ func DryRun(ctx context.Context, c client.Reader, mapper meta.RESTMapper, versio
 		planned++
 	}
 	if planned == 0 {
-		_, err := fmt.Fprintf(w, "no ClusterManagementAddOn with install strategy Placements on the hub (%d add-ons)\n", len(names))
+		_, err := fmt.Fprintf(w, "no ClusterManagementAddOn with install strategy Placements and a lifecycle annotation %s of %s on the hub (%d add-ons)\n",
+			LifecycleAnnotation, lifecycleList(taken), len(names))
 		return err
 	}
 	return nil
 }
 
-func placementsStrategy(h *planreport.Hub, name string) bool {
+// placementsStrategy tells whether the add-on name is one the controller
+// takes and rolls out by placements.
+func placementsStrategy(h *planreport.Hub, name string, taken lifecycles) bool {
 	for _, cma := range h.ClusterManagementAddOns {
 		if cma.Name == name {
-			return cma.Spec.InstallStrategy.Type == addonv1beta1.AddonInstallStrategyPlacements
+			return taken.takes(cma.Annotations) && cma.Spec.InstallStrategy.Type == addonv1beta1.AddonInstallStrategyPlacements
 		}
 	}
 	return false
+}
+
+// lifecycleList words the lifecycle values taken, for a message.
+func lifecycleList(taken []string) string {
+	if len(taken) == 0 {
+		taken = []string{DefaultLifecycle}
+	}
+	return fmt.Sprintf("%q", taken)
 }
 
 // ReadHub reads what a plan needs from a live hub: ManagedClusters,
@@ -86,12 +99,16 @@ func ReadHub(ctx context.Context, c client.Reader, mapper meta.RESTMapper, versi
 	h.Clusters, h.Decisions = sh.Clusters, sh.Decisions
 	h.ManagedClusterSets, h.ManagedClusterSetBindings, h.AddOnPlacementScores = sh.ClusterSets, sh.Bindings, sh.Scores
 	h.Placements = pointers(ps.Items)
+	snap := api.snapshot()
+	cmas, err := snap.cmas(cmaList)
+	if err != nil {
+		return nil, err
+	}
+	if h.ManagedClusterAddOns, err = snap.mcas(mcaList); err != nil {
+		return nil, err
+	}
 	grs := make(map[schema.GroupResource]bool)
-	for _, o := range api.cmas(cmaList) {
-		cma, err := api.cma(o)
-		if err != nil {
-			return nil, err
-		}
+	for _, cma := range cmas {
 		h.ClusterManagementAddOns = append(h.ClusterManagementAddOns, cma)
 		for _, d := range cma.Spec.DefaultConfigs {
 			grs[schema.GroupResource{Group: d.Group, Resource: d.Resource}] = true
@@ -101,13 +118,6 @@ func ReadHub(ctx context.Context, c client.Reader, mapper meta.RESTMapper, versi
 				grs[schema.GroupResource{Group: d.Group, Resource: d.Resource}] = true
 			}
 		}
-	}
-	for _, o := range api.mcas(mcaList) {
-		mca, err := api.mca(o)
-		if err != nil {
-			return nil, err
-		}
-		h.ManagedClusterAddOns = append(h.ManagedClusterAddOns, mca)
 	}
 	for gr := range grs {
 		gvk, err := mapper.KindFor(gr.WithVersion(""))

@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
@@ -113,7 +111,7 @@ func (r *PlacementReconciler) writeStatus(ctx context.Context, p *clusterv1beta1
 	}
 	next := p.DeepCopy()
 	next.Status = res.Status
-	if err := r.Client.Status().Patch(ctx, next, client.MergeFromWithOptions(p, client.MergeFromWithOptimisticLock{}), client.FieldOwner(FieldManager)); err != nil {
+	if err := patchStatus(ctx, r.Client, p, next); err != nil {
 		return err
 	}
 	log.FromContext(ctx).Info("placement status written", "selected", res.Status.NumberOfSelectedClusters, "groups", len(res.Groups))
@@ -178,7 +176,7 @@ func (r *PlacementReconciler) removeClusters(ctx context.Context, have []cluster
 		}
 		next := cur.DeepCopy()
 		next.Status.Decisions = stay
-		if err := r.Client.Status().Patch(ctx, next, client.MergeFromWithOptions(cur, client.MergeFromWithOptimisticLock{}), client.FieldOwner(FieldManager)); err != nil {
+		if err := patchStatus(ctx, r.Client, cur, next); err != nil {
 			errs = append(errs, err)
 			continue
 		}
@@ -198,7 +196,7 @@ func (r *PlacementReconciler) createDecision(ctx context.Context, d *clusterv1be
 	// Create ignores the status subresource: write it next.
 	created := obj.DeepCopy()
 	obj.Status = d.Status
-	return r.Client.Status().Patch(ctx, obj, client.MergeFromWithOptions(created, client.MergeFromWithOptimisticLock{}), client.FieldOwner(FieldManager))
+	return patchStatus(ctx, r.Client, created, obj)
 }
 
 func (r *PlacementReconciler) updateDecision(ctx context.Context, cur, want *clusterv1beta1.PlacementDecision) error {
@@ -206,7 +204,7 @@ func (r *PlacementReconciler) updateDecision(ctx context.Context, cur, want *clu
 		next := cur.DeepCopy()
 		next.Labels = want.Labels
 		next.OwnerReferences = want.OwnerReferences
-		if err := r.Client.Patch(ctx, next, client.MergeFromWithOptions(cur, client.MergeFromWithOptimisticLock{}), client.FieldOwner(FieldManager)); err != nil {
+		if err := patchObject(ctx, r.Client, cur, next); err != nil {
 			return err
 		}
 		cur = next
@@ -216,18 +214,5 @@ func (r *PlacementReconciler) updateDecision(ctx context.Context, cur, want *clu
 	}
 	next := cur.DeepCopy()
 	next.Status = want.Status
-	return r.Client.Status().Patch(ctx, next, client.MergeFromWithOptions(cur, client.MergeFromWithOptimisticLock{}), client.FieldOwner(FieldManager))
-}
-
-// conflictRetry is how soon a reconcile whose write met a conflict runs
-// again; the other writer's change usually triggers it sooner.
-const conflictRetry = 200 * time.Millisecond
-
-// requeueOnConflict turns a conflict (someone wrote the object since it was
-// read) into a quiet retry on fresh data; other errors are returned.
-func requeueOnConflict(err error) (ctrl.Result, error) {
-	if apierrors.IsConflict(err) {
-		return ctrl.Result{RequeueAfter: conflictRetry}, nil
-	}
-	return ctrl.Result{}, err
+	return patchStatus(ctx, r.Client, cur, next)
 }

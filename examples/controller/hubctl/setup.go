@@ -16,6 +16,7 @@ import (
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
+	workv1 "open-cluster-management.io/api/work/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -45,12 +46,18 @@ type Options struct {
 	AddonVersion string
 	// Clock is the reconcilers' clock. Nil: the real clock.
 	Clock clock.PassiveClock
+	// Lifecycles are the values of the ClusterManagementAddOn annotation
+	// addon.open-cluster-management.io/lifecycle whose add-ons the
+	// controller takes (installs, rolls out, reads the progress of);
+	// every other add-on is never read into a plan or written. Empty:
+	// DefaultLifecycle.
+	Lifecycles []string
 }
 
 // NewScheme returns a scheme with the Kubernetes types, OCM's cluster
 // types (ManagedClusters, Placements and PlacementDecisions, cluster sets
 // and their bindings, AddOnPlacementScores), OCM's add-on types (both
-// versions) and CustomResourceDefinitions.
+// versions), ManifestWorks and CustomResourceDefinitions.
 func NewScheme() (*runtime.Scheme, error) {
 	s := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{
@@ -62,6 +69,7 @@ func NewScheme() (*runtime.Scheme, error) {
 		clusterv1beta2.Install,
 		addonv1alpha1.Install,
 		addonv1beta1.Install,
+		workv1.Install,
 	} {
 		if err := add(s); err != nil {
 			return nil, err
@@ -92,33 +100,42 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) (string, error) 
 		}
 		version = v
 	}
-	r := &AddonReconciler{Client: mgr.GetClient(), Clock: opts.Clock, Recorder: mgr.GetEventRecorder(FieldManager), Version: version}
-	if err := r.SetupWithManager(ctx, mgr); err != nil {
+	api, err := newAddonAPI(version)
+	if err != nil {
+		return "", err
+	}
+	if err := mgr.GetFieldIndexer().IndexField(ctx, api.newMCA(), mcaNameIndex, func(o client.Object) []string {
+		return []string{o.GetName()}
+	}); err != nil {
+		return "", err
+	}
+	r := &AddonReconciler{Client: mgr.GetClient(), Clock: opts.Clock, Recorder: mgr.GetEventRecorder(FieldManager), Version: version, Lifecycles: opts.Lifecycles}
+	if err := r.SetupWithManager(mgr); err != nil {
 		return "", fmt.Errorf("setting up the add-on reconciler: %w", err)
+	}
+	p := &ProgressReconciler{Client: mgr.GetClient(), Clock: opts.Clock, Version: version, Lifecycles: opts.Lifecycles}
+	if err := p.SetupWithManager(mgr); err != nil {
+		return "", fmt.Errorf("setting up the add-on progress reconciler: %w", err)
 	}
 	return version, nil
 }
 
 // SetupWithManager registers the reconciler with mgr (whose client must
-// read unstructured objects from its cache). It runs for a
-// ClusterManagementAddOn when its spec changes, when one of its
+// read unstructured objects from its cache, and index ManagedClusterAddOns
+// by name, as Setup does). It runs for a ClusterManagementAddOn when its
+// spec or annotations change, when one of its
 // ManagedClusterAddOns changes, when the Placement or the
 // PlacementDecisions of one of its placements change, and when the spec of
 // a config object of a resource it names changes.
-func (r *AddonReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager) error {
+func (r *AddonReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	api, err := newAddonAPI(r.Version)
 	if err != nil {
 		return err
 	}
 	r.api, r.phases = api, newPhaseLog()
-	if err := mgr.GetFieldIndexer().IndexField(ctx, api.newMCA(), mcaNameIndex, func(o client.Object) []string {
-		return []string{o.GetName()}
-	}); err != nil {
-		return err
-	}
 	c, err := ctrl.NewControllerManagedBy(mgr).
 		Named("addon-rollout").
-		For(api.newCMA(), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		For(api.newCMA(), builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 		Watches(api.newMCA(), handler.EnqueueRequestsFromMapFunc(addonOfManagedAddon)).
 		Watches(&clusterv1beta1.PlacementDecision{}, handler.EnqueueRequestsFromMapFunc(r.addonsOfDecision)).
 		Watches(&clusterv1beta1.Placement{}, handler.EnqueueRequestsFromMapFunc(r.addonsOfPlacement), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
@@ -126,16 +143,11 @@ func (r *AddonReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager
 	if err != nil {
 		return err
 	}
-	r.configs = &configWatches{
-		client:  mgr.GetClient(),
-		mapper:  mgr.GetRESTMapper(),
-		watched: make(map[schema.GroupResource]schema.GroupVersionKind),
-		watch: func(gvk schema.GroupVersionKind) error {
-			u := &unstructured.Unstructured{}
-			u.SetGroupVersionKind(gvk)
-			return c.Watch(source.Kind(mgr.GetCache(), client.Object(u), handler.EnqueueRequestsFromMapFunc(r.allAddons), specChanged()))
-		},
-	}
+	r.configs = newConfigWatches(mgr.GetClient(), mgr.GetRESTMapper(), func(gvk schema.GroupVersionKind) error {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(gvk)
+		return c.Watch(source.Kind(mgr.GetCache(), client.Object(u), handler.EnqueueRequestsFromMapFunc(r.allAddons), specChanged()))
+	})
 	return nil
 }
 
@@ -174,8 +186,9 @@ func (r *AddonReconciler) addonsOf(ctx context.Context, ref addonv1beta1.Placeme
 	})
 }
 
-// allAddons enqueues every ClusterManagementAddOn with a Placements install
-// strategy: a config object changed, and any of them may use it.
+// allAddons enqueues every ClusterManagementAddOn the controller takes
+// with a Placements install strategy: a config object changed, and any of
+// them may use it.
 func (r *AddonReconciler) allAddons(ctx context.Context, _ client.Object) []reconcile.Request {
 	return r.addonsWhere(ctx, func(*addonv1beta1.ClusterManagementAddOn) bool { return true })
 }
@@ -186,10 +199,14 @@ func (r *AddonReconciler) addonsWhere(ctx context.Context, keep func(*addonv1bet
 		log.FromContext(ctx).Error(err, "listing clustermanagementaddons")
 		return nil
 	}
+	cmas, err := r.api.snapshot().cmas(list)
+	if err != nil {
+		log.FromContext(ctx).Error(err, "reading clustermanagementaddons")
+		return nil
+	}
 	var reqs []reconcile.Request
-	for _, o := range r.api.cmas(list) {
-		cma, err := r.api.cma(o)
-		if err != nil || cma.Spec.InstallStrategy.Type != addonv1beta1.AddonInstallStrategyPlacements || !keep(cma) {
+	for _, cma := range cmas {
+		if !lifecycles(r.Lifecycles).takes(cma.Annotations) || cma.Spec.InstallStrategy.Type != addonv1beta1.AddonInstallStrategyPlacements || !keep(cma) {
 			continue
 		}
 		reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Name: cma.Name}})

@@ -5,8 +5,9 @@ import (
 	"fmt"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
@@ -131,51 +132,135 @@ func (a addonAPI) mcas(list client.ObjectList) []client.Object {
 	return out
 }
 
-// cma returns the v1beta1 form of a ClusterManagementAddOn read in a's
-// version. The result shares nothing with obj.
-func (a addonAPI) cma(obj client.Object) (*addonv1beta1.ClusterManagementAddOn, error) {
+// snapshot is the edge between the hub's add-on version and the
+// reconcilers, which work in v1beta1 only: it converts each add-on object
+// read to v1beta1 once, remembers the object as read, and writes a v1beta1
+// status back onto that object, in the hub's version, so that no field the
+// other version lacks is ever lost. One snapshot serves one reconcile.
+type snapshot struct {
+	api addonAPI
+	raw map[types.NamespacedName]client.Object
+}
+
+func (a addonAPI) snapshot() *snapshot {
+	return &snapshot{api: a, raw: make(map[types.NamespacedName]client.Object)}
+}
+
+// cma returns the v1beta1 form of a ClusterManagementAddOn read in the
+// hub's version, and remembers obj. The result shares nothing with obj.
+func (s *snapshot) cma(obj client.Object) (*addonv1beta1.ClusterManagementAddOn, error) {
+	out := &addonv1beta1.ClusterManagementAddOn{}
 	switch o := obj.(type) {
 	case *addonv1beta1.ClusterManagementAddOn:
-		return o.DeepCopy(), nil
+		out = o.DeepCopy()
 	case *addonv1alpha1.ClusterManagementAddOn:
-		out := &addonv1beta1.ClusterManagementAddOn{}
 		if err := addonv1beta1.Convert_v1alpha1_ClusterManagementAddOn_To_v1beta1_ClusterManagementAddOn(o.DeepCopy(), out, nil); err != nil {
 			return nil, fmt.Errorf("converting clustermanagementaddon %q to v1beta1: %w", o.Name, err)
 		}
-		return out, nil
+	default:
+		return nil, fmt.Errorf("not a ClusterManagementAddOn: %T", obj)
 	}
-	return nil, fmt.Errorf("not a ClusterManagementAddOn: %T", obj)
+	s.raw[client.ObjectKeyFromObject(obj)] = obj
+	return out, nil
 }
 
-// mca returns the v1beta1 form of a ManagedClusterAddOn read in a's
-// version. The result shares nothing with obj.
-func (a addonAPI) mca(obj client.Object) (*addonv1beta1.ManagedClusterAddOn, error) {
+// mca returns the v1beta1 form of a ManagedClusterAddOn read in the hub's
+// version, and remembers obj. The result shares nothing with obj.
+func (s *snapshot) mca(obj client.Object) (*addonv1beta1.ManagedClusterAddOn, error) {
+	out := &addonv1beta1.ManagedClusterAddOn{}
 	switch o := obj.(type) {
 	case *addonv1beta1.ManagedClusterAddOn:
-		return o.DeepCopy(), nil
+		out = o.DeepCopy()
 	case *addonv1alpha1.ManagedClusterAddOn:
-		out := &addonv1beta1.ManagedClusterAddOn{}
 		if err := addonv1beta1.Convert_v1alpha1_ManagedClusterAddOn_To_v1beta1_ManagedClusterAddOn(o.DeepCopy(), out, nil); err != nil {
 			return nil, fmt.Errorf("converting managedclusteraddon %q to v1beta1: %w", o.Namespace+"/"+o.Name, err)
 		}
-		return out, nil
+	default:
+		return nil, fmt.Errorf("not a ManagedClusterAddOn: %T", obj)
 	}
-	return nil, fmt.Errorf("not a ManagedClusterAddOn: %T", obj)
+	s.raw[client.ObjectKeyFromObject(obj)] = obj
+	return out, nil
 }
 
-// newAddon returns a new ManagedClusterAddOn named name in the cluster
-// namespace ns, owned (not controlled) by the ClusterManagementAddOn cma, as
-// OCM's add-on manager creates one for a selected cluster.
-func (a addonAPI) newAddon(cma client.Object, ns string) client.Object {
+// cmas reads the ClusterManagementAddOns of a list made by newCMAList.
+func (s *snapshot) cmas(list client.ObjectList) ([]*addonv1beta1.ClusterManagementAddOn, error) {
+	var out []*addonv1beta1.ClusterManagementAddOn
+	for _, o := range s.api.cmas(list) {
+		c, err := s.cma(o)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// mcas reads the ManagedClusterAddOns of a list made by newMCAList.
+func (s *snapshot) mcas(list client.ObjectList) ([]*addonv1beta1.ManagedClusterAddOn, error) {
+	var out []*addonv1beta1.ManagedClusterAddOn
+	for _, o := range s.api.mcas(list) {
+		m, err := s.mca(o)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// read returns the object as read for key.
+func (s *snapshot) read(key types.NamespacedName) (client.Object, error) {
+	obj, ok := s.raw[key]
+	if !ok {
+		return nil, fmt.Errorf("%s was not read in this reconcile", key)
+	}
+	return obj, nil
+}
+
+// patchAddonStatus writes the status.configReferences and
+// status.conditions of mca (v1beta1) onto the ManagedClusterAddOn as read,
+// in the hub's version, when they differ, with the read's resourceVersion
+// as a lock. Every other field is left as read.
+func (s *snapshot) patchAddonStatus(ctx context.Context, c client.Client, mca *addonv1beta1.ManagedClusterAddOn) error {
+	obj, err := s.read(client.ObjectKeyFromObject(mca))
+	if err != nil {
+		return err
+	}
+	next, err := s.api.withAddonStatus(obj, mca.Status.ConfigReferences, mca.Status.Conditions)
+	if err != nil {
+		return err
+	}
+	if sameAddonStatus(obj, next) {
+		return nil
+	}
+	return patchStatus(ctx, c, obj, next)
+}
+
+// patchProgressions writes cma's status.installProgressions (v1beta1) onto
+// the ClusterManagementAddOn as read, in the hub's version, with the read's
+// resourceVersion as a lock.
+func (s *snapshot) patchProgressions(ctx context.Context, c client.Client, cma *addonv1beta1.ClusterManagementAddOn) error {
+	obj, err := s.read(client.ObjectKeyFromObject(cma))
+	if err != nil {
+		return err
+	}
+	next, err := s.api.withProgressions(obj, cma.Status.InstallProgressions)
+	if err != nil {
+		return err
+	}
+	return patchStatus(ctx, c, obj, next)
+}
+
+// newAddon returns a new ManagedClusterAddOn named after the
+// ClusterManagementAddOn cma in the cluster namespace ns, controlled by cma
+// (a controller owner reference), as OCM's add-on manager creates one for
+// a selected cluster.
+func (a addonAPI) newAddon(cma *addonv1beta1.ClusterManagementAddOn, ns string) client.Object {
 	om := metav1.ObjectMeta{
-		Name:      cma.GetName(),
+		Name:      cma.Name,
 		Namespace: ns,
-		OwnerReferences: []metav1.OwnerReference{{
-			APIVersion: addonv1beta1.GroupName + "/" + a.version,
-			Kind:       "ClusterManagementAddOn",
-			Name:       cma.GetName(),
-			UID:        cma.GetUID(),
-		}},
+		OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(cma,
+			schema.GroupVersionKind{Group: addonv1beta1.GroupName, Version: a.version, Kind: "ClusterManagementAddOn"})},
 	}
 	if a.alpha() {
 		return &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: om}
@@ -184,15 +269,14 @@ func (a addonAPI) newAddon(cma client.Object, ns string) client.Object {
 }
 
 // withAddonStatus returns a copy of the ManagedClusterAddOn obj (in a's
-// version) whose status.configReferences are refs and whose Configured
-// condition is cond. Every other field is left as read, the agent's
-// lastAppliedConfig and conditions included.
-func (a addonAPI) withAddonStatus(obj client.Object, refs []addonv1beta1.ConfigReference, cond metav1.Condition) (client.Object, error) {
+// version) whose status.configReferences are refs and whose
+// status.conditions are conds. Every other field is left as read.
+func (a addonAPI) withAddonStatus(obj client.Object, refs []addonv1beta1.ConfigReference, conds []metav1.Condition) (client.Object, error) {
 	switch o := obj.(type) {
 	case *addonv1beta1.ManagedClusterAddOn:
 		n := o.DeepCopy()
 		n.Status.ConfigReferences = refs
-		meta.SetStatusCondition(&n.Status.Conditions, cond)
+		n.Status.Conditions = conds
 		return n, nil
 	case *addonv1alpha1.ManagedClusterAddOn:
 		n := o.DeepCopy()
@@ -208,7 +292,10 @@ func (a addonAPI) withAddonStatus(obj client.Object, refs []addonv1beta1.ConfigR
 				out.ConfigReferent = addonv1alpha1.ConfigReferent(in.DesiredConfig.ConfigReferent)
 			}
 		}
-		meta.SetStatusCondition(&n.Status.Conditions, cond)
+		if refs == nil {
+			n.Status.ConfigReferences = nil
+		}
+		n.Status.Conditions = conds
 		return n, nil
 	}
 	return nil, fmt.Errorf("not a ManagedClusterAddOn: %T", obj)
@@ -233,4 +320,18 @@ func (a addonAPI) withProgressions(obj client.Object, ips []addonv1beta1.Install
 		return n, nil
 	}
 	return nil, fmt.Errorf("not a ClusterManagementAddOn: %T", obj)
+}
+
+// sameAddonStatus tells whether two versions of one ManagedClusterAddOn,
+// in one API version, carry the same status.
+func sameAddonStatus(a, b client.Object) bool {
+	switch x := a.(type) {
+	case *addonv1beta1.ManagedClusterAddOn:
+		y, ok := b.(*addonv1beta1.ManagedClusterAddOn)
+		return ok && equality.Semantic.DeepEqual(x.Status, y.Status)
+	case *addonv1alpha1.ManagedClusterAddOn:
+		y, ok := b.(*addonv1alpha1.ManagedClusterAddOn)
+		return ok && equality.Semantic.DeepEqual(x.Status, y.Status)
+	}
+	return false
 }

@@ -59,7 +59,7 @@ func TestAddonAPIRoundTrip(t *testing.T) {
 			obj := stored(version)
 			orig := obj.DeepCopyObject()
 
-			mca, err := api.mca(obj)
+			mca, err := api.snapshot().mca(obj)
 			require.NoError(t, err)
 			require.Len(t, mca.Status.ConfigReferences, 1)
 			assert.Equal(t, "old", mca.Status.ConfigReferences[0].LastAppliedConfig.SpecHash)
@@ -69,13 +69,13 @@ func TestAddonAPIRoundTrip(t *testing.T) {
 				DesiredConfig:       &addonv1beta1.ConfigSpecHash{ConfigReferent: addonv1beta1.ConfigReferent{Name: "cluster-proxy"}, SpecHash: "new"},
 				LastAppliedConfig:   mca.Status.ConfigReferences[0].LastAppliedConfig,
 			}}
-			cond := metav1.Condition{Type: "Configured", Status: metav1.ConditionTrue, Reason: reasonConfigured, Message: "Configurations configured"}
-			next, err := api.withAddonStatus(obj, refs, cond)
+			conds := append(mca.Status.Conditions, metav1.Condition{Type: "Configured", Status: metav1.ConditionTrue, Reason: "ConfigurationsConfigured", Message: "Configurations configured"})
+			next, err := api.withAddonStatus(obj, refs, conds)
 			require.NoError(t, err)
 			assert.Equal(t, orig, obj, "the object read was modified")
 			assert.False(t, sameAddonStatus(obj, next))
 
-			back, err := api.mca(next)
+			back, err := api.snapshot().mca(next)
 			require.NoError(t, err)
 			assert.Equal(t, "new", back.Status.ConfigReferences[0].DesiredConfig.SpecHash)
 			assert.Equal(t, "old", back.Status.ConfigReferences[0].LastAppliedConfig.SpecHash, "the agent's lastAppliedConfig was lost")
@@ -84,7 +84,7 @@ func TestAddonAPIRoundTrip(t *testing.T) {
 			if a, ok := next.(*addonv1alpha1.ManagedClusterAddOn); ok {
 				assert.Equal(t, "cluster-proxy", a.Status.ConfigReferences[0].Name, "v1alpha1 names the config beside its hashes")
 			}
-			again, err := api.withAddonStatus(next, refs, cond)
+			again, err := api.withAddonStatus(next, refs, conds)
 			require.NoError(t, err)
 			assert.True(t, sameAddonStatus(next, again), "an unchanged status would be written")
 		})
@@ -105,7 +105,7 @@ func TestAddonAPIClusterManagementAddOn(t *testing.T) {
 	}
 	api, err := newAddonAPI(V1alpha1)
 	require.NoError(t, err)
-	cma, err := api.cma(alpha)
+	cma, err := api.snapshot().cma(alpha)
 	require.NoError(t, err)
 	require.Len(t, cma.Spec.DefaultConfigs, 1, "v1alpha1's supportedConfigs[].defaultConfig is v1beta1's defaultConfigs")
 	assert.Equal(t, "cluster-proxy", cma.Spec.DefaultConfigs[0].Name)

@@ -1,0 +1,142 @@
+package hubctl
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/types"
+	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
+	workv1 "open-cluster-management.io/api/work/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/rolloutkit/rolloutkit/clock"
+	"github.com/rolloutkit/rolloutkit/rollout/addon"
+)
+
+// ProgressReconciler does the job of OCM's addonprogressing controller for
+// the add-ons of the ClusterManagementAddOns the controller takes: it
+// writes each ManagedClusterAddOn's Progressing condition and, once its
+// ManifestWorks carry its desired configs and are applied and available,
+// its lastAppliedConfigs (addon.Progressing). The rollout reads them back
+// as the add-on's status.
+type ProgressReconciler struct {
+	// Client reads from the manager's cache and writes to the API server.
+	Client client.Client
+	// Clock stamps the Progressing condition. Nil: the real clock.
+	Clock clock.PassiveClock
+	// Version is the add-on API version (see AddonReconciler.Version).
+	Version string
+	// Lifecycles are the lifecycle annotation values taken (see
+	// AddonReconciler.Lifecycles).
+	Lifecycles []string
+
+	api addonAPI
+}
+
+// Reconcile writes the progress of one ManagedClusterAddOn.
+func (r *ProgressReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	snap := r.api.snapshot()
+	cmaObj := r.api.newCMA()
+	if err := r.Client.Get(ctx, types.NamespacedName{Name: req.Name}, cmaObj); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !lifecycles(r.Lifecycles).takes(cmaObj.GetAnnotations()) {
+		return ctrl.Result{}, nil
+	}
+	obj := r.api.newMCA()
+	if err := r.Client.Get(ctx, req.NamespacedName, obj); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	mca, err := snap.mca(obj)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	works, err := r.works(ctx, mca)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	status, err := addon.Progressing(mca, works, r.Clock)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if equality.Semantic.DeepEqual(status.ConfigReferences, mca.Status.ConfigReferences) &&
+		equality.Semantic.DeepEqual(status.Conditions, mca.Status.Conditions) {
+		return ctrl.Result{}, nil
+	}
+	mca.Status = status
+	if err := snap.patchAddonStatus(ctx, r.Client, mca); err != nil {
+		return requeueOnConflict(err)
+	}
+	return ctrl.Result{}, nil
+}
+
+// works lists the ManifestWorks that can be the add-on's: those labelled
+// with its name in its cluster's namespace and, for a hosted add-on, in
+// its hosting cluster's. addon.Progressing picks its own among them.
+func (r *ProgressReconciler) works(ctx context.Context, mca *addonv1beta1.ManagedClusterAddOn) ([]*workv1.ManifestWork, error) {
+	namespaces := []string{mca.Namespace}
+	if h := mca.Annotations[addonv1beta1.HostingClusterNameAnnotationKey]; h != "" && h != mca.Namespace {
+		namespaces = append(namespaces, h)
+	}
+	var out []*workv1.ManifestWork
+	for _, ns := range namespaces {
+		var l workv1.ManifestWorkList
+		if err := r.Client.List(ctx, &l, client.InNamespace(ns), client.MatchingLabels{addonv1beta1.AddonLabelKey: mca.Name}); err != nil {
+			return nil, fmt.Errorf("listing manifestworks in %q: %w", ns, err)
+		}
+		for i := range l.Items {
+			out = append(out, &l.Items[i])
+		}
+	}
+	return out, nil
+}
+
+// SetupWithManager registers the reconciler with mgr. It runs for a
+// ManagedClusterAddOn when it changes, when one of its ManifestWorks
+// changes, and for all the add-ons of a ClusterManagementAddOn when that
+// changes (its lifecycle annotation, say).
+func (r *ProgressReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	api, err := newAddonAPI(r.Version)
+	if err != nil {
+		return err
+	}
+	r.api = api
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("addon-progress").
+		For(api.newMCA()).
+		Watches(&workv1.ManifestWork{}, handler.EnqueueRequestsFromMapFunc(addonOfWork)).
+		Watches(api.newCMA(), handler.EnqueueRequestsFromMapFunc(r.addonsOfCMA)).
+		Complete(r)
+}
+
+// addonOfWork enqueues the add-on a ManifestWork belongs to: the one named
+// by its addon-name label, in its namespace or, for a hosted add-on's
+// work, in the namespace its addon-namespace label names.
+func addonOfWork(_ context.Context, o client.Object) []reconcile.Request {
+	name := o.GetLabels()[addonv1beta1.AddonLabelKey]
+	if name == "" {
+		return nil
+	}
+	ns := o.GetNamespace()
+	if n := o.GetLabels()[addonv1beta1.AddonNamespaceLabelKey]; n != "" {
+		ns = n
+	}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: ns, Name: name}}}
+}
+
+// addonsOfCMA enqueues every ManagedClusterAddOn of a ClusterManagementAddOn.
+func (r *ProgressReconciler) addonsOfCMA(ctx context.Context, o client.Object) []reconcile.Request {
+	list := r.api.newMCAList()
+	if err := r.Client.List(ctx, list, client.MatchingFields{mcaNameIndex: o.GetName()}); err != nil {
+		return nil
+	}
+	var reqs []reconcile.Request
+	for _, m := range r.api.mcas(list) {
+		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(m)})
+	}
+	return reqs
+}
