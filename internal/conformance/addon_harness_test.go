@@ -160,6 +160,21 @@ func (h addonHub) appliedAddon(cluster string, applied metav1.Time, custom bool)
 // for the call and restores: callers must not run in parallel.
 func runOCMAddonManager(t *testing.T, now time.Time, h addonHub) (addonv1alpha1.InstallProgression, []string) {
 	t.Helper()
+	cma, wrote, err := syncOCMAddonManager(t, now, h)
+	require.NoError(t, err)
+	require.Len(t, cma.Status.InstallProgressions, 1)
+	return cma.Status.InstallProgressions[0], wrote
+}
+
+// syncOCMAddonManager runs one sync of OCM v1.2.0's addon-configuration
+// controller at now and returns the ClusterManagementAddOn as it left it,
+// the names of the objects it wrote, and the sync's error. h.placement may
+// be nil: the hub then has no Placement.
+//
+// The rollout inside reads the package-level RolloutClock, which this sets
+// for the call and restores: callers must not run in parallel.
+func syncOCMAddonManager(t *testing.T, now time.Time, h addonHub) (*addonv1alpha1.ClusterManagementAddOn, []string, error) {
+	t.Helper()
 	prev := ocm.RolloutClock
 	ocm.RolloutClock = testingclock.NewFakeClock(now)
 	defer func() { ocm.RolloutClock = prev }()
@@ -168,7 +183,10 @@ func runOCMAddonManager(t *testing.T, now time.Time, h addonHub) (addonv1alpha1.
 	for _, mca := range h.mcas {
 		addonObjs = append(addonObjs, mca.DeepCopy())
 	}
-	clusterObjs := []runtime.Object{h.placement.DeepCopy()}
+	var clusterObjs []runtime.Object
+	if h.placement != nil {
+		clusterObjs = append(clusterObjs, h.placement.DeepCopy())
+	}
 	for _, d := range h.decisions {
 		clusterObjs = append(clusterObjs, d.DeepCopy())
 	}
@@ -208,7 +226,7 @@ func runOCMAddonManager(t *testing.T, now time.Time, h addonHub) (addonv1alpha1.
 	ctrl := addonconfiguration.NewAddonConfigurationController(addonClient, mcaInformer, cmaInformer, placements, decisions, everything)
 	ctx := context.Background()
 	addonClient.ClearActions()
-	require.NoError(t, ctrl.Sync(ctx, ctrl.SyncContext(), addonName))
+	syncErr := ctrl.Sync(ctx, ctrl.SyncContext(), addonName)
 
 	var wrote []string
 	for _, a := range addonClient.Actions() {
@@ -218,8 +236,7 @@ func runOCMAddonManager(t *testing.T, now time.Time, h addonHub) (addonv1alpha1.
 	}
 	cma, err := addonClient.AddonV1alpha1().ClusterManagementAddOns().Get(ctx, addonName, metav1.GetOptions{})
 	require.NoError(t, err)
-	require.Len(t, cma.Status.InstallProgressions, 1)
-	return cma.Status.InstallProgressions[0], wrote
+	return cma, wrote, syncErr
 }
 
 // runOurAddon runs rolloutkit on the same objects, converted to v1beta1 as
