@@ -36,7 +36,9 @@ func planOurs(t *testing.T, now time.Time, h addonHub) []addon.Step {
 	}
 	groups, err := placement.GroupsFromDecisions(h.decisions)
 	require.NoError(t, err)
-	specHash := func(addonv1beta1.ConfigGroupResource, addonv1beta1.ConfigReferent) (string, error) { return h.configHash, nil }
+	specHash := func(addonv1beta1.ConfigGroupResource, addonv1beta1.ConfigReferent) (string, error) {
+		return h.configHash, nil
+	}
 	steps, err := addon.PlanAddon(rollout.Planner{Clock: fake.New(now)}, cma,
 		[]addon.PlacementInput{{Placement: h.placement, Groups: groups}}, mcas, specHash)
 	require.NoError(t, err)
