@@ -10,6 +10,7 @@ require (
 	k8s.io/client-go v0.35.2
 	k8s.io/klog/v2 v2.140.0
 	k8s.io/utils v0.0.0-20261023123148-ca04ba58ecab
+	open-cluster-management.io/addon-framework v1.2.0
 	open-cluster-management.io/api v1.3.0
 	open-cluster-management.io/ocm v1.2.0
 	open-cluster-management.io/sdk-go v1.3.0
