@@ -22,30 +22,53 @@
 // as OCM's controller leaves it to another scheduler. On a hub where OCM's
 // own placement controller runs, leave it off.
 //
-// The add-on rollout reconciler ([AddonReconciler]) takes every
-// ClusterManagementAddOn whose install strategy is Placements and, for each
-// of its placements (a cluster that several of them select belongs to the
-// last one, as in OCM):
+// # Which add-ons
 //
-//  1. reads the decision groups from the PlacementDecisions
-//     (placement.GroupsFromDecisions);
-//  2. makes sure a ManagedClusterAddOn exists on every selected cluster;
-//  3. computes the desired configs and their spec hashes (addon.Evaluate,
-//     hash.Spec of the config objects);
-//  4. plans the rollout (rollout.Planner.Plan with the placement's
-//     rolloutStrategy);
-//  5. writes status.configReferences[].desiredConfig only on the add-ons of
-//     the clusters the plan lists, and the ClusterManagementAddOn's
-//     status.installProgressions (addon.InstallProgression);
-//  6. asks to be called again after the plan's RecheckAfter.
+// The controller takes a ClusterManagementAddOn only when its annotation
+// addon.open-cluster-management.io/lifecycle ([LifecycleAnnotation]) has
+// one of the values it is given (Options.Lifecycles, flag -lifecycle;
+// default [DefaultLifecycle], "rolloutkit"). OCM v1.2.0's add-on manager
+// takes only "addon-manager" and addon-framework's self-managed mode only
+// "self" or no annotation, so an add-on annotated "rolloutkit" has one
+// owner, and OCM keeps running beside this controller for every other
+// add-on. An add-on it does not take is never planned or written, nor are
+// its ManagedClusterAddOns.
 //
-// A rollout strategy that does not validate is reported on the placement's
-// install progression (Progressing False, reason InvalidRolloutStrategy,
-// with the field errors) and in an event, and nothing is rolled out for it.
-// Any other problem (a config object or a cluster namespace missing) is
-// logged and reported in an event; what can go ahead does, and the
-// reconcile runs again within seconds.
+// # The add-on reconcilers
 //
+// The add-on reconciler ([AddonReconciler]) does, for each add-on it takes
+// whose install strategy is Placements, what OCM's add-on manager does:
+//
+//  1. reads each install-strategy placement's Placement and its decision
+//     groups from the PlacementDecisions (placement.GroupsFromDecisions);
+//  2. creates a ManagedClusterAddOn, controlled by the
+//     ClusterManagementAddOn, on every selected cluster, and deletes the
+//     add-on of a cluster no placement selects any more (addon.Install);
+//  3. plans the step with addon.PlanAddon, the call -dry-run and
+//     examples/plan make too: a cluster that several placements select
+//     belongs to the last, Progressive's default window is the
+//     Placement's clustersPerDecisionGroup, config spec hashes are
+//     hash.Spec of the config objects in the cache;
+//  4. writes status.configReferences[].desiredConfig and the Configured
+//     condition of the add-ons the step changes, and the
+//     ClusterManagementAddOn's status.installProgressions;
+//  5. asks to be called again after the plan's RecheckAfter.
+//
+// A placement that cannot be planned (a rollout strategy that does not
+// validate, a missing Placement, a config object that cannot be read) is
+// reported on its install progression (Progressing False, with the reason
+// and a message naming the field or the object) and in an event; nothing
+// is rolled out for it, and the add-on's other placements are. A write
+// that fails is logged and reported in an event; the other writes are
+// made, and the reconcile runs again within seconds.
+//
+// The progress reconciler ([ProgressReconciler]) does what OCM's
+// addonprogressing controller does: it writes each taken add-on's
+// Progressing condition and, once the add-on's ManifestWorks carry its
+// desired spec hashes and are applied and available, its
+// lastAppliedConfigs (addon.Progressing). The add-on reconciler reads them
+// back as the add-on's status, and the next group starts after the soak.
+
 // # State and ownership
 //
 // The controller keeps no rollout state of its own: everything it decides
@@ -65,6 +88,8 @@
 // ClusterManagementAddOns and ManagedClusterAddOns are served in v1alpha1 and
 // v1beta1. The controller reads and writes the version the hub stores
 // (found from the CustomResourceDefinition), so no field is lost to a missing
-// conversion webhook, and converts to v1beta1 for the library with the
-// conversions of open-cluster-management.io/api.
+// conversion webhook. It converts each object to v1beta1 once, at its edge,
+// with the conversions of open-cluster-management.io/api; the reconcilers
+// work in v1beta1 only, and their status writes are put back onto the
+// object as read, in the hub's version.
 package hubctl
