@@ -68,20 +68,21 @@
 // desired spec hashes and are applied and available, its
 // lastAppliedConfigs (addon.Progressing). The add-on reconciler reads them
 // back as the add-on's status, and the next group starts after the soak.
-
+//
 // # State and ownership
 //
 // The controller keeps no rollout state of its own: everything it decides
 // comes from the API objects, so a controller that is killed and started
 // again carries on where the objects say the rollout is. It writes only the
-// fields it owns: desiredConfig and the Configured condition of a
-// ManagedClusterAddOn (the agent's lastAppliedConfig and Progressing
-// condition are carried over as read), and the install progressions of a
-// ClusterManagementAddOn. Every status write is a merge patch that carries
-// the resourceVersion it was computed from, so a concurrent write by the
-// agent makes it fail with a conflict and the reconcile runs again on fresh
-// data; nothing is ever forced over newer data. A write that changes
-// nothing is not sent.
+// fields OCM's add-on manager owns: desiredConfig, lastAppliedConfig and
+// the Configured and Progressing conditions of a ManagedClusterAddOn
+// (every other condition, such as the ManifestApplied condition the
+// add-on's own manager writes, is carried over as read), and the install
+// progressions of a ClusterManagementAddOn. Every write is a merge patch
+// that carries the resourceVersion it was computed from (patch.go), so a
+// concurrent write by anyone else makes it fail with a conflict and the
+// reconcile runs again on fresh data; nothing is ever forced over newer
+// data. A write that changes nothing is not sent.
 //
 // # Versions
 //
