@@ -2,7 +2,7 @@
 // API server what OCM's placement controller and add-on manager do for a
 // staged add-on rollout, with the library's packages doing the deciding.
 //
-// # Two reconcilers
+// # Three reconcilers
 //
 // The Placement reconciler ([PlacementReconciler]) schedules every Placement
 // against the whole hub, as OCM's scheduler does, with
