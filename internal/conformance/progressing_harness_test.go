@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/klog/v2"
 	testingclock "k8s.io/utils/clock/testing"
@@ -49,6 +50,9 @@ type progressingCase struct {
 	CMA   *addonv1alpha1.ClusterManagementAddOn
 	MCA   *addonv1alpha1.ManagedClusterAddOn
 	Works []*workv1.ManifestWork
+	// Absent says that MCA does not exist: OCM syncs its namespace/name,
+	// and ours is given a nil add-on.
+	Absent bool
 }
 
 // progressingOutcome is what one controller made of a case: the add-on's
@@ -114,11 +118,16 @@ func settle(status *addonv1beta1.ManagedClusterAddOnStatus, before []metav1.Cond
 // runOurProgressing runs addon.Progressing on the case, its add-on
 // converted to v1beta1.
 func runOurProgressing(pc progressingCase) progressingOutcome {
+	clk := testingclock.NewFakePassiveClock(progressingNow)
+	if pc.Absent {
+		_, err := addon.Progressing(nil, pc.Works, clk)
+		return progressingOutcome{Err: err}
+	}
 	mca, err := betaAddon(pc.MCA)
 	if err != nil {
 		return progressingOutcome{Err: err}
 	}
-	status, err := addon.Progressing(mca, pc.Works, testingclock.NewFakePassiveClock(progressingNow))
+	status, err := addon.Progressing(mca, pc.Works, clk)
 	if err != nil {
 		return progressingOutcome{Err: err}
 	}
@@ -139,7 +148,11 @@ func runOCMProgressing(pc progressingCase) progressingOutcome {
 // ClusterManagementAddOns.
 func runOCMProgressingWith(pc progressingCase, filter factory.EventFilterFunc) progressingOutcome {
 	mca := pc.MCA.DeepCopy()
-	addonClient := fakeaddon.NewSimpleClientset(mca.DeepCopy())
+	var existing []runtime.Object
+	if !pc.Absent {
+		existing = append(existing, mca.DeepCopy())
+	}
+	addonClient := fakeaddon.NewSimpleClientset(existing...)
 	workClient := fakework.NewSimpleClientset()
 	// The informers are not started: their stores are filled by hand, as
 	// OCM's own controller_test.go does.
@@ -147,8 +160,10 @@ func runOCMProgressingWith(pc progressingCase, filter factory.EventFilterFunc) p
 	workInf := workinformers.NewSharedInformerFactory(workClient, 10*time.Minute)
 	mcas, cmas := addonInf.Addon().V1alpha1().ManagedClusterAddOns(), addonInf.Addon().V1alpha1().ClusterManagementAddOns()
 	works := workInf.Work().V1().ManifestWorks()
-	if err := mcas.Informer().GetStore().Add(mca.DeepCopy()); err != nil {
-		return progressingOutcome{Err: err}
+	for _, o := range existing {
+		if err := mcas.Informer().GetStore().Add(o); err != nil {
+			return progressingOutcome{Err: err}
+		}
 	}
 	if pc.CMA != nil {
 		if err := cmas.Informer().GetStore().Add(pc.CMA.DeepCopy()); err != nil {
@@ -171,6 +186,10 @@ func runOCMProgressingWith(pc progressingCase, filter factory.EventFilterFunc) p
 	if syncErr != nil {
 		return progressingOutcome{Err: syncErr}
 	}
+	wrote := slices.ContainsFunc(addonClient.Actions(), isPatch)
+	if pc.Absent {
+		return progressingOutcome{Wrote: wrote}
+	}
 
 	got, err := addonClient.AddonV1alpha1().ManagedClusterAddOns(mca.Namespace).Get(ctx, mca.Name, metav1.GetOptions{})
 	if err != nil {
@@ -184,7 +203,7 @@ func runOCMProgressingWith(pc progressingCase, filter factory.EventFilterFunc) p
 	if err != nil {
 		return progressingOutcome{Err: err}
 	}
-	o := progressingOutcome{Wrote: slices.ContainsFunc(addonClient.Actions(), isPatch), Status: after.Status}
+	o := progressingOutcome{Wrote: wrote, Status: after.Status}
 	o.NewTime = settle(&o.Status, before.Status.Conditions)
 	return o
 }
