@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
+	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 
 	"github.com/rolloutkit/rolloutkit/grouping"
 	"github.com/rolloutkit/rolloutkit/rollout"
@@ -136,6 +137,14 @@ func addonExamples() []docExample {
 		_, err := addon.Evaluate(cma(func(*addonv1beta1.ClusterManagementAddOnSpec) {}), placementRef, mcas, specHash)
 		return err
 	}
+	notPlanned := func(edit func(*addonv1beta1.ClusterManagementAddOnSpec), p *clusterv1beta1.Placement) error {
+		steps, err := addon.PlanAddon(rollout.Planner{}, cma(edit), []addon.PlacementInput{{Placement: p}}, nil, specHash)
+		if err != nil {
+			return err
+		}
+		return steps[0].Err
+	}
+	placementObj := &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: placementRef.Namespace, Name: placementRef.Name}}
 	noDesired := mca("dev-cluster")
 	noDesired.Status.ConfigReferences = []addonv1beta1.ConfigReference{{ConfigGroupResource: gr}}
 	custom := mca("dev-cluster")
@@ -163,6 +172,17 @@ func addonExamples() []docExample {
 			`managedclusteraddon "cluster-proxy": metadata.namespace: Required value: the name of the managed cluster`},
 		{evaluate(custom),
 			`managedclusteraddon "dev-cluster/cluster-proxy": spec hash of managedproxyconfigurations.proxy.open-cluster-management.io "cluster-proxy": ...`},
+		{notPlanned(func(*addonv1beta1.ClusterManagementAddOnSpec) {}, nil),
+			`placement "open-cluster-management/cluster-proxy-placement" (spec.installStrategy.placements[0]) not found: nothing is rolled out for it`},
+		{notPlanned(func(s *addonv1beta1.ClusterManagementAddOnSpec) {
+			s.InstallStrategy.Placements[0].RolloutStrategy = clusterv1alpha1.RolloutStrategy{Type: clusterv1alpha1.ProgressivePerGroup,
+				ProgressivePerGroup: &clusterv1alpha1.RolloutProgressivePerGroup{RolloutConfig: clusterv1alpha1.RolloutConfig{ProgressDeadline: "10mfoo"}}}
+		}, placementObj),
+			`spec.installStrategy.placements[0].rolloutStrategy.progressivePerGroup.progressDeadline: Invalid value: "10mfoo": want "None" or a non-negative duration such as "90s" or "1h30m"`},
+		{notPlanned(func(s *addonv1beta1.ClusterManagementAddOnSpec) {
+			s.DefaultConfigs = []addonv1beta1.AddOnConfig{{ConfigGroupResource: gr, ConfigReferent: addonv1beta1.ConfigReferent{Name: "cluster-proxy"}}}
+		}, placementObj),
+			`clustermanagementaddon "cluster-proxy": spec hash of managedproxyconfigurations.proxy.open-cluster-management.io "cluster-proxy": not found`},
 	}
 }
 
