@@ -33,6 +33,16 @@
 // [SpecHashFunc], typically hash.Spec of the config object read from a
 // cache. Times come from the planner's clock.
 //
+// # Versions
+//
+// Every function here takes the v1beta1 types. Hubs store
+// ClusterManagementAddOns and ManagedClusterAddOns in v1alpha1 (OCM's CRDs
+// serve v1beta1 through the add-on manager's conversion webhook), so a
+// caller that reads v1alpha1 converts once, with the conversions the API
+// module generates (addonv1beta1.Convert_v1alpha1_ClusterManagementAddOn_To_v1beta1_ClusterManagementAddOn
+// and its ManagedClusterAddOn twin), as examples/controller and
+// examples/plan do; a status written back goes onto the object as read.
+//
 // # Which configs
 //
 // An add-on's desired configs are the ClusterManagementAddOn's
