@@ -37,7 +37,21 @@ type SeedOptions struct {
 	Strategy clusterv1alpha1.RolloutStrategy
 	// Addon names the ClusterManagementAddOn; empty: cluster-proxy.
 	Addon string
+	// Lifecycle replaces the value of the ClusterManagementAddOn's
+	// annotation addon.open-cluster-management.io/lifecycle, which decides
+	// which add-on manager takes it. Empty: the seed's own value,
+	// addon-manager (OCM's add-on manager). The controller takes only the
+	// values of its -lifecycle flag (rolloutkit by default).
+	Lifecycle string
 }
+
+// LifecycleAnnotation is the annotation of a ClusterManagementAddOn that
+// names the add-on manager that takes it.
+const LifecycleAnnotation = addonv1alpha1.AddonLifecycleAnnotationKey
+
+// Lifecycle is the value of LifecycleAnnotation that the controller takes
+// by default.
+const Lifecycle = "rolloutkit"
 
 // Clusters returns the cluster names of the seed's story at that scale, in
 // rollout order: dev, then stg, then prod.
@@ -65,7 +79,9 @@ func (o SeedOptions) Clusters() []string {
 // ClusterManagementAddOn (written in v1alpha1, the version OCM's CRDs store,
 // converted from the seed's v1beta1 with the API module's own conversion, so
 // that its default config survives a hub without a conversion webhook) and
-// the ManagedProxyConfiguration with the agent image Image.
+// the ManagedProxyConfiguration with the agent image Image. The
+// ClusterManagementAddOn keeps the seed's lifecycle annotation
+// (addon-manager) unless o.Lifecycle replaces it.
 func Seed(ctx context.Context, c client.Client, o SeedOptions) error {
 	mcs, err := seed.ManagedClusters()
 	if err != nil {
@@ -109,6 +125,12 @@ func Seed(ctx context.Context, c client.Client, o SeedOptions) error {
 	}
 	if o.Strategy.Type != "" {
 		cma.Spec.InstallStrategy.Placements[0].RolloutStrategy = o.Strategy
+	}
+	if o.Lifecycle != "" {
+		if cma.Annotations == nil {
+			cma.Annotations = map[string]string{}
+		}
+		cma.Annotations[LifecycleAnnotation] = o.Lifecycle
 	}
 	alpha, err := AddonV1alpha1(cma)
 	if err != nil {

@@ -56,7 +56,7 @@ func ForTest(t testing.TB) (*Hub, client.Client) {
 }
 
 // Client returns an uncached client of the hub with the controller's
-// scheme (Kubernetes, OCM cluster and add-on types, CRDs).
+// scheme (Kubernetes, OCM cluster, add-on and work types, CRDs).
 func (h *Hub) Client() (client.Client, error) {
 	return NewClient(h.Config)
 }
@@ -129,6 +129,9 @@ func CRDFiles() ([]string, error) {
 		// These serve both add-on versions (v1alpha1 stored, no conversion webhook).
 		"addon/v1beta1/0000_00_addon.open-cluster-management.io_clustermanagementaddons.crd.yaml",
 		"addon/v1beta1/0000_01_addon.open-cluster-management.io_managedclusteraddons.crd.yaml",
+		// The add-on's agents reach the clusters as ManifestWorks, whose
+		// status is where progress comes from.
+		"work/v1/0000_00_work.open-cluster-management.io_manifestworks.crd.yaml",
 	}
 	for i, f := range files {
 		files[i] = filepath.Join(mod.Dir, filepath.FromSlash(f))
