@@ -1,16 +1,31 @@
-// Package agent is a stand-in for the spoke side of an OCM add-on, for
-// tests and demos on a hub with no real managed clusters.
+// Package agent is a stand-in for what runs besides the rollout controller
+// on an OCM hub and its managed clusters, for tests and demos on a hub with
+// no real clusters. It works at the level of ManifestWorks, as OCM does:
 //
-// On a real hub, the add-on manager's progressing controller turns each
-// cluster's ManifestWork status into its ManagedClusterAddOn's
-// status.configReferences[].lastAppliedConfig and Progressing condition. The
-// Agent here plays that part: when a ManagedClusterAddOn's desiredConfig
-// differs from its lastAppliedConfig it reports Progressing at once, and
-// after Delay it either copies every desiredConfig into lastAppliedConfig
-// and reports Completed, or, for a cluster it is told to fail, reports
-// Failed and leaves lastAppliedConfig alone. An add-on whose desired configs
-// are already applied (a revert to the running config) is reported Completed. It writes the way OCM's
-// controller does (conditions set with meta.SetStatusCondition), as a merge
-// patch of the status that carries the resourceVersion it read, so it never
-// overwrites the rollout controller's desiredConfig.
+//   - the add-on manager ([Deployer]), the part of an add-on that
+//     addon-framework's agentdeploy controller runs: for every
+//     ManagedClusterAddOn with desired configs it renders the add-on's agent
+//     (a Deployment carrying the config's agent image, the seed's
+//     ManagedProxyConfiguration spec.proxyAgent.image) into the ManifestWork
+//     addon-<name>-deploy-0 in the cluster's namespace, labelled
+//     open-cluster-management.io/addon-name=<name> and annotated
+//     open-cluster-management.io/config-spec-hash with the desired configs'
+//     spec hashes (addon.ConfigHashes), and sets the add-on's ManifestApplied
+//     condition from the work's Applied condition;
+//   - the work agent ([WorkAgent]) of each cluster: Delay after a work
+//     changes it reports it Applied and Available at its generation, or, on
+//     a cluster it is told to fail, Applied False (the apply failed), and
+//     tries again every Delay until it is told otherwise.
+//
+// Neither writes lastAppliedConfig or the Progressing condition: on a real
+// hub OCM's add-on manager derives them from the works, and here the rollout
+// controller does (addon.Progressing). So a failed apply is what it is in
+// OCM: the add-on stays Progressing until the rollout's deadline makes it
+// TimeOut; nothing reports Failed.
+//
+// [Setup] registers both with a controller-runtime manager; each writes
+// with a field manager of its own (DeployerFieldManager,
+// WorkAgentFieldManager) and with optimistic locks (every update and patch
+// carries the resourceVersion it was computed from), so a concurrent write
+// by the rollout controller makes it read again instead of overwriting.
 package agent

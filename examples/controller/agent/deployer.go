@@ -1,0 +1,250 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
+	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
+	workv1 "open-cluster-management.io/api/work/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/rolloutkit/rolloutkit/clock"
+	"github.com/rolloutkit/rolloutkit/hash"
+	"github.com/rolloutkit/rolloutkit/rollout/addon"
+)
+
+// staleRetry is how soon the Deployer looks again at an add-on whose
+// desired config the config object no longer holds.
+const staleRetry = time.Second
+
+// Deployer plays an add-on's manager on the hub, the part addon-framework's
+// agentdeploy controller runs: it renders each ManagedClusterAddOn's desired
+// configs into the add-on's deploy ManifestWork, and reports the work's
+// Applied condition as the add-on's ManifestApplied condition.
+//
+// It renders a work when the work is missing or its config-spec-hash
+// annotation differs from the add-on's desired configs, and only from the
+// config object's content for the desired spec hash: a config object that
+// has moved on (its spec hash is no longer the desired one) is not rendered
+// under the old hash, and the add-on is looked at again a second later.
+type Deployer struct {
+	// Client reads (from a cache, config objects included) and writes.
+	Client client.Client
+	// Mapper finds a config object's kind from its group and resource.
+	Mapper meta.RESTMapper
+	// Version is the add-on API version of the ManagedClusterAddOns,
+	// v1alpha1 or v1beta1.
+	Version string
+	// Clock stamps the ManifestApplied condition. Nil: the real clock.
+	Clock clock.PassiveClock
+}
+
+// gvk is the ManagedClusterAddOn kind in d's version.
+func (d *Deployer) gvk() schema.GroupVersionKind {
+	return schema.GroupVersionKind{Group: addonv1beta1.GroupName, Version: d.Version, Kind: "ManagedClusterAddOn"}
+}
+
+// SetupWithManager registers d with mgr: it runs for an add-on when the
+// add-on changes and when its deploy work does.
+func (d *Deployer) SetupWithManager(mgr ctrl.Manager) error {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(d.gvk())
+	return ctrl.NewControllerManagedBy(mgr).Named("simulated-addon-manager").
+		For(u).
+		Watches(&workv1.ManifestWork{}, handler.EnqueueRequestsFromMapFunc(addonOfWork)).
+		Complete(d)
+}
+
+// addonOfWork enqueues the add-on whose deploy work o is.
+func addonOfWork(_ context.Context, o client.Object) []reconcile.Request {
+	name := o.GetLabels()[addonv1alpha1.AddonLabelKey]
+	if name == "" || !strings.HasPrefix(o.GetName(), "addon-"+name+"-deploy-") {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: name}}}
+}
+
+// Reconcile renders one add-on's deploy work and reports its
+// ManifestApplied condition.
+func (d *Deployer) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	mca := &unstructured.Unstructured{}
+	mca.SetGroupVersionKind(d.gvk())
+	if err := d.Client.Get(ctx, req.NamespacedName, mca); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	status, err := addonStatus(mca)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	hashes := addon.ConfigHashes(status.ConfigReferences)
+	if len(hashes) == 0 {
+		return ctrl.Result{}, nil // nothing desired yet: nothing to deploy
+	}
+	work := &workv1.ManifestWork{}
+	err = d.Client.Get(ctx, types.NamespacedName{Namespace: req.Namespace, Name: WorkName(req.Name)}, work)
+	if err != nil && !apierrors.IsNotFound(err) {
+		return ctrl.Result{}, err
+	}
+	if apierrors.IsNotFound(err) {
+		work = nil
+	}
+	if current, ok := workHashes(work); work == nil || !ok || !maps.Equal(current, hashes) {
+		image, stale, err := d.image(ctx, status.ConfigReferences)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		if stale != "" {
+			log.FromContext(ctx).V(1).Info("not rendering: the config has moved on from the desired spec hash", "addon", req.String(), "config", stale)
+			return ctrl.Result{RequeueAfter: staleRetry}, nil
+		}
+		if work, err = d.writeWork(ctx, mca, work, image, hashes); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	return ctrl.Result{}, d.reportApplied(ctx, mca, status.Conditions, work)
+}
+
+// image reads the desired config objects of refs and returns the agent
+// image they give. stale names a config whose object no longer has the
+// desired spec hash ("" when none).
+func (d *Deployer) image(ctx context.Context, refs []addonv1beta1.ConfigReference) (image, stale string, err error) {
+	for _, r := range refs {
+		if r.DesiredConfig == nil {
+			continue
+		}
+		gvk, err := d.Mapper.KindFor(schema.GroupVersionResource{Group: r.Group, Resource: r.Resource})
+		if err != nil {
+			return "", "", fmt.Errorf("config %s.%s: %w", r.Resource, r.Group, err)
+		}
+		cfg := &unstructured.Unstructured{}
+		cfg.SetGroupVersionKind(gvk)
+		key := types.NamespacedName{Namespace: r.DesiredConfig.Namespace, Name: r.DesiredConfig.Name}
+		if err := d.Client.Get(ctx, key, cfg); err != nil {
+			return "", "", fmt.Errorf("config %s.%s %s: %w", r.Resource, r.Group, key, err)
+		}
+		h, err := hash.Spec(cfg)
+		if err != nil {
+			return "", "", err
+		}
+		if h != r.DesiredConfig.SpecHash {
+			return "", fmt.Sprintf("%s.%s %s", r.Resource, r.Group, key), nil
+		}
+		if img := AgentImage(cfg); img != "" {
+			image = img
+		}
+	}
+	return image, "", nil
+}
+
+// writeWork creates the add-on's deploy work, or updates cur (read at its
+// resourceVersion, so a concurrent write makes it fail), and returns it as
+// stored.
+func (d *Deployer) writeWork(ctx context.Context, mca *unstructured.Unstructured, cur *workv1.ManifestWork, image string, hashes map[string]string) (*workv1.ManifestWork, error) {
+	want, err := renderWork(mca.GetNamespace(), mca.GetName(), image, hashes)
+	if err != nil {
+		return nil, err
+	}
+	if cur == nil {
+		want.OwnerReferences = []metav1.OwnerReference{{
+			APIVersion: mca.GetAPIVersion(), Kind: mca.GetKind(), Name: mca.GetName(), UID: mca.GetUID(),
+		}}
+		if err := d.Client.Create(ctx, want, client.FieldOwner(DeployerFieldManager)); err != nil {
+			return nil, fmt.Errorf("creating work %s/%s: %w", want.Namespace, want.Name, err)
+		}
+		return want, nil
+	}
+	next := cur.DeepCopy()
+	if next.Labels == nil {
+		next.Labels = map[string]string{}
+	}
+	if next.Annotations == nil {
+		next.Annotations = map[string]string{}
+	}
+	maps.Copy(next.Labels, want.Labels)
+	maps.Copy(next.Annotations, want.Annotations)
+	next.Spec = want.Spec
+	if err := d.Client.Update(ctx, next, client.FieldOwner(DeployerFieldManager)); err != nil {
+		return nil, fmt.Errorf("updating work %s/%s: %w", next.Namespace, next.Name, err)
+	}
+	return next, nil
+}
+
+// reportApplied sets the add-on's ManifestApplied condition from the
+// work's Applied condition, as addon-framework does: True when the work is
+// applied, False when its apply failed, and no stale False condition while
+// the work agent has not reported yet. The status patch carries the
+// resourceVersion read.
+func (d *Deployer) reportApplied(ctx context.Context, mca *unstructured.Unstructured, conds []metav1.Condition, work *workv1.ManifestWork) error {
+	next := manifestApplied(conds, work, clock.NowOf(d.Clock))
+	if equality.Semantic.DeepEqual(next, conds) {
+		return nil
+	}
+	raw, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&addonv1beta1.ManagedClusterAddOnStatus{Conditions: next})
+	if err != nil {
+		return err
+	}
+	patched := mca.DeepCopy()
+	if err := unstructured.SetNestedField(patched.Object, raw["conditions"], "status", "conditions"); err != nil {
+		return err
+	}
+	err = d.Client.Status().Patch(ctx, patched, client.MergeFromWithOptions(mca, client.MergeFromWithOptimisticLock{}), client.FieldOwner(DeployerFieldManager))
+	if err != nil {
+		return fmt.Errorf("patching add-on %s/%s: %w", mca.GetNamespace(), mca.GetName(), err)
+	}
+	return nil
+}
+
+// manifestApplied returns conds with the ManifestApplied condition that
+// work's Applied condition gives; conds is not modified.
+func manifestApplied(conds []metav1.Condition, work *workv1.ManifestWork, now time.Time) []metav1.Condition {
+	out := make([]metav1.Condition, len(conds))
+	copy(out, conds)
+	applied := meta.FindStatusCondition(work.Status.Conditions, workv1.WorkApplied)
+	cond := metav1.Condition{Type: addonv1beta1.ManagedClusterAddOnManifestApplied, LastTransitionTime: metav1.NewTime(now)}
+	switch {
+	case applied == nil:
+		if c := meta.FindStatusCondition(out, cond.Type); c != nil && c.Status == metav1.ConditionFalse {
+			meta.RemoveStatusCondition(&out, cond.Type)
+		}
+		return out
+	case applied.Status == metav1.ConditionTrue:
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionTrue, addonv1alpha1.AddonManifestAppliedReasonManifestsApplied,
+			"manifests of addon are applied successfully"
+	default:
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, addonv1alpha1.AddonManifestAppliedReasonManifestsApplyFailed,
+			"failed to apply the manifests of addon"
+	}
+	meta.SetStatusCondition(&out, cond)
+	return out
+}
+
+// addonStatus decodes the status of an add-on in either version: the
+// fields used (configReferences' group, resource and desiredConfig, and
+// the conditions) have the same shape in both.
+func addonStatus(mca *unstructured.Unstructured) (addonv1beta1.ManagedClusterAddOnStatus, error) {
+	var status addonv1beta1.ManagedClusterAddOnStatus
+	raw, ok, err := unstructured.NestedMap(mca.Object, "status")
+	if err != nil || !ok {
+		return status, err
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(raw, &status); err != nil {
+		return status, fmt.Errorf("add-on %s/%s: decoding its status: %w", mca.GetNamespace(), mca.GetName(), err)
+	}
+	return status, nil
+}

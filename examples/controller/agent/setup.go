@@ -1,0 +1,49 @@
+package agent
+
+import (
+	"fmt"
+	"time"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/rolloutkit/rolloutkit/clock"
+)
+
+// The field managers the two roles write with (metadata.managedFields).
+const (
+	DeployerFieldManager  = "rolloutkit-simulated-addon-manager"
+	WorkAgentFieldManager = "rolloutkit-simulated-work-agent"
+)
+
+// Options configure the simulated add-on manager and work agents.
+type Options struct {
+	// AddonVersion is the add-on API version to read and write
+	// ManagedClusterAddOns in, v1alpha1 or v1beta1: the fields used have
+	// the same shape in both.
+	AddonVersion string
+	// Delay is how long a work agent takes to apply a changed work, and
+	// how often it tries a failed apply again.
+	Delay time.Duration
+	// Fail tells whether applying a work fails on cluster (its namespace);
+	// target names the work's configs by their spec hashes (see Target).
+	// Nil: every apply succeeds.
+	Fail func(cluster, target string) bool
+	// Clock stamps the conditions and times the applies. Nil: the real
+	// clock.
+	Clock clock.PassiveClock
+}
+
+// Setup registers the simulated add-on manager (a Deployer) and work agent
+// (a WorkAgent) with mgr. mgr's scheme must hold OCM's add-on and work
+// types.
+func Setup(mgr ctrl.Manager, o Options) error {
+	d := &Deployer{Client: mgr.GetClient(), Mapper: mgr.GetRESTMapper(), Version: o.AddonVersion, Clock: o.Clock}
+	if err := d.SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up the simulated add-on manager: %w", err)
+	}
+	w := &WorkAgent{Client: mgr.GetClient(), Delay: o.Delay, Fail: o.Fail, Clock: o.Clock}
+	if err := w.SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up the simulated work agent: %w", err)
+	}
+	return nil
+}
