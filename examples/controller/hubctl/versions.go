@@ -287,9 +287,15 @@ func (a addonAPI) withAddonStatus(obj client.Object, refs []addonv1beta1.ConfigR
 			if err := addonv1beta1.Convert_v1beta1_ConfigReference_To_v1alpha1_ConfigReference(in, out, nil); err != nil {
 				return nil, err
 			}
-			// v1alpha1 also names the config beside its hashes.
-			if in.DesiredConfig != nil {
+			// v1alpha1 also names the config beside its hashes (a name
+			// the CRD requires). v1beta1 has no name to convert: it is
+			// the desiredConfig's or, for a reference without one (as
+			// add-on managers before rollouts wrote them), the one read.
+			switch {
+			case in.DesiredConfig != nil:
 				out.ConfigReferent = addonv1alpha1.ConfigReferent(in.DesiredConfig.ConfigReferent)
+			case i < len(o.Status.ConfigReferences) && o.Status.ConfigReferences[i].ConfigGroupResource == out.ConfigGroupResource:
+				out.ConfigReferent = o.Status.ConfigReferences[i].ConfigReferent
 			}
 		}
 		if refs == nil {
