@@ -1,0 +1,192 @@
+package hubctl
+
+import (
+	"bytes"
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clockfake "github.com/rolloutkit/rolloutkit/clock/fake"
+)
+
+// addonAt is an add-on whose agent has applied the config hash applied,
+// given desired, and reports Progressing (completed when the two are
+// equal) since since.
+func addonAt(cluster, desired, applied string, since time.Time) *addonv1beta1.ManagedClusterAddOn {
+	m := freshAddon(cluster, seedAddonName)
+	referent := addonv1beta1.ConfigReferent{Name: "cluster-proxy"}
+	m.Status.ConfigReferences = []addonv1beta1.ConfigReference{{ConfigGroupResource: proxyGR,
+		DesiredConfig:     &addonv1beta1.ConfigSpecHash{ConfigReferent: referent, SpecHash: desired},
+		LastAppliedConfig: &addonv1beta1.ConfigSpecHash{ConfigReferent: referent, SpecHash: applied}}}
+	progressing := metav1.Condition{Type: addonv1beta1.ManagedClusterAddOnConditionProgressing, Status: metav1.ConditionFalse,
+		Reason: addonv1beta1.ProgressingReasonCompleted, Message: "completed with no errors.", LastTransitionTime: metav1.NewTime(since)}
+	if desired != applied {
+		progressing.Status, progressing.Reason, progressing.Message = metav1.ConditionTrue, addonv1beta1.ProgressingReasonProgressing, "progressing... work is not ready"
+	}
+	m.Status.Conditions = []metav1.Condition{
+		{Type: addonv1beta1.ManagedClusterAddOnManifestApplied, Status: metav1.ConditionTrue, Reason: "AddonManifestApplied", LastTransitionTime: metav1.NewTime(since)},
+		progressing,
+	}
+	return m
+}
+
+// dryRunHub is a hub where the seed's add-on is half-way through a new
+// config, cfg: the seed placement (ProgressivePerGroup) and a canary
+// placement (All) both select stg-cluster, which the canary, the last,
+// owns. dev has applied cfg and soaks, prod waits for it; on the canary,
+// stg runs the old config, qa has a fresh add-on and edge is applying cfg.
+// A second add-on, other-addon, is OCM's add-on manager's.
+func dryRunHub(t *testing.T, version string) *addonHub {
+	t.Helper()
+	cfg := proxyConfig(t, "cluster-proxy", "v1.0.0")
+	now, old := specHashOf(t, cfg), specHashOf(t, proxyConfig(t, "cluster-proxy", "v0.9.0"))
+	other := seedAddon(t, "addon-manager")
+	other.Name, other.UID = "other-addon", "other-addon-uid"
+	return newAddonHub(t, version, nil, hubObjects(
+		[]client.Object{seedAddon(t, DefaultLifecycle, alsoPlacing(canaryRef, "")), other, cfg},
+		seedPlacement(t), placementWith(canaryRef, "edge-cluster", "qa-cluster", "stg-cluster"),
+		[]client.Object{
+			addonAt("dev-cluster", now, now, start.Add(-2*time.Minute)),
+			addonAt("stg-cluster", old, old, start.Add(-time.Hour)),
+			addonAt("prod-cluster", old, old, start.Add(-time.Hour)),
+			freshAddon("qa-cluster", seedAddonName),
+			addonAt("edge-cluster", now, old, start.Add(-2*time.Minute)),
+		})...)
+}
+
+// dryRunText is what DryRun says of a hub.
+type dryRunText struct {
+	addons      []string            // the add-ons planned
+	start       []string            // "clusters to start now", over every placement
+	progression map[string]string   // by placement namespace/name
+	startOf     map[string][]string // by placement namespace/name
+}
+
+var (
+	addonLine     = regexp.MustCompile(`^add-on "([^"]+)" at `)
+	placementLine = regexp.MustCompile(`^placement "([^"]+)", `)
+	quotedName    = regexp.MustCompile(`"([^"]+)"`)
+)
+
+// parseDryRun reads DryRun's text back. The text is for people; the test
+// reads it to hold the dry run to its promise that it says what the
+// controller will do.
+func parseDryRun(t *testing.T, text string) dryRunText {
+	t.Helper()
+	out := dryRunText{progression: map[string]string{}, startOf: map[string][]string{}}
+	names := func(list string) []string {
+		got := []string{}
+		for _, m := range quotedName.FindAllStringSubmatch(list, -1) {
+			got = append(got, m[1])
+		}
+		return got
+	}
+	placement := ""
+	for _, line := range strings.Split(text, "\n") {
+		if m := addonLine.FindStringSubmatch(line); m != nil {
+			out.addons = append(out.addons, m[1])
+		}
+		if m := placementLine.FindStringSubmatch(line); m != nil {
+			placement = m[1]
+		}
+		if s, ok := strings.CutPrefix(line, "  start now: "); ok {
+			out.startOf[placement] = names(s)
+		}
+		if s, ok := strings.CutPrefix(line, "  progression: "); ok {
+			out.progression[placement] = s
+		}
+		if s, ok := strings.CutPrefix(line, "clusters to start now: "); ok {
+			out.start = append(out.start, names(s)...)
+		}
+	}
+	return out
+}
+
+// TestDryRunAgreesWithReconciler: on one hub, the dry run says what the
+// add-on reconciler then does: the clusters it says start now are exactly
+// those whose desiredConfig the reconcile changes, and each placement's
+// progression is the message the reconcile writes in the placement's
+// install progression. The dry run writes nothing and plans only the
+// add-ons the controller takes.
+func TestDryRunAgreesWithReconciler(t *testing.T) {
+	t.Parallel()
+	for _, version := range addonVersions {
+		t.Run(version, func(t *testing.T) {
+			t.Parallel()
+			h := dryRunHub(t, version)
+			var buf bytes.Buffer
+			require.NoError(t, DryRun(context.Background(), h.client, h.mapper, version, nil, start, &buf))
+			text := buf.String()
+			assert.Zero(t, h.writes.Load(), "the dry run wrote")
+			dry := parseDryRun(t, text)
+			require.Equal(t, []string{seedAddonName}, dry.addons, "the dry run planned another add-on than the controller's:\n%s", text)
+			require.ElementsMatch(t, []string{"qa-cluster", "stg-cluster"}, dry.start, "the story changed:\n%s", text)
+
+			clusters := []string{"dev-cluster", "stg-cluster", "prod-cluster", "qa-cluster", "edge-cluster"}
+			before := map[string]string{}
+			for _, c := range clusters {
+				before[c] = desiredHash(t, h.addon(c, seedAddonName))
+			}
+			_, err := reconcileAddon(h.addonReconciler(clockfake.New(start), nil), seedAddonName)
+			require.NoError(t, err)
+			changed := []string{}
+			for _, c := range clusters {
+				if desiredHash(t, h.addon(c, seedAddonName)) != before[c] {
+					changed = append(changed, c)
+				}
+			}
+			assert.ElementsMatch(t, dry.start, changed, "started now: the dry run and the reconcile disagree\n%s", text)
+
+			cma := h.cma(seedAddonName)
+			require.Len(t, dry.progression, len(cma.Spec.InstallStrategy.Placements), text)
+			for _, ref := range []addonv1beta1.PlacementRef{seedRef, canaryRef} {
+				key := ref.Namespace + "/" + ref.Name
+				_, cond := progressionOf(t, cma, ref)
+				require.NotNil(t, cond)
+				assert.Equal(t, cond.Message, dry.progression[key], "%s: the dry run and the reconcile disagree", key)
+			}
+			assert.ElementsMatch(t, []string{"qa-cluster", "stg-cluster"}, dry.startOf[canaryRef.Namespace+"/"+canaryRef.Name])
+			assert.Empty(t, dry.startOf[seedRef.Namespace+"/"+seedRef.Name], "prod waits for dev's soak")
+		})
+	}
+}
+
+// TestDryRunSkipsAddonsNotTaken: the dry run plans the add-ons whose
+// lifecycle annotation is one the controller takes, and says so when there
+// is none.
+func TestDryRunSkipsAddonsNotTaken(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		taken   []string
+		planned []string
+		none    string // the text when nothing is planned
+	}{
+		{name: "the default takes rolloutkit's", planned: []string{seedAddonName}},
+		{name: "addon-manager takes OCM's add-on manager's", taken: []string{"addon-manager"}, planned: []string{"other-addon"}},
+		{name: "self takes none", taken: []string{"self"},
+			none: `no ClusterManagementAddOn with install strategy Placements and a lifecycle annotation addon.open-cluster-management.io/lifecycle of ["self"] on the hub (2 add-ons)` + "\n"},
+	} {
+		for _, version := range addonVersions {
+			t.Run(tc.name+"/"+version, func(t *testing.T) {
+				t.Parallel()
+				h := dryRunHub(t, version)
+				var buf bytes.Buffer
+				require.NoError(t, DryRun(context.Background(), h.client, h.mapper, version, tc.taken, start, &buf))
+				if tc.none != "" {
+					assert.Equal(t, tc.none, buf.String())
+					return
+				}
+				assert.Equal(t, tc.planned, parseDryRun(t, buf.String()).addons, buf.String())
+			})
+		}
+	}
+}
