@@ -156,6 +156,7 @@ func progressingFrom(mca *addonv1beta1.ManagedClusterAddOn, works []*workv1.Mani
 	// OCM lists the works of mca's namespace, then those of the hosting
 	// cluster's, and reports the first work that fails.
 	preDelete := "addon-" + mca.Name + "-pre-delete"
+	want := newWantedHashes(mca.Status.ConfigReferences)
 	var own bool
 	var verdicts [2]workVerdict // of mca's namespace, of the hosting cluster's
 	for _, w := range works {
@@ -170,7 +171,7 @@ func progressingFrom(mca *addonv1beta1.ManagedClusterAddOn, works []*workv1.Mani
 		if strings.HasPrefix(w.Name, preDelete) {
 			continue
 		}
-		verdicts[list] = max(verdicts[list], verdictOf(w, mca.Status.ConfigReferences))
+		verdicts[list] = max(verdicts[list], want.verdictOf(w))
 	}
 	if !own {
 		return newProgressing(metav1.ConditionTrue, addonv1beta1.ProgressingReasonProgressing, msgNoWorks)
@@ -196,15 +197,63 @@ const (
 	workMismatch
 )
 
-// verdictOf checks w's configs against refs, then its readiness.
-func verdictOf(w *workv1.ManifestWork, refs []addonv1beta1.ConfigReference) workVerdict {
+// wantedHashes is what a work's config-spec-hash annotation must say,
+// computed once for all the works of an add-on.
+type wantedHashes struct {
+	refs     int               // the number of config references
+	complete bool              // every reference has a desired spec hash
+	hashes   map[string]string // ConfigHashes of the references
+}
+
+func newWantedHashes(refs []addonv1beta1.ConfigReference) wantedHashes {
+	w := wantedHashes{refs: len(refs), complete: true}
+	for _, r := range refs {
+		if r.DesiredConfig == nil || r.DesiredConfig.SpecHash == "" {
+			w.complete = false
+		}
+	}
+	if w.complete {
+		w.hashes = ConfigHashes(refs)
+	}
+	return w
+}
+
+// verdictOf checks w's configs, then its readiness.
+func (want wantedHashes) verdictOf(w *workv1.ManifestWork) workVerdict {
 	switch {
-	case !workMatches(w, refs):
+	case !want.matches(w):
 		return workMismatch
 	case !workIsReady(w):
 		return workNotReady
 	}
 	return workReady
+}
+
+// matches reports whether w was rendered with the wanted configs, by its
+// config-spec-hash annotation.
+func (want wantedHashes) matches(w *workv1.ManifestWork) bool {
+	annotation, ok := w.Annotations[workv1.ManifestConfigSpecHashAnnotationKey]
+	if !ok {
+		return want.refs == 0
+	}
+	var rendered map[string]string
+	if err := json.Unmarshal([]byte(annotation), &rendered); err != nil {
+		return false
+	}
+	for _, h := range rendered {
+		if h == "" {
+			return false
+		}
+	}
+	if !want.complete || len(rendered) != len(want.hashes) {
+		return false
+	}
+	for k, h := range want.hashes {
+		if got, ok := rendered[k]; !ok || got != h {
+			return false
+		}
+	}
+	return true
 }
 
 // newProgressing is a Progressing condition without a time.
@@ -253,39 +302,6 @@ func workList(mca *addonv1beta1.ManagedClusterAddOn, hosting string, w *workv1.M
 		return 1, true
 	}
 	return 0, false
-}
-
-// workMatches reports whether w was rendered with the configs that refs
-// desire, by its config-spec-hash annotation.
-func workMatches(w *workv1.ManifestWork, refs []addonv1beta1.ConfigReference) bool {
-	annotation, ok := w.Annotations[workv1.ManifestConfigSpecHashAnnotationKey]
-	if !ok {
-		return len(refs) == 0
-	}
-	var rendered map[string]string
-	if err := json.Unmarshal([]byte(annotation), &rendered); err != nil {
-		return false
-	}
-	for _, h := range rendered {
-		if h == "" {
-			return false
-		}
-	}
-	for _, r := range refs {
-		if r.DesiredConfig == nil || r.DesiredConfig.SpecHash == "" {
-			return false
-		}
-	}
-	desired := ConfigHashes(refs)
-	if len(rendered) != len(desired) {
-		return false
-	}
-	for k, h := range desired {
-		if got, ok := rendered[k]; !ok || got != h {
-			return false
-		}
-	}
-	return true
 }
 
 // workIsReady reports whether w's Available and Applied conditions are both

@@ -463,3 +463,28 @@ func TestProgressingErrors(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkProgressing judges an add-on with two config references
+// against its two ready works among twenty of other add-ons, as a
+// controller does for each add-on it reconciles.
+func BenchmarkProgressing(b *testing.B) {
+	ref := func(name, h string) addonv1beta1.ConfigReference {
+		return addonv1beta1.ConfigReference{ConfigGroupResource: proxyGR,
+			DesiredConfig: &addonv1beta1.ConfigSpecHash{ConfigReferent: addonv1beta1.ConfigReferent{Name: name}, SpecHash: h}}
+	}
+	mca := progMCA(ref("a", "h1"), ref("b", "h2"))
+	annotation := `{"managedproxyconfigurations.proxy.open-cluster-management.io//a":"h1","managedproxyconfigurations.proxy.open-cluster-management.io//b":"h2"}`
+	works := []*workv1.ManifestWork{progWork("addon-cluster-proxy-deploy-0", annotation), progWork("addon-cluster-proxy-deploy-1", annotation)}
+	for i := range 20 {
+		w := progWork("addon-other-deploy-"+string(rune('a'+i)), annotation)
+		w.Labels[addonv1beta1.AddonLabelKey] = "other"
+		works = append(works, w)
+	}
+	clk := fake.New(progNow)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := addon.Progressing(mca, works, clk); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
