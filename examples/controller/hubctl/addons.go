@@ -46,16 +46,22 @@ const (
 )
 
 // LifecycleAnnotation is the annotation of a ClusterManagementAddOn that
-// says which controller installs and rolls it out: OCM v1.2.0's add-on
-// manager takes the value "addon-manager", addon-framework's self-managed
-// mode "self" or no annotation, and this controller the values it is
-// given (Options.Lifecycles, flag -lifecycle).
+// says which controller installs and rolls it out. OCM v1.2.0's add-on
+// manager takes an add-on whose value is "addon-manager" or that has no
+// such annotation (addon-framework's utils.ManagedByAddonManager);
+// addon-framework's cmamanagedby controller clears the value "self"; this
+// controller takes the values it is given (Options.Lifecycles, flag
+// -lifecycle).
 const LifecycleAnnotation = addonv1alpha1.AddonLifecycleAnnotationKey
 
 // DefaultLifecycle is the lifecycle value the controller takes when it is
-// given none: a value that neither OCM's add-on manager nor
-// addon-framework's self-managed mode takes, so that the two never fight.
+// given none: a value that OCM's add-on manager does not take, so that the
+// two never fight over an add-on.
 const DefaultLifecycle = "rolloutkit"
+
+// addonManagerLifecycle is the value OCM's add-on manager takes, and with
+// it every add-on without the annotation.
+const addonManagerLifecycle = addonv1alpha1.AddonLifecycleAddonManagerAnnotationValue
 
 // mcaNameIndex is the cache index of ManagedClusterAddOns by name.
 const mcaNameIndex = "rolloutkit.metadata.name"
@@ -64,13 +70,20 @@ const mcaNameIndex = "rolloutkit.metadata.name"
 type lifecycles []string
 
 // takes tells whether the ClusterManagementAddOn with these annotations is
-// the controller's.
+// the controller's: its lifecycle value is one of l (DefaultLifecycle when
+// l is empty). An add-on without the annotation is OCM's add-on
+// manager's, as for that manager: it is taken only when l names
+// addon-manager, so that on a hub without OCM's add-on manager
+// -lifecycle addon-manager takes what OCM would have taken.
 func (l lifecycles) takes(annotations map[string]string) bool {
-	v, ok := annotations[LifecycleAnnotation]
 	if len(l) == 0 {
-		return ok && v == DefaultLifecycle
+		l = lifecycles{DefaultLifecycle}
 	}
-	return ok && slices.Contains(l, v)
+	v, ok := annotations[LifecycleAnnotation]
+	if !ok {
+		v = addonManagerLifecycle
+	}
+	return slices.Contains(l, v)
 }
 
 // AddonReconciler does, for every ClusterManagementAddOn it takes (its

@@ -363,7 +363,7 @@ var seedClusters = []string{"dev-cluster", "stg-cluster", "prod-cluster"}
 // TestAddonReconcileLifecycle: the controller takes a ClusterManagementAddOn
 // only when its lifecycle annotation is one of the values it is given
 // (rolloutkit when none), so that it never fights OCM's add-on manager
-// (addon-manager) or a self-managed add-on (self, or no annotation). One
+// (addon-manager, or no annotation) or addon-framework (self). One
 // it does not take is not read into a plan: no add-on is created and
 // nothing is written.
 func TestAddonReconcileLifecycle(t *testing.T) {
@@ -377,7 +377,9 @@ func TestAddonReconcileLifecycle(t *testing.T) {
 		{name: "rolloutkit, by default", annotation: DefaultLifecycle, taken: true},
 		{name: "addon-manager: OCM's add-on manager's", annotation: "addon-manager"},
 		{name: "self: the add-on's own", annotation: "self"},
-		{name: "no annotation: the add-on's own", annotation: ""},
+		{name: "no annotation: OCM's add-on manager's", annotation: ""},
+		{name: "no annotation, when the controller is given addon-manager", annotation: "", lifecycles: []string{"addon-manager"}, taken: true},
+		{name: "self, when the controller is given addon-manager", annotation: "self", lifecycles: []string{"addon-manager"}},
 		{name: "addon-manager, when the controller is given it", annotation: "addon-manager", lifecycles: []string{"addon-manager"}, taken: true},
 		{name: "rolloutkit, when the controller is given only addon-manager", annotation: DefaultLifecycle, lifecycles: []string{"addon-manager"}},
 	} {

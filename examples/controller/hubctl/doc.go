@@ -28,11 +28,13 @@
 // addon.open-cluster-management.io/lifecycle ([LifecycleAnnotation]) has
 // one of the values it is given (Options.Lifecycles, flag -lifecycle;
 // default [DefaultLifecycle], "rolloutkit"). OCM v1.2.0's add-on manager
-// takes only "addon-manager" and addon-framework's self-managed mode only
-// "self" or no annotation, so an add-on annotated "rolloutkit" has one
-// owner, and OCM keeps running beside this controller for every other
-// add-on. An add-on it does not take is never planned or written, nor are
-// its ManagedClusterAddOns.
+// takes "addon-manager" and the add-ons without the annotation, so an
+// add-on annotated "rolloutkit" has one owner, and OCM keeps running beside
+// this controller for every other add-on. Given "addon-manager", on a hub
+// where OCM's add-on manager does not run, the controller takes what OCM
+// would have taken, the add-ons without the annotation included. An add-on
+// it does not take is never planned or written, nor are its
+// ManagedClusterAddOns.
 //
 // # The add-on reconcilers
 //
