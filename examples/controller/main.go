@@ -68,7 +68,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.addons, "addons", true, "install, roll out and track the ClusterManagementAddOns that -lifecycle names, as OCM's add-on manager does")
 	lifecycle := hubctl.DefaultLifecycle
 	fs.StringVar(&lifecycle, "lifecycle", hubctl.DefaultLifecycle, "comma-separated values of the ClusterManagementAddOn annotation "+hubctl.LifecycleAnnotation+
-		" whose add-ons this controller takes; OCM's add-on manager takes addon-manager, addon-framework's self mode self or none")
+		" whose add-ons this controller takes (addon-manager also takes those without it); OCM's add-on manager takes addon-manager and those without it")
 	fs.StringVar(&o.addonVersion, "addon-version", "", "add-on API version to read and write, v1alpha1 or v1beta1 (default: the version the hub stores)")
 	fs.BoolVar(&o.leaderElect, "leader-elect", false, "elect a leader with a Lease, so that only one replica writes")
 	fs.StringVar(&o.leaderNS, "leader-elect-namespace", "kube-system", "namespace of the leader-election Lease")
@@ -108,7 +108,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	for _, l := range strings.Split(lifecycle, ",") {
 		l = strings.TrimSpace(l)
 		if l == "" {
-			return o, fmt.Errorf("-lifecycle %q: want comma-separated annotation values, none empty (an add-on without the annotation belongs to addon-framework's self mode)", lifecycle)
+			return o, fmt.Errorf("-lifecycle %q: want comma-separated annotation values, none empty (an add-on without the annotation is OCM's add-on manager's: take it with addon-manager)", lifecycle)
 		}
 		o.lifecycles = append(o.lifecycles, l)
 	}
