@@ -1,8 +1,9 @@
 // Package conformance checks rolloutkit against OCM's reference
 // implementation and measures both: the planner against
 // open-cluster-management.io/sdk-go v1.3.0 (RolloutHandler.GetRolloutCluster),
-// and the Placement scheduler against the scheduling controller of
-// open-cluster-management.io/ocm v1.2.0.
+// the Placement scheduler against the scheduling controller of
+// open-cluster-management.io/ocm v1.2.0, and rollout/addon against that
+// module's add-on manager controllers.
 //
 // It is a separate Go module so that the library itself never depends on
 // sdk-go and its dependency tree: only this module requires it, and the
@@ -43,6 +44,23 @@
 //     agreements that random hubs seldom reach.
 //   - BenchmarkScheduleHubOCM and BenchmarkScheduleHubOurs time one
 //     scheduling of the same hub by each.
+//
+// For the add-on manager (files addon_*_test.go, progressing_*_test.go,
+// handover_test.go), OCM v1.2.0's own controllers over fake clientsets:
+//
+//   - TestProgressingParity runs the addonprogressing controller and
+//     addon.Progressing on random add-ons and ManifestWorks
+//     (-progressing-seed, -progressing-scenarios, -progressing-scenario;
+//     4,000 scenarios, 1,000 under -race), with divergence W1;
+//     TestProgressingPorted runs the 22 cases of OCM's own controller_test.go
+//     on both; TestProgressingDivergence_WorkOrder shows W1.
+//   - TestHandover shows, from addon-framework's and OCM's code, which
+//     ClusterManagementAddOns OCM's add-on manager takes by their lifecycle
+//     annotation, and that it leaves one annotated rolloutkit alone.
+//   - TestInstallAgrees runs the addonmanagement controller beside
+//     addon.Install; TestDivergence_RefusedPlacementReported (A4, A5) runs
+//     the addonconfiguration controller beside addon.PlanAddon on a
+//     placement that cannot be planned.
 //
 // OCM reads time from package-level variables (RolloutClock, and the
 // scheduler plugins' TolerationClock and AddOnClock), which these tests set
