@@ -2,7 +2,7 @@
 # Starts a throwaway OCM hub on 127.0.0.1 with the seed's story loaded, for
 # trying the controller by hand (see the README), and writes its kubeconfig.
 #
-#   hack/test-hub.sh /tmp/hub.kubeconfig [-soak 30s] [-deadline 2m]
+#   hack/test-hub.sh /tmp/hub.kubeconfig [-soak 30s] [-deadline 2m] [-lifecycle rolloutkit]
 #
 # The first run builds etcd and kube-apiserver (several minutes); later runs
 # start in seconds. Ctrl-C stops the hub.

@@ -59,7 +59,7 @@ func hubFor(t *testing.T) (string, client.Client) {
 	require.NoError(t, err)
 	path := filepath.Join(t.TempDir(), "kubeconfig")
 	require.NoError(t, os.WriteFile(path, kc, 0o600))
-	require.NoError(t, testhub.Seed(context.Background(), c, testhub.SeedOptions{Strategy: testhub.Strategy("1s", "1m", 0)}))
+	require.NoError(t, testhub.Seed(context.Background(), c, testhub.SeedOptions{Strategy: testhub.Strategy("1s", "1m", 0), Lifecycle: testhub.Lifecycle}))
 	return path, c
 }
 

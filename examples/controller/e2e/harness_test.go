@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -18,6 +20,7 @@ import (
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
+	workv1 "open-cluster-management.io/api/work/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
@@ -157,10 +160,11 @@ func (e *env) start(t testing.TB, setup func(ctrl.Manager) error) *running {
 	return r
 }
 
-// controller starts the rollout controller (both reconcilers).
+// controller starts the rollout controller (every reconciler), taking the
+// add-ons annotated with testhub.Lifecycle.
 func (e *env) controller(t testing.TB) *running {
 	return e.start(t, func(mgr ctrl.Manager) error {
-		_, err := hubctl.Setup(context.Background(), mgr, hubctl.Options{Placements: true, Addons: true})
+		_, err := hubctl.Setup(context.Background(), mgr, hubctl.Options{Placements: true, Addons: true, Lifecycles: []string{testhub.Lifecycle}})
 		return err
 	})
 }
@@ -173,12 +177,11 @@ func (e *env) placements(t testing.TB) *running {
 	})
 }
 
-// agents starts the fake agent: applying takes delay, and fails where fail
-// says (nil: never).
+// agents starts the simulated add-on manager and work agents: applying a
+// work takes delay, and fails where fail says (nil: never).
 func (e *env) agents(t testing.TB, delay time.Duration, fail func(cluster, target string) bool) *running {
 	return e.start(t, func(mgr ctrl.Manager) error {
-		a := &agent.Agent{Client: mgr.GetClient(), Version: hubctl.V1alpha1, Delay: delay, Fail: fail}
-		return a.SetupWithManager(mgr)
+		return agent.Setup(mgr, agent.Options{AddonVersion: hubctl.V1alpha1, Delay: delay, Fail: fail})
 	})
 }
 
@@ -200,6 +203,7 @@ type addonState struct {
 	desired, applied string // spec hashes; "" when unset
 	progressing      *metav1.Condition
 	configured       *metav1.Condition
+	manifestApplied  *metav1.Condition // the add-on manager's
 	exists           bool
 }
 
@@ -228,7 +232,62 @@ func (e *env) readAddon(cluster, name string) (addonState, error) {
 	}
 	s.progressing = meta.FindStatusCondition(mca.Status.Conditions, addonv1beta1.ManagedClusterAddOnConditionProgressing)
 	s.configured = meta.FindStatusCondition(mca.Status.Conditions, addonv1beta1.ManagedClusterAddOnConditionConfigured)
+	s.manifestApplied = meta.FindStatusCondition(mca.Status.Conditions, addonv1beta1.ManagedClusterAddOnManifestApplied)
 	return s, nil
+}
+
+// workState is what a test reads of one cluster's deploy ManifestWork of
+// the add-on: what a person sees with
+// kubectl get manifestwork -A -l open-cluster-management.io/addon-name=<add-on>.
+type workState struct {
+	exists     bool
+	name       string
+	target     string   // the config-spec-hash annotation's hashes (agent.Target)
+	images     []string // the container images of its Deployments
+	replicas   []int32  // the replicas of its Deployments
+	generation int64
+	applied    *metav1.Condition
+	ready      bool // Applied and Available True at its generation
+}
+
+// works lists the add-on's works in every namespace by their
+// addon-name label, as the seed tells a user to, by cluster.
+func (e *env) works(t testing.TB, addon string) map[string]workState {
+	t.Helper()
+	out, err := e.readWorks(addon)
+	require.NoError(t, err)
+	return out
+}
+
+func (e *env) readWorks(addon string) (map[string]workState, error) {
+	var l workv1.ManifestWorkList
+	if err := e.c.List(context.Background(), &l, client.MatchingLabels{addonv1alpha1.AddonLabelKey: addon}); err != nil {
+		return nil, err
+	}
+	out := make(map[string]workState, len(l.Items))
+	for i := range l.Items {
+		w := &l.Items[i]
+		s := workState{exists: true, name: w.Name, target: agent.WorkTarget(w), generation: w.Generation,
+			applied: meta.FindStatusCondition(w.Status.Conditions, workv1.WorkApplied)}
+		avail := meta.FindStatusCondition(w.Status.Conditions, workv1.WorkAvailable)
+		s.ready = s.applied != nil && s.applied.Status == metav1.ConditionTrue && s.applied.ObservedGeneration == w.Generation &&
+			avail != nil && avail.Status == metav1.ConditionTrue && avail.ObservedGeneration == w.Generation
+		for j, m := range w.Spec.Workload.Manifests {
+			var d appsv1.Deployment
+			if err := json.Unmarshal(m.Raw, &d); err != nil {
+				return nil, fmt.Errorf("work %s/%s manifest %d: %w", w.Namespace, w.Name, j, err)
+			}
+			if d.Kind != "Deployment" {
+				continue
+			}
+			s.replicas = append(s.replicas, ptr.Deref(d.Spec.Replicas, 1))
+			for _, c := range d.Spec.Template.Spec.Containers {
+				s.images = append(s.images, c.Image)
+			}
+		}
+		out[w.Namespace] = s
+	}
+	return out, nil
 }
 
 // progression returns the add-on's install progression of its only

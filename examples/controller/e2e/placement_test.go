@@ -33,8 +33,9 @@ const (
 // unreachable. The Placement drops it from its decisions, and a new config
 // rolls out over dev and then prod without waiting for it. Its agent would
 // fail the new config and the failure budget is 0, so a rollout that still
-// counted stg-cluster would halt before prod; its add-on's desiredConfig
-// is never written with the new hash.
+// counted stg-cluster would halt before prod. Its add-on, which no
+// placement selects any more, is deleted, as OCM's add-on manager deletes
+// it; it never has the new hash.
 func TestUnreachableCluster(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -63,8 +64,12 @@ func TestUnreachableCluster(t *testing.T) {
 	e.installedOn(t, []string{"dev-cluster", "prod-cluster"}, addonName, newHash, 60*time.Second)
 	ob.close()
 	e.requireOrder(t, ob, addonName, "dev-cluster", "prod-cluster")
-	assert.Equal(t, []string{oldHash}, ob.desired["stg-cluster"], "stg-cluster's desiredConfig was written")
-	assert.Equal(t, oldHash, e.addon(t, "stg-cluster", addonName).desired)
+	assert.NotContains(t, ob.desired["stg-cluster"], newHash, "stg-cluster's desiredConfig was written with the new config")
+	// A cluster no placement selects loses its add-on, as in OCM.
+	assert.False(t, e.addon(t, "stg-cluster", addonName).exists, "stg-cluster's add-on was kept")
+	// Its work stays as it was: a bare API server has no garbage collector
+	// to delete it with its add-on.
+	assert.Equal(t, oldHash, e.works(t, addonName)["stg-cluster"].target, "stg-cluster's work got the new config")
 }
 
 // TestClusterSetsAndTolerations runs the Placement reconciler alone on the

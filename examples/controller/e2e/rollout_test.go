@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -25,16 +26,17 @@ const (
 )
 
 // seedHub writes the seed's story with a soak of 2s, the given deadline and
-// failure budget 0.
+// failure budget 0, the add-on annotated for the controller.
 func seedHub(t testing.TB, e *env, deadline string) testhub.SeedOptions {
 	t.Helper()
-	o := testhub.SeedOptions{Strategy: testhub.Strategy(soak.String(), deadline, 0)}
+	o := testhub.SeedOptions{Strategy: testhub.Strategy(soak.String(), deadline, 0), Lifecycle: testhub.Lifecycle}
 	require.NoError(t, testhub.Seed(context.Background(), e.c, o))
 	return o
 }
 
 // observer records, every 50ms, each cluster's desired and applied spec
-// hashes, and when each was first seen.
+// hashes and its deploy work's config and images, and when each was first
+// seen.
 type observer struct {
 	mu        sync.Mutex
 	desired   map[string][]string    // cluster -> desired hashes in the order seen
@@ -42,22 +44,38 @@ type observer struct {
 	firstSet  map[string]time.Time
 	firstApp  map[string]time.Time
 	applied   map[string][]string
-	stop      chan struct{}
-	done      chan struct{}
+	images    map[string][]string  // cluster -> its work's first image, in the order seen
+	firstWork map[string]time.Time // when the work first carried the hash
+	// ahead lists the reads where an add-on's lastAppliedConfig had the
+	// hash while its work, read after it, was not ready with it.
+	ahead []string
+	stop  chan struct{}
+	done  chan struct{}
 }
 
 func (e *env) observe(t testing.TB, clusters []string, name, h string) *observer {
 	ob := &observer{desired: map[string][]string{}, desiredAt: map[string][]time.Time{}, applied: map[string][]string{}, firstSet: map[string]time.Time{},
-		firstApp: map[string]time.Time{}, stop: make(chan struct{}), done: make(chan struct{})}
+		firstApp: map[string]time.Time{}, images: map[string][]string{}, firstWork: map[string]time.Time{},
+		stop: make(chan struct{}), done: make(chan struct{})}
 	pass := func() {
+		states := make(map[string]addonState, len(clusters))
 		for _, c := range clusters {
 			s, err := e.readAddon(c, name)
 			if err != nil {
 				continue // a passing API error: read again at the next tick
 			}
+			states[c] = s
 			ob.record(c, s, h)
 		}
+		// The works are read after the add-ons: an add-on that shows h as
+		// applied was written from a work that was ready with h by then.
+		works, err := e.readWorks(name)
+		if err != nil {
+			return
+		}
+		ob.recordWorks(states, works, h)
 	}
+	pass() // what was there before the test's change
 	go func() {
 		defer close(ob.done)
 		for {
@@ -93,6 +111,26 @@ func (ob *observer) record(c string, s addonState, h string) {
 	}
 }
 
+// recordWorks notes what one read of the works showed, after the read of
+// the add-ons that gave states.
+func (ob *observer) recordWorks(states map[string]addonState, works map[string]workState, h string) {
+	ob.mu.Lock()
+	defer ob.mu.Unlock()
+	for c, w := range works {
+		if img := ob.images[c]; len(w.images) > 0 && (len(img) == 0 || img[len(img)-1] != w.images[0]) {
+			ob.images[c] = append(img, w.images[0])
+		}
+		if _, ok := ob.firstWork[c]; !ok && w.target == h {
+			ob.firstWork[c] = time.Now()
+		}
+	}
+	for c, s := range states {
+		if w := works[c]; s.applied == h && (w.target != h || !w.ready) {
+			ob.ahead = append(ob.ahead, fmt.Sprintf("%s: applied %.8s, work %.8s ready %t", c, h, w.target, w.ready))
+		}
+	}
+}
+
 func (ob *observer) close() {
 	select {
 	case <-ob.stop:
@@ -103,8 +141,9 @@ func (ob *observer) close() {
 }
 
 // requireOrder checks that the clusters got the hash in the order given,
-// each only after the one before had applied it and soaked (from the
-// stored transition time, which has one-second precision).
+// in their add-ons' desiredConfig and in their works, each only after the
+// one before had applied it and soaked (from the stored transition time,
+// which has one-second precision).
 func (e *env) requireOrder(t testing.TB, ob *observer, name string, clusters ...string) {
 	t.Helper()
 	ob.mu.Lock()
@@ -113,19 +152,25 @@ func (e *env) requireOrder(t testing.TB, ob *observer, name string, clusters ...
 		prev, next := clusters[i-1], clusters[i]
 		require.Contains(t, ob.firstApp, prev, "%s never applied", prev)
 		require.Contains(t, ob.firstSet, next, "%s never got the config", next)
+		require.Contains(t, ob.firstWork, next, "%s's work never got the config", next)
 		done := e.addon(t, prev, name).progressing
 		require.NotNil(t, done)
 		soakEnd := done.LastTransitionTime.Add(soak)
 		assert.False(t, ob.firstSet[next].Before(soakEnd),
 			"%s got the config at %s, before %s's soak ended at %s", next, ob.firstSet[next].Format("15:04:05.000"), prev, soakEnd.Format("15:04:05.000"))
+		assert.False(t, ob.firstWork[next].Before(soakEnd),
+			"%s's work got the config at %s, before %s's soak ended at %s", next, ob.firstWork[next].Format("15:04:05.000"), prev, soakEnd.Format("15:04:05.000"))
 	}
 }
 
 // TestSeedRollout is the seed's story on a real API server: the add-on
 // installs dev, stg, prod in order; a new proxyAgent.image rolls out the same
-// way, each group only after the one before has soaked; the install
-// progression completes with the new config as last known good; and a
-// change of only metadata or status of the config starts nothing.
+// way, each group only after the one before has soaked, in the add-ons'
+// desiredConfig and in the ManifestWorks the seed tells a user to list (the
+// new image reaches each cluster's work in turn, and each add-on's
+// lastAppliedConfig follows its work); the install progression completes
+// with the new config as last known good; and a change of only metadata or
+// status of the config starts nothing.
 func TestSeedRollout(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -142,7 +187,9 @@ func TestSeedRollout(t *testing.T) {
 	e.requireOrder(t, ob, addonName, "dev-cluster", "stg-cluster", "prod-cluster")
 	for _, c := range o.Clusters() {
 		assert.Equal(t, []string{oldHash, newHash}, ob.desired[c], "%s: desired hashes in order", c)
+		assert.Equal(t, []string{testhub.Image, newImage}, ob.images[c], "%s: its work's images in order", c)
 	}
+	assert.Empty(t, ob.ahead, "lastAppliedConfig ahead of the work")
 
 	ip, ok := e.progression(t, addonName)
 	require.True(t, ok)
@@ -216,9 +263,12 @@ func (e *env) requireSeedDecisions(t testing.TB) {
 	assert.Equal(t, "AllDecisionsScheduled", sat.Reason)
 }
 
-// TestHalt: the agent fails stg-cluster. The rollout stops there: prod
-// never gets the new hash, the install progression reports the failure and
-// then the time-out, and once halted the controller writes nothing more.
+// TestHalt: stg-cluster's work agent fails to apply the new config. As in
+// OCM, that is no Failed status (nothing derives one from a work): stg
+// stays Progressing until the deadline makes it TimeOut. The rollout stops
+// there: prod never gets the new hash (its work keeps the old image), the
+// install progression reports the time-out, and once halted the controller
+// writes nothing more.
 func TestHalt(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -234,7 +284,7 @@ func TestHalt(t *testing.T) {
 func (e *env) haltAtStg(t testing.TB, o testhub.SeedOptions, ctl *running, newHash string) {
 	t.Helper()
 	require.NoError(t, testhub.SetAgentImage(context.Background(), e.c, newImage))
-	eventually(t, 60*time.Second, "stg-cluster fails and times out", func() (bool, string) {
+	eventually(t, 60*time.Second, "stg-cluster times out", func() (bool, string) {
 		ip, ok := e.progression(t, addonName)
 		if !ok {
 			return false, "no progression"
@@ -243,18 +293,28 @@ func (e *env) haltAtStg(t testing.TB, o testhub.SeedOptions, ctl *running, newHa
 		if c == nil {
 			return false, "no condition"
 		}
-		return c.Message == "selected clusters 3. configured addons 1/3 progressing..., 1 failed 1 timeout.", c.Message
+		// A failed apply is Progressing, then TimeOut: 0 failed.
+		return c.Message == "selected clusters 3. configured addons 1/3 progressing..., 0 failed 1 timeout.", c.Message
 	})
 	assert.Equal(t, newHash, e.addon(t, "dev-cluster", addonName).applied)
 	stg := e.addon(t, "stg-cluster", addonName)
 	assert.Equal(t, newHash, stg.desired)
-	assert.Equal(t, addonv1beta1.ProgressingReasonFailed, stg.progressing.Reason)
+	assert.NotEqual(t, newHash, stg.applied)
+	require.NotNil(t, stg.progressing)
+	assert.Equal(t, addonv1beta1.ProgressingReasonProgressing, stg.progressing.Reason, "OCM never derives Failed from a work")
+	works := e.works(t, addonName)
+	assert.Equal(t, newHash, works["stg-cluster"].target, "stg's work carries the new config")
+	require.NotNil(t, works["stg-cluster"].applied)
+	assert.Equal(t, metav1.ConditionFalse, works["stg-cluster"].applied.Status, "stg's work is not applied")
 	quiet(t, ctl, 2*time.Second)
 	before := ctl.writes.count()
 	time.Sleep(3 * soak)
 	assert.Equal(t, before, ctl.writes.count(), "the controller wrote after the halt")
 	prod := e.addon(t, "prod-cluster", addonName)
 	assert.NotEqual(t, newHash, prod.desired, "prod got the new hash after a halt")
+	prodWork := e.works(t, addonName)["prod-cluster"]
+	assert.NotEqual(t, newHash, prodWork.target, "prod's work got the new config after a halt")
+	assert.Equal(t, []string{testhub.Image}, prodWork.images, "prod's work got the new image after a halt")
 	ip, _ := e.progression(t, addonName)
 	assert.NotEqual(t, newHash, ip.ConfigReferences[0].LastKnownGoodConfig.SpecHash)
 }
@@ -289,16 +349,19 @@ func TestRestart(t *testing.T) {
 	assert.Zero(t, second.writes.count("/namespaces/dev-cluster/managedclusteraddons"), "the new controller rewrote dev, which was done")
 }
 
-// TestOwnership runs the agent with no delay on twelve clusters, so that
-// it and the controller write the same ManagedClusterAddOns at the same
-// time. Neither loses its fields: once a cluster has applied the new hash
-// it never shows an older one again, and every add-on ends with the
-// controller's Configured condition, the agent's Completed condition and
+// TestOwnership runs the simulated add-on manager and work agents with no
+// delay on twelve clusters, so that the add-on manager (its ManifestApplied
+// condition) and the controller (desiredConfig, lastAppliedConfig, its
+// Configured and Progressing conditions) write the same
+// ManagedClusterAddOns at the same time. Neither loses its fields: once a
+// cluster has applied the new hash it never shows an older one again, and
+// every add-on ends with the controller's Configured and Completed
+// conditions, the add-on manager's ManifestApplied condition and
 // lastAppliedConfig = desiredConfig.
 func TestOwnership(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	o := testhub.SeedOptions{PerEnvironment: 4, Strategy: testhub.Strategy("1s", "30s", 0)}
+	o := testhub.SeedOptions{PerEnvironment: 4, Strategy: testhub.Strategy("1s", "30s", 0), Lifecycle: testhub.Lifecycle}
 	require.NoError(t, testhub.Seed(context.Background(), e.c, o))
 	ctl := e.controller(t)
 	agents := e.agents(t, 0, nil)
@@ -315,13 +378,15 @@ func TestOwnership(t *testing.T) {
 		assert.Equal(t, "ConfigurationsConfigured", s.configured.Reason, c)
 		require.NotNil(t, s.progressing, c)
 		assert.Equal(t, addonv1beta1.ProgressingReasonCompleted, s.progressing.Reason, c)
+		require.NotNil(t, s.manifestApplied, c)
+		assert.Equal(t, metav1.ConditionTrue, s.manifestApplied.Status, c)
 	}
-	t.Logf("conflicts met and retried: controller %d, agent %d", ctl.writes.conflicts(), agents.writes.conflicts())
+	t.Logf("conflicts met and retried: controller %d, agents %d", ctl.writes.conflicts(), agents.writes.conflicts())
 }
 
 // TestStaleWriteConflicts shows the mechanism TestOwnership relies on: a
 // status write computed from a stale read is refused, not applied over the
-// agent's newer data.
+// add-on manager's newer data.
 func TestStaleWriteConflicts(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -334,11 +399,16 @@ func TestStaleWriteConflicts(t *testing.T) {
 	ctx := context.Background()
 	stale := e.rawAddon(t, "dev-cluster")
 	fresh := stale.DeepCopy()
-	fresh.Status.ConfigReferences[0].LastAppliedConfig.SpecHash = "agent-wrote-this"
+	meta.SetStatusCondition(&fresh.Status.Conditions, metav1.Condition{Type: addonv1beta1.ManagedClusterAddOnManifestApplied,
+		Status: metav1.ConditionFalse, Reason: "AddonManifestAppliedFailed", Message: "add-on manager wrote this"})
 	require.NoError(t, e.c.Status().Update(ctx, fresh))
 	next := stale.DeepCopy()
 	next.Status.ConfigReferences[0].DesiredConfig.SpecHash = "controller-wrote-this"
 	err := e.c.Status().Patch(ctx, next, client.MergeFromWithOptions(stale, client.MergeFromWithOptimisticLock{}))
 	require.Error(t, err)
-	assert.Equal(t, "agent-wrote-this", e.rawAddon(t, "dev-cluster").Status.ConfigReferences[0].LastAppliedConfig.SpecHash)
+	got := e.rawAddon(t, "dev-cluster")
+	c := meta.FindStatusCondition(got.Status.Conditions, addonv1beta1.ManagedClusterAddOnManifestApplied)
+	require.NotNil(t, c)
+	assert.Equal(t, "add-on manager wrote this", c.Message)
+	assert.NotEqual(t, "controller-wrote-this", got.Status.ConfigReferences[0].DesiredConfig.SpecHash)
 }

@@ -77,7 +77,7 @@ func rollout1000(b *testing.B, sizes [3]int, soak, apply time.Duration, qps int)
 	c, err := h.Client()
 	require.NoError(b, err)
 	e := &env{hub: h, c: c}
-	o := testhub.SeedOptions{Sizes: sizes, Strategy: testhub.Strategy(soak.String(), "5m", 0)}
+	o := testhub.SeedOptions{Sizes: sizes, Strategy: testhub.Strategy(soak.String(), "5m", 0), Lifecycle: testhub.Lifecycle}
 	ctx := context.Background()
 	require.NoError(b, testhub.Seed(ctx, e.c, o))
 

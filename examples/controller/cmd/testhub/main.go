@@ -1,10 +1,11 @@
 // Command testhub starts a throwaway OCM hub on 127.0.0.1 for trying the
 // controller by hand: etcd and kube-apiserver (built by
-// hack/test-apiserver.sh), OCM's CRDs, and the seed's story (three clusters
-// labelled dev, stg and prod, the global ManagedClusterSet bound in the
-// Placement's namespace as on any OCM hub, the cluster-proxy Placement and
-// ClusterManagementAddOn, and the ManagedProxyConfiguration). It writes an
-// administrator's kubeconfig and runs until interrupted.
+// hack/test-apiserver.sh), OCM's CRDs (ManifestWorks included), and the
+// seed's story (three clusters labelled dev, stg and prod, the global
+// ManagedClusterSet bound in the Placement's namespace as on any OCM hub,
+// the cluster-proxy Placement and ClusterManagementAddOn, annotated for the
+// controller by default (-lifecycle), and the ManagedProxyConfiguration).
+// It writes an administrator's kubeconfig and runs until interrupted.
 //
 //	hack/test-hub.sh /tmp/hub.kubeconfig              # start (this wraps the next line)
 //	go -C examples/controller run ./cmd/testhub -kubeconfig /tmp/hub.kubeconfig
@@ -43,6 +44,7 @@ type options struct {
 	kubeconfig string
 	soak       time.Duration
 	deadline   time.Duration
+	lifecycle  string
 	setImage   string
 }
 
@@ -53,6 +55,8 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "where to write the hub's kubeconfig (with -set-agent-image: the hub to change); use an absolute path, go -C changes directory")
 	fs.DurationVar(&o.soak, "soak", 30*time.Second, "minSuccessTime of the seed's rollout strategy (the seed says 5m; shorter to watch it)")
 	fs.DurationVar(&o.deadline, "deadline", 2*time.Minute, "progressDeadline of the seed's rollout strategy (the seed says 15m)")
+	fs.StringVar(&o.lifecycle, "lifecycle", testhub.Lifecycle, "value of the ClusterManagementAddOn's annotation addon.open-cluster-management.io/lifecycle: "+
+		testhub.Lifecycle+" hands the add-on to the controller (its -lifecycle default); the seed's own addon-manager leaves it to OCM's add-on manager")
 	fs.StringVar(&o.setImage, "set-agent-image", "", "do not start a hub: set spec.proxyAgent.image of the running hub's ManagedProxyConfiguration, and exit")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -62,6 +66,8 @@ func parse(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
 	case o.kubeconfig == "":
 		return o, errors.New("-kubeconfig is required: where to write (or read) the hub's kubeconfig")
+	case o.lifecycle == "":
+		return o, errors.New("-lifecycle is empty: give the annotation value the controller takes (" + testhub.Lifecycle + ")")
 	case o.soak < 0 || o.deadline <= 0:
 		return o, fmt.Errorf("-soak %s, -deadline %s: want a soak of 0 or more and a positive deadline", o.soak, o.deadline)
 	}
@@ -122,16 +128,17 @@ func serve(ctx context.Context, o options, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	so := testhub.SeedOptions{Strategy: testhub.Strategy(o.soak.String(), o.deadline.String(), 0)}
+	so := testhub.SeedOptions{Strategy: testhub.Strategy(o.soak.String(), o.deadline.String(), 0), Lifecycle: o.lifecycle}
 	if err := testhub.Seed(ctx, c, so); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, `hub running at %s with OCM's CRDs and the seed's story
   clusters: %v (ProgressivePerGroup, soak %s, deadline %s, maxFailures 0)
+  add-on: cluster-proxy, annotated addon.open-cluster-management.io/lifecycle=%s
   cluster set: %s, bound in the Placement's namespace
   kubeconfig: %s
 
-run the controller with simulated agents (in another terminal, from the repository root):
+run the controller with a simulated add-on manager and work agents (in another terminal, from the repository root):
   go -C examples/controller run . -kubeconfig %s -simulate-agents 2s
 then change the agent image, and watch dev, stg and prod take it in turn:
   go -C examples/controller run ./cmd/testhub -kubeconfig %s -set-agent-image quay.io/open-cluster-management/cluster-proxy:v0.9.1
@@ -139,7 +146,7 @@ see the next step at any time:
   go -C examples/controller run . -kubeconfig %s -dry-run
 
 Ctrl-C stops the hub.
-`, h.Describe(), so.Clusters(), o.soak, o.deadline, testhub.GlobalSetName, o.kubeconfig, o.kubeconfig, o.kubeconfig, o.kubeconfig)
+`, h.Describe(), so.Clusters(), o.soak, o.deadline, o.lifecycle, testhub.GlobalSetName, o.kubeconfig, o.kubeconfig, o.kubeconfig, o.kubeconfig)
 	<-ctx.Done()
 	return nil
 }

@@ -17,6 +17,7 @@ import (
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
 	"github.com/rolloutkit/rolloutkit/internal/seed"
 )
 
@@ -45,13 +46,9 @@ type SeedOptions struct {
 	Lifecycle string
 }
 
-// LifecycleAnnotation is the annotation of a ClusterManagementAddOn that
-// names the add-on manager that takes it.
-const LifecycleAnnotation = addonv1alpha1.AddonLifecycleAnnotationKey
-
-// Lifecycle is the value of LifecycleAnnotation that the controller takes
-// by default.
-const Lifecycle = "rolloutkit"
+// Lifecycle is the value of the lifecycle annotation that the controller
+// takes by default.
+const Lifecycle = hubctl.DefaultLifecycle
 
 // Clusters returns the cluster names of the seed's story at that scale, in
 // rollout order: dev, then stg, then prod.
@@ -130,7 +127,7 @@ func Seed(ctx context.Context, c client.Client, o SeedOptions) error {
 		if cma.Annotations == nil {
 			cma.Annotations = map[string]string{}
 		}
-		cma.Annotations[LifecycleAnnotation] = o.Lifecycle
+		cma.Annotations[hubctl.LifecycleAnnotation] = o.Lifecycle
 	}
 	alpha, err := AddonV1alpha1(cma)
 	if err != nil {
