@@ -77,7 +77,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.Float64Var(&o.qps, "kube-api-qps", 100, "requests per second to the API server, sustained")
 	fs.IntVar(&o.burst, "kube-api-burst", 200, "requests to the API server in a burst")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "read the hub, print each add-on's next rollout step as examples/plan does, write nothing, and exit")
-	fs.DurationVar(&o.simulateAgents, "simulate-agents", 0, "also play the spoke agents: apply desired configs after this long (e.g. 2s), for a hub with no real clusters")
+	fs.DurationVar(&o.simulateAgents, "simulate-agents", 0, "also play each add-on's manager (render its ManifestWork from the desired configs) and the work agents (apply it after this long, e.g. 2s), for a hub with no real clusters")
 	var fail string
 	fs.StringVar(&fail, "fail-clusters", "", "with -simulate-agents: comma-separated clusters whose apply fails")
 	o.zap.BindFlags(fs)

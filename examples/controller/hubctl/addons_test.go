@@ -78,9 +78,11 @@ func newAddonHub(t *testing.T, version string, fail writeHook, objs ...client.Ob
 	mapper.AddSpecific(proxyGVK, proxyGVK.GroupVersion().WithResource(proxyGR.Resource),
 		proxyGVK.GroupVersion().WithResource("managedproxyconfiguration"), meta.RESTScopeRoot)
 	h.mapper = mapper
+	// The fake client sets the resourceVersion of what it is given: give
+	// it copies, since one test's objects may serve parallel subtests.
 	stored := make([]client.Object, len(objs))
 	for i, o := range objs {
-		stored[i] = h.store(o)
+		stored[i] = h.store(o.DeepCopyObject().(client.Object))
 	}
 	write := func(c client.Client, verb string, obj client.Object) error {
 		h.writes.Add(1)
