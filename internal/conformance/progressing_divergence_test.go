@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -60,4 +61,55 @@ func TestProgressingDivergence_WorkOrder(t *testing.T) {
 		assert.Equal(t, progressingMsgMismatch, ours.progressing().Message, "ours, %s", tt.name)
 		assert.Equal(t, tt.ocm == progressingMsgNotReady, mismatchBehindNotReady(pc, theirs), "W1's predicate, %s", tt.name)
 	}
+}
+
+// TestProgressingDivergence_CompletedTime shows W2: an add-on waiting for
+// its ManifestApplied condition (Progressing False,
+// WaitingForManifestApplied, an hour ago) whose one work is now applied,
+// available and carries its desired configs. Both say Completed and set
+// lastAppliedConfig; OCM keeps the hour-old time, because the status stays
+// False, so the planner would count the soak as already over; ours starts
+// the soak now.
+func TestProgressingDivergence_CompletedTime(t *testing.T) {
+	t.Parallel()
+	referent := addonv1alpha1.ConfigReferent{Namespace: "open-cluster-management", Name: "default"}
+	waitingSince := metav1.NewTime(progressingNow.Add(-time.Hour))
+	mca := &addonv1alpha1.ManagedClusterAddOn{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "cluster1", Name: "cluster-proxy"},
+		Status: addonv1alpha1.ManagedClusterAddOnStatus{
+			Conditions: []metav1.Condition{
+				{Type: addonv1alpha1.ManagedClusterAddOnConditionProgressing, Status: metav1.ConditionFalse, Reason: "WaitingForManifestApplied",
+					Message: "Waiting for ManagedClusterAddOn ManifestApplied condition", LastTransitionTime: waitingSince},
+				{Type: addonv1alpha1.ManagedClusterAddOnManifestApplied, Status: metav1.ConditionTrue, Reason: "AddonManifestApplied", LastTransitionTime: waitingSince},
+			},
+			ConfigReferences: []addonv1alpha1.ConfigReference{{
+				ConfigGroupResource: addonv1alpha1.ConfigGroupResource{Group: "addon.open-cluster-management.io", Resource: "addondeploymentconfigs"},
+				ConfigReferent:      referent,
+				DesiredConfig:       &addonv1alpha1.ConfigSpecHash{ConfigReferent: referent, SpecHash: "new"},
+			}},
+		},
+	}
+	work := &workv1.ManifestWork{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace: "cluster1", Name: "addon-cluster-proxy-deploy-0", Generation: 1,
+			Labels:      map[string]string{addonv1alpha1.AddonLabelKey: "cluster-proxy"},
+			Annotations: map[string]string{workv1.ManifestConfigSpecHashAnnotationKey: `{"addondeploymentconfigs.addon.open-cluster-management.io/open-cluster-management/default":"new"}`},
+		},
+		Status: workv1.ManifestWorkStatus{Conditions: []metav1.Condition{
+			{Type: workv1.WorkApplied, Status: metav1.ConditionTrue, ObservedGeneration: 1},
+			{Type: workv1.WorkAvailable, Status: metav1.ConditionTrue, ObservedGeneration: 1},
+		}},
+	}
+	pc := progressingCase{CMA: &addonv1alpha1.ClusterManagementAddOn{ObjectMeta: metav1.ObjectMeta{Name: "cluster-proxy"}}, MCA: mca, Works: []*workv1.ManifestWork{work}}
+	theirs, ours := runOCMProgressing(pc), runOurProgressing(pc)
+	require.NoError(t, theirs.Err)
+	require.NoError(t, ours.Err)
+	for who, o := range map[string]progressingOutcome{"OCM": theirs, "ours": ours} {
+		assert.Equal(t, "Completed", o.progressing().Reason, who)
+		assert.Equal(t, "new", o.Status.ConfigReferences[0].LastAppliedConfig.SpecHash, who)
+	}
+	assert.False(t, theirs.NewTime, "OCM keeps the time the add-on started waiting")
+	assert.True(t, ours.NewTime, "ours starts the soak now")
+	assert.True(t, completedAfterOtherFalse(pc, theirs), "W2's predicate")
+	assert.Empty(t, onlyCompletedTime(pc, ours), "W2 is the only difference")
 }

@@ -3,6 +3,8 @@ package conformance
 import (
 	"slices"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	workv1 "open-cluster-management.io/api/work/v1"
 )
 
@@ -26,6 +28,36 @@ var progressingDivergences = []progressingDivergence{
 		Applies: mismatchBehindNotReady,
 		Confirm: mismatchFirstAgrees,
 	},
+	{
+		ID:      "W2",
+		Summary: "Completed after another reason of status False (WaitingForManifestApplied, say): ours takes a new lastTransitionTime, so the soak starts then; OCM keeps the old one",
+		Applies: completedAfterOtherFalse,
+		Confirm: onlyCompletedTime,
+	},
+}
+
+// completedAfterOtherFalse: the add-on's Progressing condition was False
+// with a reason other than Completed, and OCM now says Completed.
+func completedAfterOtherFalse(pc progressingCase, theirs progressingOutcome) bool {
+	if pc.MCA == nil || theirs.progressing().Reason != "Completed" {
+		return false
+	}
+	old := meta.FindStatusCondition(pc.MCA.Status.Conditions, "Progressing")
+	return old != nil && old.Status == metav1.ConditionFalse && old.Reason != "Completed"
+}
+
+// onlyCompletedTime returns how ours differs from OCM's once ours is given
+// OCM's time, the one the condition had: nothing, when W2 is the only
+// difference.
+func onlyCompletedTime(pc progressingCase, ours progressingOutcome) []string {
+	old := meta.FindStatusCondition(pc.MCA.Status.Conditions, "Progressing")
+	adjusted := ours
+	adjusted.NewTime = false
+	adjusted.Status = *ours.Status.DeepCopy()
+	if c := meta.FindStatusCondition(adjusted.Status.Conditions, "Progressing"); c != nil {
+		c.LastTransitionTime = old.LastTransitionTime
+	}
+	return diffProgressing(adjusted, runOCMProgressing(pc))
 }
 
 // progressingMsgNotReady and progressingMsgMismatch are OCM's messages

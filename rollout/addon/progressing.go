@@ -113,8 +113,12 @@ func configHashKey(gr addonv1beta1.ConfigGroupResource, r addonv1beta1.ConfigRef
 //
 // The condition is set as meta.SetStatusCondition sets it, with an
 // observedGeneration of 0 as OCM writes it and a lastTransitionTime read
-// from clk (the real clock when nil) when its status changes. mca and works
-// are not modified, and the result shares nothing with them.
+// from clk (the real clock when nil) when its status changes, and also
+// when it becomes Completed from another reason of the same status (such
+// as WaitingForManifestApplied): the planner measures the soak from that
+// time, which OCM would leave at the older reason's, skipping the soak
+// (docs/compatibility.md, W2). mca and works are not modified, and the
+// result shares nothing with them.
 //
 // A nil mca, or one without a namespace, is an apimachinery *field.Error.
 func Progressing(mca *addonv1beta1.ManagedClusterAddOn, works []*workv1.ManifestWork, clk clock.PassiveClock) (addonv1beta1.ManagedClusterAddOnStatus, error) {
@@ -133,8 +137,17 @@ func Progressing(mca *addonv1beta1.ManagedClusterAddOn, works []*workv1.Manifest
 			status.ConfigReferences[i].LastAppliedConfig = status.ConfigReferences[i].DesiredConfig.DeepCopy()
 		}
 	}
-	cond.LastTransitionTime = metav1.NewTime(clock.NowOf(clk))
+	now := metav1.NewTime(clock.NowOf(clk))
+	cond.LastTransitionTime = now
+	before := meta.FindStatusCondition(mca.Status.Conditions, addonv1beta1.ManagedClusterAddOnConditionProgressing)
 	meta.SetStatusCondition(&status.Conditions, cond)
+	if cond.Reason == addonv1beta1.ProgressingReasonCompleted && before != nil && before.Reason != cond.Reason {
+		// Completed starts the soak (the planner measures minSuccessTime
+		// from this time), also when the condition was already False
+		// for another reason, such as WaitingForManifestApplied: OCM
+		// keeps that older time there, and the soak is skipped (W2).
+		meta.FindStatusCondition(status.Conditions, cond.Type).LastTransitionTime = now
+	}
 	return status, nil
 }
 

@@ -390,7 +390,10 @@ func TestProgressingCondition(t *testing.T) {
 		wantTime time.Time
 	}{
 		{"new condition: now", nil, progNow},
-		{"same status: the old time", &metav1.Condition{Status: metav1.ConditionFalse, Reason: "Progressing", Message: "old", ObservedGeneration: 4}, before},
+		{"same status and reason: the old time", &metav1.Condition{Status: metav1.ConditionFalse, Reason: "Completed", Message: "old", ObservedGeneration: 4}, before},
+		// W2: Completed starts the soak, also after another reason of the
+		// same status (OCM keeps the old time there).
+		{"Completed after WaitingForManifestApplied, also False: now", &metav1.Condition{Status: metav1.ConditionFalse, Reason: "WaitingForManifestApplied", ObservedGeneration: 4}, progNow},
 		{"another status: now", &metav1.Condition{Status: metav1.ConditionTrue, Reason: "Completed"}, progNow},
 	}
 	for _, tt := range tests {
