@@ -139,14 +139,24 @@ func serve(ctx context.Context, o options, stdout io.Writer) error {
   kubeconfig: %s
 
 run the controller with a simulated add-on manager and work agents (in another terminal, from the repository root):
-  go -C examples/controller run . -kubeconfig %s -simulate-agents 2s
+  go -C examples/controller run . -kubeconfig %s%s -simulate-agents 2s
 then change the agent image, and watch dev, stg and prod take it in turn:
   go -C examples/controller run ./cmd/testhub -kubeconfig %s -set-agent-image quay.io/open-cluster-management/cluster-proxy:v0.9.1
 see the next step at any time:
-  go -C examples/controller run . -kubeconfig %s -dry-run
+  go -C examples/controller run . -kubeconfig %s%s -dry-run
 
 Ctrl-C stops the hub.
-`, h.Describe(), so.Clusters(), o.soak, o.deadline, o.lifecycle, testhub.GlobalSetName, o.kubeconfig, o.kubeconfig, o.kubeconfig, o.kubeconfig)
+`, h.Describe(), so.Clusters(), o.soak, o.deadline, o.lifecycle, testhub.GlobalSetName, o.kubeconfig,
+		o.kubeconfig, takeFlag(o.lifecycle), o.kubeconfig, o.kubeconfig, takeFlag(o.lifecycle))
 	<-ctx.Done()
 	return nil
+}
+
+// takeFlag is the controller flag that takes an add-on annotated
+// lifecycle: none for the controller's default.
+func takeFlag(lifecycle string) string {
+	if lifecycle == testhub.Lifecycle {
+		return ""
+	}
+	return " -lifecycle " + lifecycle
 }
