@@ -20,8 +20,10 @@ import (
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 	fakeaddon "open-cluster-management.io/api/client/addon/clientset/versioned/fake"
 	addoninformers "open-cluster-management.io/api/client/addon/informers/externalversions"
+	addoninformersv1alpha1 "open-cluster-management.io/api/client/addon/informers/externalversions/addon/v1alpha1"
 	fakecluster "open-cluster-management.io/api/client/cluster/clientset/versioned/fake"
 	clusterinformers "open-cluster-management.io/api/client/cluster/informers/externalversions"
+	clusterinformersv1beta1 "open-cluster-management.io/api/client/cluster/informers/externalversions/cluster/v1beta1"
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	"open-cluster-management.io/ocm/pkg/addon/controllers/addonconfiguration"
@@ -190,40 +192,14 @@ func syncOCMAddonManager(t *testing.T, now time.Time, h addonHub) (*addonv1alpha
 	for _, d := range h.decisions {
 		clusterObjs = append(clusterObjs, d.DeepCopy())
 	}
-	addonClient := fakeaddon.NewSimpleClientset(addonObjs...)
-	clusterClient := fakecluster.NewSimpleClientset(clusterObjs...)
-	addonInformers := addoninformers.NewSharedInformerFactory(addonClient, 10*time.Minute)
-	clusterInformers := clusterinformers.NewSharedInformerFactory(clusterClient, 10*time.Minute)
-
-	mcaInformer := addonInformers.Addon().V1alpha1().ManagedClusterAddOns()
-	require.NoError(t, mcaInformer.Informer().AddIndexers(cache.Indexers{
-		addonindex.ManagedClusterAddonByName: addonindex.IndexManagedClusterAddonByName,
-	}))
-	cmaInformer := addonInformers.Addon().V1alpha1().ClusterManagementAddOns()
-	placements := clusterInformers.Cluster().V1beta1().Placements()
-	decisions := clusterInformers.Cluster().V1beta1().PlacementDecisions()
-	// The informers are not started: their stores are filled by hand, as
-	// OCM's tests do, so that one sync sees exactly these objects.
-	for _, o := range addonObjs {
-		if _, ok := o.(*addonv1alpha1.ClusterManagementAddOn); ok {
-			require.NoError(t, cmaInformer.Informer().GetStore().Add(o))
-		} else {
-			require.NoError(t, mcaInformer.Informer().GetStore().Add(o))
-		}
-	}
-	for _, o := range clusterObjs {
-		if _, ok := o.(*clusterv1beta1.Placement); ok {
-			require.NoError(t, placements.Informer().GetStore().Add(o))
-		} else {
-			require.NoError(t, decisions.Informer().GetStore().Add(o))
-		}
-	}
+	in := newOCMAddonInformers(t, addonObjs, clusterObjs)
+	addonClient := in.addonClient
 
 	// The hub's manager filters on the lifecycle annotation
 	// (addon-framework's utils.ManagedByAddonManager); the seed's
 	// ClusterManagementAddOn carries it, so every object passes here.
 	everything := func(any) bool { return true }
-	ctrl := addonconfiguration.NewAddonConfigurationController(addonClient, mcaInformer, cmaInformer, placements, decisions, everything)
+	ctrl := addonconfiguration.NewAddonConfigurationController(addonClient, in.mcas, in.cmas, in.placements, in.decisions, everything)
 	ctx := context.Background()
 	addonClient.ClearActions()
 	syncErr := ctrl.Sync(ctx, ctrl.SyncContext(), addonName)
@@ -239,10 +215,56 @@ func syncOCMAddonManager(t *testing.T, now time.Time, h addonHub) (*addonv1alpha
 	return cma, wrote, syncErr
 }
 
-// runOurAddon runs rolloutkit on the same objects, converted to v1beta1 as
-// the API server serves them: Evaluate, Plan, Tally, and the install
-// progression entry of the placement.
-func runOurAddon(t *testing.T, now time.Time, h addonHub) (addonv1beta1.InstallProgression, []addon.Cluster) {
+// ocmAddonInformers are the fake clientset and the informers OCM's add-on
+// manager controllers are built on, their stores filled by hand (the
+// informers are not started), as OCM's own tests do, so that one sync sees
+// exactly the objects given.
+type ocmAddonInformers struct {
+	addonClient *fakeaddon.Clientset
+	mcas        addoninformersv1alpha1.ManagedClusterAddOnInformer
+	cmas        addoninformersv1alpha1.ClusterManagementAddOnInformer
+	placements  clusterinformersv1beta1.PlacementInformer
+	decisions   clusterinformersv1beta1.PlacementDecisionInformer
+}
+
+// newOCMAddonInformers holds addonObjs (ClusterManagementAddOns and
+// ManagedClusterAddOns) and clusterObjs (Placements and
+// PlacementDecisions), with the indexers OCM's add-on manager adds.
+func newOCMAddonInformers(t *testing.T, addonObjs, clusterObjs []runtime.Object) ocmAddonInformers {
+	t.Helper()
+	in := ocmAddonInformers{addonClient: fakeaddon.NewSimpleClientset(addonObjs...)}
+	addonInformers := addoninformers.NewSharedInformerFactory(in.addonClient, 10*time.Minute)
+	clusterInformers := clusterinformers.NewSharedInformerFactory(fakecluster.NewSimpleClientset(clusterObjs...), 10*time.Minute)
+	in.mcas = addonInformers.Addon().V1alpha1().ManagedClusterAddOns()
+	require.NoError(t, in.mcas.Informer().AddIndexers(cache.Indexers{
+		addonindex.ManagedClusterAddonByName: addonindex.IndexManagedClusterAddonByName,
+	}))
+	in.cmas = addonInformers.Addon().V1alpha1().ClusterManagementAddOns()
+	require.NoError(t, in.cmas.Informer().AddIndexers(cache.Indexers{
+		addonindex.ClusterManagementAddonByPlacement: addonindex.IndexClusterManagementAddonByPlacement,
+	}))
+	in.placements = clusterInformers.Cluster().V1beta1().Placements()
+	in.decisions = clusterInformers.Cluster().V1beta1().PlacementDecisions()
+	for _, o := range addonObjs {
+		if _, ok := o.(*addonv1alpha1.ClusterManagementAddOn); ok {
+			require.NoError(t, in.cmas.Informer().GetStore().Add(o))
+		} else {
+			require.NoError(t, in.mcas.Informer().GetStore().Add(o))
+		}
+	}
+	for _, o := range clusterObjs {
+		if _, ok := o.(*clusterv1beta1.Placement); ok {
+			require.NoError(t, in.placements.Informer().GetStore().Add(o))
+		} else {
+			require.NoError(t, in.decisions.Informer().GetStore().Add(o))
+		}
+	}
+	return in
+}
+
+// betaObjects are h's ClusterManagementAddOn and ManagedClusterAddOns
+// converted to v1beta1, as the API server serves them.
+func (h addonHub) betaObjects(t *testing.T) (*addonv1beta1.ClusterManagementAddOn, []*addonv1beta1.ManagedClusterAddOn) {
 	t.Helper()
 	cma := &addonv1beta1.ClusterManagementAddOn{}
 	require.NoError(t, addonv1beta1.Convert_v1alpha1_ClusterManagementAddOn_To_v1beta1_ClusterManagementAddOn(h.cma.DeepCopy(), cma, nil))
@@ -251,6 +273,15 @@ func runOurAddon(t *testing.T, now time.Time, h addonHub) (addonv1beta1.InstallP
 		mcas[i] = &addonv1beta1.ManagedClusterAddOn{}
 		require.NoError(t, addonv1beta1.Convert_v1alpha1_ManagedClusterAddOn_To_v1beta1_ManagedClusterAddOn(in.DeepCopy(), mcas[i], nil))
 	}
+	return cma, mcas
+}
+
+// runOurAddon runs rolloutkit on the same objects, converted to v1beta1 as
+// the API server serves them: Evaluate, Plan, Tally, and the install
+// progression entry of the placement.
+func runOurAddon(t *testing.T, now time.Time, h addonHub) (addonv1beta1.InstallProgression, []addon.Cluster) {
+	t.Helper()
+	cma, mcas := h.betaObjects(t)
 	ref := addonv1beta1.PlacementRef{Namespace: seedPlacement.Namespace, Name: seedPlacement.Name}
 	specHash := func(gr addonv1beta1.ConfigGroupResource, r addonv1beta1.ConfigReferent) (string, error) {
 		require.Equal(t, addonv1beta1.ConfigGroupResource(proxyGR), gr)

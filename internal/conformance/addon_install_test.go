@@ -14,17 +14,11 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/tools/cache"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
-	fakeaddon "open-cluster-management.io/api/client/addon/clientset/versioned/fake"
-	addoninformers "open-cluster-management.io/api/client/addon/informers/externalversions"
-	fakecluster "open-cluster-management.io/api/client/cluster/clientset/versioned/fake"
-	clusterinformers "open-cluster-management.io/api/client/cluster/informers/externalversions"
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	"open-cluster-management.io/ocm/pkg/addon/controllers/addonmanagement"
-	addonindex "open-cluster-management.io/ocm/pkg/addon/index"
 
 	"github.com/rolloutkit/rolloutkit/placement"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
@@ -47,36 +41,10 @@ func runOCMInstall(t *testing.T, cma *addonv1alpha1.ClusterManagementAddOn, plac
 	for _, d := range decisions {
 		clusterObjs = append(clusterObjs, d.DeepCopy())
 	}
-	addonClient := fakeaddon.NewSimpleClientset(addonObjs...)
-	clusterClient := fakecluster.NewSimpleClientset(clusterObjs...)
-	addonInformers := addoninformers.NewSharedInformerFactory(addonClient, 10*time.Minute)
-	clusterInformers := clusterinformers.NewSharedInformerFactory(clusterClient, 10*time.Minute)
-	mcaInformer := addonInformers.Addon().V1alpha1().ManagedClusterAddOns()
-	require.NoError(t, mcaInformer.Informer().AddIndexers(cache.Indexers{
-		addonindex.ManagedClusterAddonByName: addonindex.IndexManagedClusterAddonByName,
-	}))
-	cmaInformer := addonInformers.Addon().V1alpha1().ClusterManagementAddOns()
-	require.NoError(t, cmaInformer.Informer().AddIndexers(cache.Indexers{
-		addonindex.ClusterManagementAddonByPlacement: addonindex.IndexClusterManagementAddonByPlacement,
-	}))
-	pInformer := clusterInformers.Cluster().V1beta1().Placements()
-	dInformer := clusterInformers.Cluster().V1beta1().PlacementDecisions()
-	for _, o := range addonObjs {
-		if _, ok := o.(*addonv1alpha1.ClusterManagementAddOn); ok {
-			require.NoError(t, cmaInformer.Informer().GetStore().Add(o))
-		} else {
-			require.NoError(t, mcaInformer.Informer().GetStore().Add(o))
-		}
-	}
-	for _, o := range clusterObjs {
-		if _, ok := o.(*clusterv1beta1.Placement); ok {
-			require.NoError(t, pInformer.Informer().GetStore().Add(o))
-		} else {
-			require.NoError(t, dInformer.Informer().GetStore().Add(o))
-		}
-	}
+	in := newOCMAddonInformers(t, addonObjs, clusterObjs)
+	addonClient := in.addonClient
 	everything := func(any) bool { return true }
-	ctrl := addonmanagement.NewAddonManagementController(addonClient, mcaInformer, cmaInformer, pInformer, dInformer, everything)
+	ctrl := addonmanagement.NewAddonManagementController(addonClient, in.mcas, in.cmas, in.placements, in.decisions, everything)
 	addonClient.ClearActions()
 	require.NoError(t, ctrl.Sync(context.Background(), ctrl.SyncContext(), cma.Name))
 	for _, a := range addonClient.Actions() {

@@ -27,13 +27,7 @@ import (
 // API server serves them.
 func planOurs(t *testing.T, now time.Time, h addonHub) []addon.Step {
 	t.Helper()
-	cma := &addonv1beta1.ClusterManagementAddOn{}
-	require.NoError(t, addonv1beta1.Convert_v1alpha1_ClusterManagementAddOn_To_v1beta1_ClusterManagementAddOn(h.cma.DeepCopy(), cma, nil))
-	mcas := make([]*addonv1beta1.ManagedClusterAddOn, len(h.mcas))
-	for i, in := range h.mcas {
-		mcas[i] = &addonv1beta1.ManagedClusterAddOn{}
-		require.NoError(t, addonv1beta1.Convert_v1alpha1_ManagedClusterAddOn_To_v1beta1_ManagedClusterAddOn(in.DeepCopy(), mcas[i], nil))
-	}
+	cma, mcas := h.betaObjects(t)
 	groups, err := placement.GroupsFromDecisions(h.decisions)
 	require.NoError(t, err)
 	specHash := func(addonv1beta1.ConfigGroupResource, addonv1beta1.ConfigReferent) (string, error) {
