@@ -310,13 +310,7 @@ func TestAddonFrameworkRollout(t *testing.T) {
 	// stg applies it after all: the rollout goes on to prod.
 	stgFails.Store(false)
 	e.installed(t, o, addonName, newHash, 90*time.Second)
-	ob.close()
-	e.requireOrder(t, ob, addonName, "dev-cluster", "stg-cluster", "prod-cluster")
-	for _, c := range o.Clusters() {
-		assert.Equal(t, []string{oldHash, newHash}, ob.desired[c], "%s: desired hashes in order", c)
-		assert.Equal(t, []string{testhub.Image, newImage}, ob.images[c], "%s: its work's images in order", c)
-	}
-	assert.Empty(t, ob.ahead, "lastAppliedConfig ahead of the work")
+	e.requireStaged(t, ob, o, oldHash, newHash)
 
 	e.renderingChange(t, o, ctl, fw)
 	e.requireFrameworkLeftRollout(t, fw, newHash)

@@ -140,6 +140,23 @@ func (ob *observer) close() {
 	<-ob.done
 }
 
+// requireStaged closes ob and checks what a user checks after a config
+// change from oldHash to newHash (the agent image newImage): it reached
+// dev, stg and prod in that order, each after the one before soaked
+// (requireOrder); each cluster's desiredConfig and its work's image went
+// from the old to the new exactly once; and no add-on's lastAppliedConfig
+// ran ahead of its work.
+func (e *env) requireStaged(t testing.TB, ob *observer, o testhub.SeedOptions, oldHash, newHash string) {
+	t.Helper()
+	ob.close()
+	e.requireOrder(t, ob, addonName, "dev-cluster", "stg-cluster", "prod-cluster")
+	for _, c := range o.Clusters() {
+		assert.Equal(t, []string{oldHash, newHash}, ob.desired[c], "%s: desired hashes in order", c)
+		assert.Equal(t, []string{testhub.Image, newImage}, ob.images[c], "%s: its work's images in order", c)
+	}
+	assert.Empty(t, ob.ahead, "lastAppliedConfig ahead of the work")
+}
+
 // requireOrder checks that the clusters got the hash in the order given,
 // in their add-ons' desiredConfig and in their works, each only after the
 // one before had applied it and soaked (from the stored transition time,
@@ -183,13 +200,7 @@ func TestSeedRollout(t *testing.T) {
 	ob := e.observe(t, o.Clusters(), addonName, newHash)
 	require.NoError(t, testhub.SetAgentImage(context.Background(), e.c, newImage))
 	e.installed(t, o, addonName, newHash, 60*time.Second)
-	ob.close()
-	e.requireOrder(t, ob, addonName, "dev-cluster", "stg-cluster", "prod-cluster")
-	for _, c := range o.Clusters() {
-		assert.Equal(t, []string{oldHash, newHash}, ob.desired[c], "%s: desired hashes in order", c)
-		assert.Equal(t, []string{testhub.Image, newImage}, ob.images[c], "%s: its work's images in order", c)
-	}
-	assert.Empty(t, ob.ahead, "lastAppliedConfig ahead of the work")
+	e.requireStaged(t, ob, o, oldHash, newHash)
 
 	ip, ok := e.progression(t, addonName)
 	require.True(t, ok)
