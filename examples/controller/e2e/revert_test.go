@@ -20,6 +20,7 @@ import (
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
 	"github.com/rolloutkit/rolloutkit/internal/seed"
+	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
 
 // TestRevert: after a halt in stg, the config is put back. That is a new
@@ -73,7 +74,9 @@ func TestRevert(t *testing.T) {
 // PlacementMisconfigured condition and selects no cluster, so the add-ons
 // of the add-on installed on it are removed, as OCM's add-on manager
 // removes the add-ons of clusters no placement selects. The valid add-on
-// beside them installs as usual.
+// beside them installs as usual. An add-on whose config object does not
+// exist yet says so on its install progression (ConfigurationError,
+// naming the object) and in an event, and rolls out once it is created.
 func TestBadInput(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -88,7 +91,11 @@ func TestBadInput(t *testing.T) {
 	broken := cma.DeepCopy()
 	broken.Name = "broken-placement"
 	broken.Spec.InstallStrategy.Placements[0].Name = "broken"
-	for _, c := range []*addonv1beta1.ClusterManagementAddOn{bad, broken} {
+	missing := cma.DeepCopy()
+	missing.Name = "missing-config"
+	missing.Spec.DefaultConfigs[0].Name = "not-yet"
+	missing.Spec.InstallStrategy.Placements[0].RolloutStrategy = o.Strategy
+	for _, c := range []*addonv1beta1.ClusterManagementAddOn{bad, broken, missing} {
 		c.Annotations[hubctl.LifecycleAnnotation] = testhub.Lifecycle
 		alpha, err := testhub.AddonV1alpha1(c)
 		require.NoError(t, err)
@@ -140,6 +147,38 @@ func TestBadInput(t *testing.T) {
 		}
 		return false, "no event"
 	})
+
+	// A config object that does not exist: the install progression and an
+	// event name it; once it is created, the add-on rolls out.
+	eventually(t, 30*time.Second, "missing config reported", func() (bool, string) {
+		ip, ok := e.progression(t, "missing-config")
+		if !ok {
+			return false, "no progression"
+		}
+		c := meta.FindStatusCondition(ip.Conditions, addonv1beta1.ManagedClusterAddOnConditionProgressing)
+		if c == nil {
+			return false, "no condition"
+		}
+		return c.Reason == addon.ReasonConfigurationError && c.Status == metav1.ConditionFalse &&
+			strings.Contains(c.Message, `managedproxyconfigurations.proxy.open-cluster-management.io "not-yet"`), c.Reason + ": " + c.Message
+	})
+	eventually(t, 30*time.Second, "missing config event", func() (bool, string) {
+		var evs eventsv1.EventList
+		if err := e.c.List(ctx, &evs); err != nil {
+			return false, err.Error()
+		}
+		for _, ev := range evs.Items {
+			if ev.Reason == addon.ReasonConfigurationError && ev.Regarding.Name == "missing-config" && strings.Contains(ev.Note, `"not-yet"`) {
+				return true, ""
+			}
+		}
+		return false, "no event"
+	})
+	notYet, err := testhub.ProxyConfig(testhub.Image)
+	require.NoError(t, err)
+	notYet.SetName("not-yet")
+	require.NoError(t, e.c.Create(ctx, notYet))
+	e.installed(t, o, "missing-config", specHash(t, testhub.Image), 90*time.Second)
 
 	eventually(t, 30*time.Second, "placement misconfigured", func() (bool, string) {
 		var bp clusterv1beta1.Placement
