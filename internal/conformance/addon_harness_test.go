@@ -162,20 +162,21 @@ func (h addonHub) appliedAddon(cluster string, applied metav1.Time, custom bool)
 // for the call and restores: callers must not run in parallel.
 func runOCMAddonManager(t *testing.T, now time.Time, h addonHub) (addonv1alpha1.InstallProgression, []string) {
 	t.Helper()
-	cma, wrote, err := syncOCMAddonManager(t, now, h)
+	cma, _, wrote, err := syncOCMAddonManager(t, now, h)
 	require.NoError(t, err)
 	require.Len(t, cma.Status.InstallProgressions, 1)
 	return cma.Status.InstallProgressions[0], wrote
 }
 
 // syncOCMAddonManager runs one sync of OCM v1.2.0's addon-configuration
-// controller at now and returns the ClusterManagementAddOn as it left it,
-// the names of the objects it wrote, and the sync's error. h.placement may
+// controller at now and returns the ClusterManagementAddOn and the
+// ManagedClusterAddOns as it left them, the names of the objects it wrote,
+// and the sync's error. h.placement may
 // be nil: the hub then has no Placement.
 //
 // The rollout inside reads the package-level RolloutClock, which this sets
 // for the call and restores: callers must not run in parallel.
-func syncOCMAddonManager(t *testing.T, now time.Time, h addonHub) (*addonv1alpha1.ClusterManagementAddOn, []string, error) {
+func syncOCMAddonManager(t *testing.T, now time.Time, h addonHub) (*addonv1alpha1.ClusterManagementAddOn, []addonv1alpha1.ManagedClusterAddOn, []string, error) {
 	t.Helper()
 	prev := ocm.RolloutClock
 	ocm.RolloutClock = testingclock.NewFakeClock(now)
@@ -212,7 +213,9 @@ func syncOCMAddonManager(t *testing.T, now time.Time, h addonHub) (*addonv1alpha
 	}
 	cma, err := addonClient.AddonV1alpha1().ClusterManagementAddOns().Get(ctx, addonName, metav1.GetOptions{})
 	require.NoError(t, err)
-	return cma, wrote, syncErr
+	mcas, err := addonClient.AddonV1alpha1().ManagedClusterAddOns("").List(ctx, metav1.ListOptions{})
+	require.NoError(t, err)
+	return cma, mcas.Items, wrote, syncErr
 }
 
 // ocmAddonInformers are the fake clientset and the informers OCM's add-on

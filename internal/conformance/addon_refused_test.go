@@ -71,7 +71,7 @@ func TestDivergence_RefusedPlacementReported(t *testing.T) {
 			h := seedAddonHub(t, now, strategy)
 			tc.edit(&h)
 
-			cma, wrote, err := syncOCMAddonManager(t, now, h)
+			cma, _, wrote, err := syncOCMAddonManager(t, now, h)
 			require.Error(t, err, "OCM's sync fails")
 			assert.Empty(t, wrote, "OCM writes nothing")
 			require.Len(t, cma.Status.InstallProgressions, 1)

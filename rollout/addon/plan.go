@@ -3,6 +3,7 @@ package addon
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -64,11 +65,13 @@ type PlacementInput struct {
 	Groups []grouping.Group
 }
 
-// Step is what [PlanAddon] decides for one install-strategy placement.
+// Step is what [PlanAddon] decides for one install-strategy placement, or
+// for the add-ons of a Manual install strategy.
 type Step struct {
-	// Index is the placement's index in spec.installStrategy.placements.
+	// Index is the placement's index in spec.installStrategy.placements;
+	// -1 for the add-ons of a Manual install strategy.
 	Index int
-	// Ref names the placement.
+	// Ref names the placement; zero for a Manual install strategy.
 	Ref addonv1beta1.PlacementRef
 	// Groups are the decision groups of the clusters the placement owns
 	// ([LastPlacementWins]); a group whose clusters all belong to a later
@@ -85,13 +88,17 @@ type Step struct {
 	// Progress counts the rollout as the install progression reports it.
 	Progress Progress
 	// Progression is the placement's status.installProgressions[] entry
-	// to write (equal to the current one when nothing changed).
+	// to write (equal to the current one when nothing changed); zero for
+	// a Manual install strategy, which has none.
 	Progression addonv1beta1.InstallProgression
 	// Err is why nothing was planned for the placement, nil when it was
 	// planned. Progression's Progressing condition then says it (False,
-	// with one of the Reason* constants of this package), its configs are
-	// left as they were, and Writes is empty.
+	// reason Reason), its configs are left as they were, and Writes is
+	// empty.
 	Err error
+	// Reason classifies Err: one of the Reason* constants of this
+	// package; empty when Err is nil.
+	Reason string
 }
 
 // Write is the new status of one add-on the rollout changes: its
@@ -128,9 +135,19 @@ type Write struct {
 //
 // A placement that cannot be planned gets a Step with Err set, the reason
 // in its install progression's condition, and no writes; the others are
-// planned. The error PlanAddon returns is only for arguments it cannot
-// work with (a nil cma, an install strategy other than Placements, a
-// placements slice of another length than the strategy's, a nil specHash).
+// planned.
+//
+// An install strategy of type Manual (or none) has no placements: its
+// add-ons are those created by hand, and OCM's add-on manager configures
+// them all at once with the ClusterManagementAddOn's default configs (its
+// "defaults" node). PlanAddon then returns one Step, with Index -1, a zero
+// Ref and no Progression (OCM writes no install progression for it): one
+// group of every add-on of mcas named after cma, rolled out with the All
+// strategy and no deadline; placements must be empty.
+//
+// The error PlanAddon returns is only for arguments it cannot work with (a
+// nil cma, an unknown install strategy type, a placements slice of another
+// length than the strategy's, a nil specHash).
 // The condition times come from the planner's clock. The inputs are not
 // modified.
 func PlanAddon(planner rollout.Planner, cma *addonv1beta1.ClusterManagementAddOn, placements []PlacementInput,
@@ -138,16 +155,24 @@ func PlanAddon(planner rollout.Planner, cma *addonv1beta1.ClusterManagementAddOn
 	if cma == nil {
 		return nil, errors.New("plan add-on: nil ClusterManagementAddOn: want an object")
 	}
+	if specHash == nil {
+		return nil, fmt.Errorf("plan add-on %s: nil SpecHashFunc: want a spec hash lookup", cmaName(cma))
+	}
 	strategy := cma.Spec.InstallStrategy
-	if strategy.Type != addonv1beta1.AddonInstallStrategyPlacements {
-		return nil, fmt.Errorf("plan add-on %s: spec.installStrategy.type %q: want %q", cmaName(cma), strategy.Type, addonv1beta1.AddonInstallStrategyPlacements)
+	switch strategy.Type {
+	case "", addonv1beta1.AddonInstallStrategyManual:
+		if len(placements) > 0 {
+			return nil, fmt.Errorf("plan add-on %s: %d placement inputs for a %q install strategy: want none", cmaName(cma), len(placements), strategy.Type)
+		}
+		return []Step{planDefaults(planner, cma, mcas, specHash)}, nil
+	case addonv1beta1.AddonInstallStrategyPlacements:
+	default:
+		return nil, fmt.Errorf("plan add-on %s: spec.installStrategy.type %q: want %q or %q", cmaName(cma), strategy.Type,
+			addonv1beta1.AddonInstallStrategyPlacements, addonv1beta1.AddonInstallStrategyManual)
 	}
 	if len(placements) != len(strategy.Placements) {
 		return nil, fmt.Errorf("plan add-on %s: %d placement inputs for %d entries of spec.installStrategy.placements: want one each",
 			cmaName(cma), len(placements), len(strategy.Placements))
-	}
-	if specHash == nil {
-		return nil, fmt.Errorf("plan add-on %s: nil SpecHashFunc: want a spec hash lookup", cmaName(cma))
 	}
 	all := make([][]grouping.Group, len(placements))
 	for i, in := range placements {
@@ -229,7 +254,7 @@ func (step Step) refused(cma *addonv1beta1.ClusterManagementAddOn, clk clock.Pas
 		Message:            oneLine(err),
 		LastTransitionTime: metav1.NewTime(clock.NowOf(clk)),
 	})
-	step.Progression, step.Err = ip, err
+	step.Progression, step.Err, step.Reason = ip, err, reason
 	step.Addons, step.Writes = nil, nil
 	return step
 }
@@ -267,6 +292,45 @@ func writes(byCluster map[string]*addonv1beta1.ManagedClusterAddOn, addons []Clu
 		out = append(out, Write{Cluster: a.Status.Cluster, ConfigReferences: refs, Conditions: conds})
 	}
 	return out
+}
+
+// planDefaults plans the add-ons of a Manual install strategy as OCM's
+// add-on manager's defaults node does: the default configs, every add-on
+// that has not succeeded at once.
+func planDefaults(planner rollout.Planner, cma *addonv1beta1.ClusterManagementAddOn, mcas []*addonv1beta1.ManagedClusterAddOn,
+	specHash SpecHashFunc) Step {
+	step := Step{Index: -1}
+	byCluster := make(map[string]*addonv1beta1.ManagedClusterAddOn, len(mcas))
+	group := grouping.Group{}
+	var own []*addonv1beta1.ManagedClusterAddOn
+	for _, m := range mcas {
+		if m != nil && m.Name == cma.Name {
+			if _, dup := byCluster[m.Namespace]; !dup {
+				group.Clusters = append(group.Clusters, m.Namespace)
+			}
+			byCluster[m.Namespace] = m
+			own = append(own, m)
+		}
+	}
+	slices.Sort(group.Clusters)
+	step.Groups = []grouping.Group{group}
+	fail := func(reason string, err error) Step {
+		step.Err, step.Reason, step.Addons = err, reason, nil
+		return step
+	}
+	if _, err := PlacementConfigs(cma, addonv1beta1.PlacementRef{}, specHash); err != nil {
+		return fail(ReasonConfigurationError, err)
+	}
+	var err error
+	if step.Addons, err = Evaluate(cma, addonv1beta1.PlacementRef{}, own, specHash); err != nil {
+		return fail(ReasonInvalidAddons, err)
+	}
+	if step.Result, err = planner.Plan(clusterv1alpha1.RolloutStrategy{Type: clusterv1alpha1.All}, step.Groups, Statuses(step.Addons)); err != nil {
+		return fail(ReasonInvalidAddons, err)
+	}
+	step.Writes = writes(byCluster, step.Addons, step.Result, clock.NowOf(planner.Clock))
+	step.Progress = Tally(step.Groups, step.Addons, step.Result)
+	return step
 }
 
 // DefaultConcurrency is the window OCM's add-on manager gives a

@@ -214,6 +214,7 @@ func TestPlanAddonRefused(t *testing.T) {
 			c := condition(s.Progression.Conditions, "Progressing")
 			assert.Equal(t, metav1.ConditionFalse, c.Status)
 			assert.Equal(t, tt.reason, c.Reason)
+			assert.Equal(t, tt.reason, s.Reason)
 			assert.Contains(t, c.Message, tt.message)
 			assert.NotContains(t, c.Message, "\n")
 			assert.Equal(t, planNow, c.LastTransitionTime.Time)
@@ -253,10 +254,15 @@ func TestPlanAddonArguments(t *testing.T) {
 	t.Parallel()
 	manual := seedCMA(t)
 	manual.Spec.InstallStrategy.Type = addonv1beta1.AddonInstallStrategyManual
+	unknown := seedCMA(t)
+	unknown.Spec.InstallStrategy.Type = "Everywhere"
 	for name, call := range map[string]func() ([]addon.Step, error){
 		"nil cma": func() ([]addon.Step, error) { return addon.PlanAddon(rollout.Planner{}, nil, nil, nil, names()) },
-		"manual":  func() ([]addon.Step, error) { return addon.PlanAddon(rollout.Planner{}, manual, nil, nil, names()) },
-		"length":  func() ([]addon.Step, error) { return addon.PlanAddon(rollout.Planner{}, seedCMA(t), nil, nil, names()) },
+		"manual with placements": func() ([]addon.Step, error) {
+			return addon.PlanAddon(rollout.Planner{}, manual, make([]addon.PlacementInput, 1), nil, names())
+		},
+		"unknown strategy": func() ([]addon.Step, error) { return addon.PlanAddon(rollout.Planner{}, unknown, nil, nil, names()) },
+		"length":           func() ([]addon.Step, error) { return addon.PlanAddon(rollout.Planner{}, seedCMA(t), nil, nil, names()) },
 		"nil hash": func() ([]addon.Step, error) {
 			return addon.PlanAddon(rollout.Planner{}, seedCMA(t), make([]addon.PlacementInput, 1), nil, nil)
 		},
@@ -313,4 +319,37 @@ func TestLastPlacementWins(t *testing.T) {
 	got := addon.LastPlacementWins(all)
 	assert.Equal(t, [][]grouping.Group{{g(0, "a"), g(1)}, {g(0, "b")}, nil, {g(0, "c", "d")}}, got)
 	assert.Equal(t, []string{"a", "b"}, all[0][0].Clusters, "input not modified")
+}
+
+// TestPlanAddonManual: a Manual install strategy's add-ons (created by
+// hand) are configured all at once with the default configs, as OCM's
+// add-on manager's defaults node does; no install progression.
+func TestPlanAddonManual(t *testing.T) {
+	t.Parallel()
+	cma := seedCMA(t)
+	cma.Spec.InstallStrategy = addonv1beta1.InstallStrategy{Type: addonv1beta1.AddonInstallStrategyManual}
+	mcas := []*addonv1beta1.ManagedClusterAddOn{
+		emptyAddon("prod-cluster"), emptyAddon("dev-cluster"),
+		appliedAddon("stg-cluster", newHash, planNow.Add(-time.Hour)),
+		{ObjectMeta: metav1.ObjectMeta{Namespace: "dev-cluster", Name: "other-addon"}},
+	}
+	steps, err := addon.PlanAddon(rollout.Planner{Clock: fake.New(planNow)}, cma, nil, mcas, lookup(t, proxyConfig(t, "proxyAgent", "proxyServer")))
+	require.NoError(t, err)
+	require.Len(t, steps, 1)
+	s := steps[0]
+	require.NoError(t, s.Err)
+	assert.Equal(t, -1, s.Index)
+	assert.Zero(t, s.Ref)
+	assert.Zero(t, s.Progression)
+	assert.Equal(t, []grouping.Group{{Clusters: []string{"dev-cluster", "prod-cluster", "stg-cluster"}}}, s.Groups)
+	assert.Equal(t, []string{"dev-cluster", "prod-cluster"}, startingNow(s.Result), "every add-on not yet configured, at once")
+	assert.Equal(t, []string{"dev-cluster", "prod-cluster"}, writtenClusters(s.Writes))
+	assert.Equal(t, newHash, s.Writes[0].ConfigReferences[0].DesiredConfig.SpecHash)
+	assert.Equal(t, addon.Progress{Selected: 3, Rolling: 2, Succeeded: 1}, s.Progress)
+
+	bad, err := addon.PlanAddon(rollout.Planner{Clock: fake.New(planNow)}, cma, nil, mcas, table(nil))
+	require.NoError(t, err)
+	require.Error(t, bad[0].Err)
+	assert.Equal(t, addon.ReasonConfigurationError, bad[0].Reason)
+	assert.Empty(t, bad[0].Writes)
 }

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
@@ -87,10 +87,12 @@ func (l lifecycles) takes(annotations map[string]string) bool {
 }
 
 // AddonReconciler does, for every ClusterManagementAddOn it takes (its
-// lifecycle annotation is one of Lifecycles) whose install strategy is
-// Placements, what OCM's add-on manager does: install and remove its
-// ManagedClusterAddOns, roll its configs out, and write its install
-// progressions (see the package documentation).
+// lifecycle annotation is one of Lifecycles), what OCM's add-on manager
+// does: for an install strategy of type Placements, install and remove its
+// ManagedClusterAddOns, roll its configs out placement by placement, and
+// write its install progressions; for a Manual one, configure the add-ons
+// created by hand with the default configs, all at once (see the package
+// documentation).
 type AddonReconciler struct {
 	// Client reads from the manager's cache (config objects included, as
 	// unstructured) and writes to the API server.
@@ -136,8 +138,7 @@ func (r *AddonReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	if !lifecycles(r.Lifecycles).takes(cma.Annotations) || !cma.DeletionTimestamp.IsZero() ||
-		cma.Spec.InstallStrategy.Type != addonv1beta1.AddonInstallStrategyPlacements {
+	if !lifecycles(r.Lifecycles).takes(cma.Annotations) || !cma.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
 	}
 	inputs, err := r.placementInputs(ctx, cma)
@@ -247,7 +248,9 @@ func (r *AddonReconciler) write(ctx context.Context, snap *snapshot, obj client.
 	next := cma.DeepCopy()
 	next.Status.InstallProgressions = nil
 	for _, s := range steps {
-		next.Status.InstallProgressions = append(next.Status.InstallProgressions, s.Progression)
+		if s.Index >= 0 { // a Manual strategy's add-ons have no install progression
+			next.Status.InstallProgressions = append(next.Status.InstallProgressions, s.Progression)
+		}
 		if s.Err != nil {
 			notPlanned = true
 			r.notPlanned(ctx, obj, s)
@@ -284,18 +287,19 @@ func (r *AddonReconciler) write(ctx context.Context, snap *snapshot, obj client.
 	return ctrl.Result{RequeueAfter: recheck}, nil
 }
 
-// notPlanned reports a placement the library did not plan: a log line and
-// a Warning event with its install progression condition's reason and
-// message (which name the field or the object at fault).
+// notPlanned reports a placement (or a Manual strategy's add-ons) the
+// library did not plan: a log line and a Warning event with the step's
+// reason and error, which name the field or the object at fault, as the
+// placement's install progression condition does.
 func (r *AddonReconciler) notPlanned(ctx context.Context, obj client.Object, s addon.Step) {
-	c := meta.FindStatusCondition(s.Progression.Conditions, addonv1beta1.ManagedClusterAddOnConditionProgressing)
-	if c == nil {
-		return
+	what := "placement " + s.Ref.Namespace + "/" + s.Ref.Name
+	if s.Index < 0 {
+		what = "add-ons of the Manual install strategy"
 	}
-	log.FromContext(ctx).Info("placement not planned: nothing is rolled out for it", "placement", s.Ref.Namespace+"/"+s.Ref.Name,
-		"reason", c.Reason, "error", c.Message)
+	msg := strings.ReplaceAll(s.Err.Error(), "\n", "; ")
+	log.FromContext(ctx).Info("not planned: nothing is rolled out for it", "for", what, "reason", s.Reason, "error", msg)
 	if r.Recorder != nil {
-		r.Recorder.Eventf(obj, nil, corev1.EventTypeWarning, c.Reason, "Plan", "placement %s: %s", s.Ref.Namespace+"/"+s.Ref.Name, c.Message)
+		r.Recorder.Eventf(obj, nil, corev1.EventTypeWarning, s.Reason, "Plan", "%s: %s", what, msg)
 	}
 }
 

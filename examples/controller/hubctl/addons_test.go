@@ -441,16 +441,21 @@ func TestAddonReconcileInstall(t *testing.T) {
 			manual := func(cma *addonv1beta1.ClusterManagementAddOn) {
 				cma.Spec.InstallStrategy = addonv1beta1.InstallStrategy{Type: addonv1beta1.AddonInstallStrategyManual}
 			}
+			cfg := proxyConfig(t, "cluster-proxy", "v1.0.0")
 			h := newAddonHub(t, version, nil, hubObjects(
-				[]client.Object{seedAddon(t, DefaultLifecycle, manual), proxyConfig(t, "cluster-proxy", "v1.0.0")},
+				[]client.Object{seedAddon(t, DefaultLifecycle, manual), cfg},
 				seedPlacement(t), freshAddons(seedAddonName, "gone-cluster"))...)
-			before := h.resourceVersions()
 			res, err := reconcileAddon(h.addonReconciler(clockfake.New(start), nil), seedAddonName)
 			require.NoError(t, err)
 			assert.Zero(t, res)
-			assert.Equal(t, []string{"gone-cluster"}, h.addonClusters(seedAddonName))
-			assert.Zero(t, h.writes.Load())
-			assert.Equal(t, before, h.resourceVersions())
+			assert.Equal(t, []string{"gone-cluster"}, h.addonClusters(seedAddonName), "nothing installed or removed")
+			// The add-on made by hand is configured with the default
+			// config, at once, as OCM's add-on manager's defaults node
+			// does; there is no install progression.
+			gone := h.addon("gone-cluster", seedAddonName)
+			assert.Equal(t, specHashOf(t, cfg), desiredHash(t, gone))
+			assert.Equal(t, int64(1), h.writes.Load(), "one write: the add-on's status")
+			assert.Empty(t, h.cma(seedAddonName).Status.InstallProgressions)
 		})
 	}
 }

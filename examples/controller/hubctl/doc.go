@@ -56,6 +56,10 @@
 //     ClusterManagementAddOn's status.installProgressions;
 //  5. asks to be called again after the plan's RecheckAfter.
 //
+// For an add-on whose install strategy is Manual it installs and removes
+// nothing, and configures the add-ons made by hand with the default
+// configs, all at once, as OCM's add-on manager does.
+//
 // A placement that cannot be planned (a rollout strategy that does not
 // validate, a missing Placement, a config object that cannot be read) is
 // reported on its install progression (Progressing False, with the reason

@@ -186,9 +186,8 @@ func (r *AddonReconciler) addonsOf(ctx context.Context, ref addonv1beta1.Placeme
 	})
 }
 
-// allAddons enqueues every ClusterManagementAddOn the controller takes
-// with a Placements install strategy: a config object changed, and any of
-// them may use it.
+// allAddons enqueues every ClusterManagementAddOn the controller takes: a
+// config object changed, and any of them may use it.
 func (r *AddonReconciler) allAddons(ctx context.Context, _ client.Object) []reconcile.Request {
 	return r.addonsWhere(ctx, func(*addonv1beta1.ClusterManagementAddOn) bool { return true })
 }
@@ -206,7 +205,7 @@ func (r *AddonReconciler) addonsWhere(ctx context.Context, keep func(*addonv1bet
 	}
 	var reqs []reconcile.Request
 	for _, cma := range cmas {
-		if !lifecycles(r.Lifecycles).takes(cma.Annotations) || cma.Spec.InstallStrategy.Type != addonv1beta1.AddonInstallStrategyPlacements || !keep(cma) {
+		if !lifecycles(r.Lifecycles).takes(cma.Annotations) || !keep(cma) {
 			continue
 		}
 		reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Name: cma.Name}})
