@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -39,6 +40,8 @@ func TestFlags(t *testing.T) {
 		{"negative delay", []string{"-simulate-agents", "-1s"}, 2, "-simulate-agents -1s: want a positive duration"},
 		{"nothing to run", []string{"-placements=false", "-addons=false"}, 2, "nothing to run"},
 		{"no kubeconfig", []string{"-kubeconfig", "/nonexistent/kubeconfig"}, 2, `-kubeconfig "/nonexistent/kubeconfig"`},
+		{"empty lifecycle", []string{"-lifecycle", ""}, 2, `-lifecycle "": want comma-separated annotation values, none empty`},
+		{"empty lifecycle in a list", []string{"-lifecycle", "rolloutkit,,addon-manager"}, 2, `-lifecycle "rolloutkit,,addon-manager": want comma-separated annotation values, none empty`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -47,6 +50,24 @@ func TestFlags(t *testing.T) {
 			assert.Equal(t, tc.code, code, errOut.String())
 			assert.Contains(t, errOut.String(), tc.err)
 		})
+	}
+}
+
+// TestLifecycleFlag: -lifecycle is read as a comma-separated list, and
+// its default is the controller's own value.
+func TestLifecycleFlag(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{nil, []string{"rolloutkit"}},
+		{[]string{"-lifecycle", "addon-manager"}, []string{"addon-manager"}},
+		{[]string{"-lifecycle", " rolloutkit , addon-manager "}, []string{"rolloutkit", "addon-manager"}},
+	} {
+		o, err := parseFlags(tc.args, io.Discard)
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, o.lifecycles, "%q", tc.args)
 	}
 }
 
