@@ -121,3 +121,60 @@ func parseClock(s string) (time.Duration, bool) {
 	}
 	return time.Duration(t.Hour())*time.Hour + time.Duration(t.Minute())*time.Minute, true
 }
+
+// WindowOf builds a [Window] gate from its parts as an API object holds
+// them: days, each a day (Mon) or a range (Mon-Fri, Fri-Mon); start and
+// end, wall-clock times "HH:MM" (the end may pass midnight); zone, an IANA
+// time zone name, UTC when empty. Every problem is a *field.Error whose
+// path names the part (days[1], start, end, timeZone), joined with
+// errors.Join, so that a caller can root them at the object's field.
+func WindowOf(days []string, start, end, zone string) (Gate, error) {
+	var (
+		errs []error
+		all  []time.Weekday
+		seen [7]bool
+	)
+	if len(days) == 0 {
+		errs = append(errs, field.Required(field.NewPath("days"), "at least one day, e.g. Mon or Mon-Fri"))
+	}
+	for i, d := range days {
+		ds, derrs := parseDays(d)
+		for _, e := range derrs {
+			var fe *field.Error
+			if errors.As(e, &fe) {
+				c := *fe
+				c.Field = field.NewPath("days").Index(i).String()
+				e = &c
+			}
+			errs = append(errs, e)
+		}
+		for _, wd := range ds {
+			if !seen[wd] {
+				seen[wd] = true
+				all = append(all, wd)
+			}
+		}
+	}
+	from, okStart := parseClock(start)
+	if !okStart {
+		errs = append(errs, field.Invalid(field.NewPath("start"), start, wantClock))
+	}
+	to, okEnd := parseClock(end)
+	if !okEnd {
+		errs = append(errs, field.Invalid(field.NewPath("end"), end, wantClock))
+	}
+	if zone == "" {
+		zone = "UTC"
+	}
+	loc, err := time.LoadLocation(zone)
+	if err != nil {
+		errs = append(errs, field.Invalid(field.NewPath("timeZone"), zone, "want an IANA name such as Europe/Berlin or UTC"))
+	}
+	if len(errs) == 0 {
+		var w *window
+		if w, errs = newWindow(loc, all, from, to); len(errs) == 0 {
+			return GateFunc(w.admit), nil
+		}
+	}
+	return nil, errors.Join(errs...)
+}

@@ -126,7 +126,7 @@ func (w walked) waitOf(r *run) func(gi int, inFlight ClusterRef) Wait {
 		switch {
 		case w.hold.held:
 			gw := w.hold.wait(r.now)
-			wt.Gates, wt.Until = gw.Gates, gw.Until
+			wt.Gates, wt.HeldBy, wt.Until = gw.Gates, gw.HeldBy, gw.Until
 		case w.holder >= 0:
 			wt.Cluster = r.clusterRef(w.holder, 1)
 			wt.Until = wt.Cluster.soakOrDeadline()

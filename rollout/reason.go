@@ -32,6 +32,13 @@ func (g GroupProgress) Explanation(now time.Time) string {
 	return g.Wait.text(now)
 }
 
+// Summary is the group's Reason as it reads at any time: with absolute
+// times (in UTC, with the date) and no countdowns ("5m0s left"), so that it
+// changes only when the group's phase, counts or waits change. It is the
+// text to keep in an object's status, which must not be rewritten at every
+// call only because time passed.
+func (g GroupProgress) Summary() string { return g.reason(time.Time{}) }
+
 // reason is the group's Reason: the words that open it, then its
 // Explanation.
 func (g GroupProgress) reason(now time.Time) string {
@@ -168,8 +175,12 @@ func (c ClusterRef) text(now time.Time) string {
 	return s
 }
 
-// until formats a future time as "12:07:00 (5m0s left)".
+// until formats a future time as "12:07:00 (5m0s left)"; with a zero now,
+// as "2026-03-01 12:07:00", with no countdown (see Summary).
 func until(now, t time.Time) string {
+	if now.IsZero() {
+		return clockTime(now, t)
+	}
 	return clockTime(now, t) + " (" + t.Sub(now).Round(time.Second).String() + " left)"
 }
 

@@ -300,6 +300,11 @@ type Wait struct {
 	// the group waited for (WaitGroup, WaitMandatory), in Planner.Gates
 	// order; "a gate holds the group" when none gave a reason.
 	Gates []string
+	// HeldBy are the indices in Planner.Gates of the gates that hold the
+	// group (WaitGate) or the group waited for (WaitGroup, WaitMandatory),
+	// in that order: a caller that built the gates knows which kind each
+	// is, without reading their reasons.
+	HeldBy []int
 	// Until is when the wait may end on the clock: the end of Cluster's
 	// soak or its deadline, or when a holding gate may answer otherwise.
 	// Zero when no time is known: the wait ends on a status change, an

@@ -49,13 +49,14 @@ type outcome struct {
 type hold struct {
 	held    bool
 	reasons []string      // the holding gates' reasons, in Planner.Gates order
+	by      []int         // the holding gates' indices in Planner.Gates
 	recheck time.Duration // the holding gates' nearest recheck; 0: none
 }
 
 // wait is a held group's Wait: the gates' reasons and when they may answer
 // otherwise.
 func (h hold) wait(now time.Time) Wait {
-	w := Wait{Kind: WaitGate, Gates: slices.Clone(h.reasons)}
+	w := Wait{Kind: WaitGate, Gates: slices.Clone(h.reasons), HeldBy: slices.Clone(h.by)}
 	if h.recheck > 0 {
 		w.Until = now.Add(h.recheck)
 	}
@@ -67,7 +68,7 @@ func (h hold) wait(now time.Time) Wait {
 // start.
 func (r *run) admit(gi int) hold {
 	var h hold
-	for _, gate := range r.gates {
+	for i, gate := range r.gates {
 		if gate == nil {
 			continue
 		}
@@ -76,6 +77,7 @@ func (r *run) admit(gi int) hold {
 			continue
 		}
 		h.held = true
+		h.by = append(h.by, i)
 		if a.Reason != "" {
 			h.reasons = append(h.reasons, a.Reason)
 		}

@@ -93,14 +93,14 @@ func TestWait(t *testing.T) {
 		{
 			name: "gate", strategy: strategy(perGroup, c), groups: seedGroups(), gates: []rollout.Gate{held},
 			of: key("dev", 0), phase: rollout.Blocked,
-			wait:   rollout.Wait{Kind: rollout.WaitGate, Gates: []string{"change freeze"}, Until: at(30 * m)},
+			wait:   rollout.Wait{Kind: rollout.WaitGate, Gates: []string{"change freeze"}, HeldBy: []int{0}, Until: at(30 * m)},
 			reason: `held: change freeze`,
 		},
 		{
 			name: "earlier group held by a gate", strategy: strategy(perGroup, c), groups: seedGroups(),
 			gates: []rollout.Gate{rollout.Paused("")},
 			of:    key("stg", 1), phase: rollout.Waiting,
-			wait:   rollout.Wait{Kind: rollout.WaitGroup, Group: key("dev", 0), Gates: []string{"rollout paused"}},
+			wait:   rollout.Wait{Kind: rollout.WaitGroup, Group: key("dev", 0), Gates: []string{"rollout paused"}, HeldBy: []int{0}},
 			reason: `waiting for group "dev": held: rollout paused`,
 		},
 		{

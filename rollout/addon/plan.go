@@ -99,6 +99,9 @@ type Step struct {
 	// Reason classifies Err: one of the Reason* constants of this
 	// package; empty when Err is nil.
 	Reason string
+	// Revision is a short hash of the placement's desired configs
+	// ([Revision]); empty when they could not be read.
+	Revision string
 }
 
 // Write is the new status of one add-on the rollout changes: its
@@ -152,6 +155,17 @@ type Write struct {
 // modified.
 func PlanAddon(planner rollout.Planner, cma *addonv1beta1.ClusterManagementAddOn, placements []PlacementInput,
 	mcas []*addonv1beta1.ManagedClusterAddOn, specHash SpecHashFunc) ([]Step, error) {
+	return planAddon(planner, cma, placements, mcas, specHash, nil)
+}
+
+// gatesFunc returns the gates a placement's rollout is held by, beyond the
+// planner's own: for install-strategy placement i (-1: the add-ons of a
+// Manual strategy) with ref, its revision, strategy and groups.
+type gatesFunc func(i int, ref addonv1beta1.PlacementRef, revision string, s clusterv1alpha1.RolloutStrategy, groups []grouping.Group) []rollout.Gate
+
+// planAddon is PlanAddon with the gates of an AddOnRollout (nil: none).
+func planAddon(planner rollout.Planner, cma *addonv1beta1.ClusterManagementAddOn, placements []PlacementInput,
+	mcas []*addonv1beta1.ManagedClusterAddOn, specHash SpecHashFunc, gates gatesFunc) ([]Step, error) {
 	if cma == nil {
 		return nil, errors.New("plan add-on: nil ClusterManagementAddOn: want an object")
 	}
@@ -164,7 +178,7 @@ func PlanAddon(planner rollout.Planner, cma *addonv1beta1.ClusterManagementAddOn
 		if len(placements) > 0 {
 			return nil, fmt.Errorf("plan add-on %s: %d placement inputs for a %q install strategy: want none", cmaName(cma), len(placements), strategy.Type)
 		}
-		return []Step{planDefaults(planner, cma, mcas, specHash)}, nil
+		return []Step{planDefaults(planner, cma, mcas, specHash, gates)}, nil
 	case addonv1beta1.AddonInstallStrategyPlacements:
 	default:
 		return nil, fmt.Errorf("plan add-on %s: spec.installStrategy.type %q: want %q or %q", cmaName(cma), strategy.Type,
@@ -190,14 +204,14 @@ func PlanAddon(planner rollout.Planner, cma *addonv1beta1.ClusterManagementAddOn
 	lookup := memoize(specHash)
 	steps := make([]Step, len(placements))
 	for i := range placements {
-		steps[i] = planPlacement(planner, cma, i, placements[i].Placement, owned[i], byCluster, lookup)
+		steps[i] = planPlacement(planner, cma, i, placements[i].Placement, owned[i], byCluster, lookup, gates)
 	}
 	return steps, nil
 }
 
 // planPlacement plans install-strategy placement i over the groups it owns.
 func planPlacement(planner rollout.Planner, cma *addonv1beta1.ClusterManagementAddOn, i int, p *clusterv1beta1.Placement,
-	groups []grouping.Group, byCluster map[string]*addonv1beta1.ManagedClusterAddOn, specHash SpecHashFunc) Step {
+	groups []grouping.Group, byCluster map[string]*addonv1beta1.ManagedClusterAddOn, specHash SpecHashFunc, gates gatesFunc) Step {
 	ps := cma.Spec.InstallStrategy.Placements[i]
 	step := Step{Index: i, Ref: ps.PlacementRef, Groups: groups}
 	path := field.NewPath("spec", "installStrategy", "placements").Index(i)
@@ -212,6 +226,7 @@ func planPlacement(planner rollout.Planner, cma *addonv1beta1.ClusterManagementA
 	if err != nil {
 		return step.refused(cma, planner.Clock, ReasonConfigurationError, err)
 	}
+	step.Revision = Revision(desired)
 	var mcas []*addonv1beta1.ManagedClusterAddOn
 	for _, g := range groups {
 		for _, c := range g.Clusters {
@@ -224,6 +239,9 @@ func planPlacement(planner rollout.Planner, cma *addonv1beta1.ClusterManagementA
 		return step.refused(cma, planner.Clock, ReasonInvalidAddons, err)
 	}
 	planner.DefaultConcurrency = DefaultConcurrency(ps.RolloutStrategy, p)
+	if gates != nil {
+		planner.Gates = append(slices.Clip(planner.Gates), gates(i, ps.PlacementRef, step.Revision, ps.RolloutStrategy, groups)...)
+	}
 	if step.Result, err = planner.Plan(ps.RolloutStrategy, groups, Statuses(step.Addons)); err != nil {
 		// Validate passed and the groups come from GroupsFromDecisions
 		// and LastPlacementWins: only statuses can be refused here.
@@ -298,7 +316,7 @@ func writes(byCluster map[string]*addonv1beta1.ManagedClusterAddOn, addons []Clu
 // add-on manager's defaults node does: the default configs, every add-on
 // that has not succeeded at once.
 func planDefaults(planner rollout.Planner, cma *addonv1beta1.ClusterManagementAddOn, mcas []*addonv1beta1.ManagedClusterAddOn,
-	specHash SpecHashFunc) Step {
+	specHash SpecHashFunc, gates gatesFunc) Step {
 	step := Step{Index: -1}
 	byCluster := make(map[string]*addonv1beta1.ManagedClusterAddOn, len(mcas))
 	group := grouping.Group{}
@@ -318,14 +336,19 @@ func planDefaults(planner rollout.Planner, cma *addonv1beta1.ClusterManagementAd
 		step.Err, step.Reason, step.Addons = err, reason, nil
 		return step
 	}
-	if _, err := PlacementConfigs(cma, addonv1beta1.PlacementRef{}, specHash); err != nil {
+	desired, err := PlacementConfigs(cma, addonv1beta1.PlacementRef{}, specHash)
+	if err != nil {
 		return fail(ReasonConfigurationError, err)
 	}
-	var err error
+	step.Revision = Revision(desired)
 	if step.Addons, err = Evaluate(cma, addonv1beta1.PlacementRef{}, own, specHash); err != nil {
 		return fail(ReasonInvalidAddons, err)
 	}
-	if step.Result, err = planner.Plan(clusterv1alpha1.RolloutStrategy{Type: clusterv1alpha1.All}, step.Groups, Statuses(step.Addons)); err != nil {
+	all := clusterv1alpha1.RolloutStrategy{Type: clusterv1alpha1.All}
+	if gates != nil {
+		planner.Gates = append(slices.Clip(planner.Gates), gates(-1, addonv1beta1.PlacementRef{}, step.Revision, all, step.Groups)...)
+	}
+	if step.Result, err = planner.Plan(all, step.Groups, Statuses(step.Addons)); err != nil {
 		return fail(ReasonInvalidAddons, err)
 	}
 	step.Writes = writes(byCluster, step.Addons, step.Result, clock.NowOf(planner.Clock))

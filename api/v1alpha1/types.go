@@ -1,0 +1,341 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// AddOnRollout holds the operator's controls over the rollout of one
+// ClusterManagementAddOn, the one with its name: a pause, the decision
+// groups that need an approval, the time windows groups may start in, and
+// the verifications a group must pass before the groups after it start.
+// An add-on without one is rolled out exactly as OCM's add-on manager
+// would.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:scope=Cluster,shortName=aor
+// +kubebuilder:subresource:status
+// +kubebuilder:printcolumn:name="Paused",type=boolean,JSONPath=`.spec.paused`
+// +kubebuilder:printcolumn:name="Progressing",type=string,JSONPath=`.status.conditions[?(@.type=="Progressing")].reason`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type AddOnRollout struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// Spec holds the controls.
+	Spec AddOnRolloutSpec `json:"spec,omitempty"`
+	// Status says, per placement and group, where the rollout stands and
+	// what it waits for.
+	Status AddOnRolloutStatus `json:"status,omitempty"`
+}
+
+// AddOnRolloutSpec holds the controls over one add-on's rollout.
+type AddOnRolloutSpec struct {
+	// Paused, when true, starts no cluster; clusters in flight finish.
+	// +optional
+	Paused bool `json:"paused,omitempty"`
+	// ApprovalRequired names the decision groups that start only once a
+	// RolloutApproval approves them for the revision being rolled out.
+	// Other groups are not held.
+	// +optional
+	// +listType=set
+	ApprovalRequired []string `json:"approvalRequired,omitempty"`
+	// Windows are the times groups may start in. A group named by some
+	// window starts only inside one of the windows that name it.
+	// +optional
+	Windows []RolloutWindow `json:"windows,omitempty"`
+	// Verifications are the checks a group must pass, after it has
+	// succeeded and soaked, before the groups after it start.
+	// +optional
+	Verifications []Verification `json:"verifications,omitempty"`
+}
+
+// RolloutWindow is a recurring time window: days of the week and a
+// wall-clock time span in a time zone, DST-correct.
+type RolloutWindow struct {
+	// Groups are the decision-group names the window applies to; empty:
+	// every group.
+	// +optional
+	// +listType=set
+	Groups []string `json:"groups,omitempty"`
+	// Days are the days the window opens on: Mon, Tue, Wed, Thu, Fri, Sat,
+	// Sun, or a range such as Mon-Fri.
+	// +kubebuilder:validation:MinItems=1
+	Days []string `json:"days"`
+	// Start is the wall-clock time the window opens, "HH:MM".
+	Start string `json:"start"`
+	// End is the wall-clock time the window closes, "HH:MM"; an end before
+	// the start passes midnight.
+	End string `json:"end"`
+	// TimeZone is an IANA time zone name, e.g. Europe/Berlin. Empty: UTC.
+	// +optional
+	TimeZone string `json:"timeZone,omitempty"`
+}
+
+// Verification is one check a group must pass after it has succeeded and
+// soaked. Exactly one of Webhook and Prometheus is set.
+type Verification struct {
+	// Name names the check in the status, events and metrics. Empty:
+	// "verifications[i]".
+	// +optional
+	Name string `json:"name,omitempty"`
+	// Groups are the decision-group names the check applies to; empty:
+	// every group.
+	// +optional
+	// +listType=set
+	Groups []string `json:"groups,omitempty"`
+	// Interval is how often a failing check is retried; the rollout holds
+	// meanwhile. Default 30s.
+	// +optional
+	Interval *metav1.Duration `json:"interval,omitempty"`
+	// Webhook passes on a 2xx answer to a POST of a VerificationRequest.
+	// +optional
+	Webhook *WebhookCheck `json:"webhook,omitempty"`
+	// Prometheus passes when its query returns a non-empty result.
+	// +optional
+	Prometheus *PrometheusCheck `json:"prometheus,omitempty"`
+}
+
+// WebhookCheck is a verification by an HTTP endpoint.
+type WebhookCheck struct {
+	// URL is an http or https URL the controller POSTs a
+	// VerificationRequest to, as JSON.
+	URL string `json:"url"`
+	// Timeout bounds one call; default 10s.
+	// +optional
+	Timeout *metav1.Duration `json:"timeout,omitempty"`
+}
+
+// PrometheusCheck is a verification by an instant query of the Prometheus
+// HTTP API.
+type PrometheusCheck struct {
+	// Address is the Prometheus server's base URL, e.g.
+	// http://prometheus.monitoring:9090.
+	Address string `json:"address"`
+	// Query is a PromQL expression; the check passes when it returns a
+	// non-empty result (a filter such as `x < 0.01` returns nothing while
+	// it does not hold).
+	Query string `json:"query"`
+	// Timeout bounds one query; default 10s.
+	// +optional
+	Timeout *metav1.Duration `json:"timeout,omitempty"`
+}
+
+// VerificationRequest is the JSON body a webhook check receives.
+type VerificationRequest struct {
+	// AddOn is the ClusterManagementAddOn's name.
+	AddOn string `json:"addOn"`
+	// Placement is the install-strategy placement whose group is checked.
+	Placement PlacementRef `json:"placement"`
+	// Group is the decision group's name.
+	Group string `json:"group"`
+	// Revision is the revision rolled out.
+	Revision string `json:"revision"`
+	// Clusters are the group's clusters, sorted.
+	Clusters []string `json:"clusters"`
+}
+
+// PlacementRef names a Placement.
+type PlacementRef struct {
+	// Namespace is the Placement's namespace.
+	Namespace string `json:"namespace"`
+	// Name is the Placement's name.
+	Name string `json:"name"`
+}
+
+// AddOnRolloutStatus is where the add-on's rollout stands.
+type AddOnRolloutStatus struct {
+	// ObservedGeneration is the generation of the spec the status is for.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// Placements are the add-on's install-strategy placements, in its
+	// order.
+	// +optional
+	Placements []PlacementStatus `json:"placements,omitempty"`
+	// PendingApprovals are the groups held for an approval of the
+	// revision being rolled out.
+	// +optional
+	PendingApprovals []PendingApproval `json:"pendingApprovals,omitempty"`
+	// Conditions: Valid, Paused and Progressing.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// PlacementStatus is where one placement's rollout stands.
+type PlacementStatus struct {
+	// Namespace is the Placement's namespace.
+	Namespace string `json:"namespace"`
+	// Name is the Placement's name.
+	Name string `json:"name"`
+	// Revision is a short hash of the placement's desired configs and
+	// their spec hashes: approvals and verifications hold for one
+	// revision.
+	// +optional
+	Revision string `json:"revision,omitempty"`
+	// RevisionStartTime is when the controller first saw the revision.
+	// +optional
+	RevisionStartTime *metav1.Time `json:"revisionStartTime,omitempty"`
+	// CompletionTime is when every group of the revision was complete and
+	// verified; nil until then.
+	// +optional
+	CompletionTime *metav1.Time `json:"completionTime,omitempty"`
+	// Groups are the placement's decision groups, in rollout order.
+	// +optional
+	Groups []GroupStatus `json:"groups,omitempty"`
+	// Verifications are the results of the checks run for the revision.
+	// +optional
+	Verifications []VerificationStatus `json:"verifications,omitempty"`
+	// Message says why the placement is not planned, when it is not.
+	// +optional
+	Message string `json:"message,omitempty"`
+}
+
+// GroupStatus is where one decision group stands and what it waits for.
+type GroupStatus struct {
+	// Name is the group's name; empty for a group of clusters no named
+	// group took.
+	// +optional
+	Name string `json:"name,omitempty"`
+	// Index is the group's index.
+	Index int32 `json:"index"`
+	// Mandatory: the group is one of mandatoryDecisionGroups.
+	// +optional
+	Mandatory bool `json:"mandatory,omitempty"`
+	// Phase is Waiting, Active, Complete, Blocked or Breached.
+	Phase string `json:"phase"`
+	// WaitsFor is what the group waits for: Approval, Window, Paused,
+	// Verification, Invalid (the AddOnRollout is invalid), or the
+	// planner's own: Group, Mandatory, Cluster, Breach, MaxConcurrency.
+	// Empty when it waits for nothing.
+	// +optional
+	WaitsFor string `json:"waitsFor,omitempty"`
+	// Message says why, for people.
+	// +optional
+	Message string `json:"message,omitempty"`
+	// Until is when the wait may end on the clock; nil when it ends on an
+	// outside change.
+	// +optional
+	Until *metav1.Time `json:"until"`
+	// Counts counts the group's clusters by status.
+	Counts GroupCounts `json:"counts"`
+}
+
+// GroupCounts counts a group's clusters by status.
+type GroupCounts struct {
+	// Succeeded counts clusters that succeeded (soaking or past it).
+	Succeeded int32 `json:"succeeded"`
+	// Progressing counts clusters applying the config.
+	Progressing int32 `json:"progressing"`
+	// Failed counts clusters that failed and are retrying.
+	Failed int32 `json:"failed"`
+	// TimedOut counts clusters past their progress deadline.
+	TimedOut int32 `json:"timedOut"`
+	// ToApply counts clusters that have not started.
+	ToApply int32 `json:"toApply"`
+	// Soaking counts the Succeeded clusters still inside minSuccessTime.
+	// +optional
+	Soaking int32 `json:"soaking,omitempty"`
+	// Skipped counts clusters skipped.
+	// +optional
+	Skipped int32 `json:"skipped,omitempty"`
+}
+
+// VerificationStatus is the last result of one check of one group for
+// the placement's revision.
+type VerificationStatus struct {
+	// Name is the check's name (Verification.Name, or "verifications[i]").
+	Name string `json:"name"`
+	// Group is the group's name.
+	Group string `json:"group"`
+	// Index is the group's index.
+	Index int32 `json:"index"`
+	// Passed is whether the last check passed.
+	Passed bool `json:"passed"`
+	// Message is the check's answer: a status code, the error, or the
+	// number of series the query returned.
+	// +optional
+	Message string `json:"message,omitempty"`
+	// LastCheckTime is when the check last ran.
+	LastCheckTime metav1.Time `json:"lastCheckTime"`
+}
+
+// PendingApproval is a group held until a RolloutApproval approves it for
+// the revision.
+type PendingApproval struct {
+	// Placement is the group's placement.
+	Placement PlacementRef `json:"placement"`
+	// Group is the group's name.
+	Group string `json:"group"`
+	// Revision is the revision an approval must name.
+	Revision string `json:"revision"`
+}
+
+// +kubebuilder:object:root=true
+
+// AddOnRolloutList is a list of AddOnRollouts.
+type AddOnRolloutList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	// Items are the AddOnRollouts.
+	Items []AddOnRollout `json:"items"`
+}
+
+// RolloutApproval approves one decision group of one placement of an
+// add-on for one revision of its configs. Creating it is the whole act;
+// the controller records in its status whether and when it was used.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:scope=Cluster,shortName=rap
+// +kubebuilder:subresource:status
+// +kubebuilder:printcolumn:name="AddOn",type=string,JSONPath=`.spec.addOn`
+// +kubebuilder:printcolumn:name="Group",type=string,JSONPath=`.spec.group`
+// +kubebuilder:printcolumn:name="Revision",type=string,JSONPath=`.spec.revision`
+// +kubebuilder:printcolumn:name="Approved",type=string,JSONPath=`.status.conditions[?(@.type=="Approved")].reason`
+type RolloutApproval struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// Spec names what is approved.
+	Spec RolloutApprovalSpec `json:"spec"`
+	// Status records what the controller made of it.
+	Status RolloutApprovalStatus `json:"status,omitempty"`
+}
+
+// RolloutApprovalSpec names one group of one placement of an add-on, and
+// the revision it is approved for.
+type RolloutApprovalSpec struct {
+	// AddOn is the ClusterManagementAddOn's name.
+	// +kubebuilder:validation:MinLength=1
+	AddOn string `json:"addOn"`
+	// Placement is the install-strategy placement.
+	Placement PlacementRef `json:"placement"`
+	// Group is the decision group's name.
+	// +kubebuilder:validation:MinLength=1
+	Group string `json:"group"`
+	// Revision is the revision approved; an approval of another revision
+	// approves nothing.
+	// +kubebuilder:validation:MinLength=1
+	Revision string `json:"revision"`
+}
+
+// RolloutApprovalStatus records what an approval did.
+type RolloutApprovalStatus struct {
+	// Conditions: Approved, True once the approval let its group start
+	// (reason Used), False while it approves nothing (reason
+	// RevisionMismatch, NotRequired, UnknownGroup, NotUsedYet).
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// RolloutApprovalList is a list of RolloutApprovals.
+type RolloutApprovalList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	// Items are the RolloutApprovals.
+	Items []RolloutApproval `json:"items"`
+}

@@ -1,0 +1,386 @@
+package addon
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
+	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
+
+	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
+	"github.com/rolloutkit/rolloutkit/clock"
+	"github.com/rolloutkit/rolloutkit/grouping"
+	"github.com/rolloutkit/rolloutkit/rollout"
+)
+
+// Plan is what [PlanControlled] decides for one add-on.
+type Plan struct {
+	// Steps are [PlanAddon]'s, with the AddOnRollout's gates.
+	Steps []Step
+	// Status is the AddOnRollout's status to write: equal to the one read
+	// when nothing changed. Zero when there is no AddOnRollout.
+	Status v1alpha1.AddOnRolloutStatus
+	// Invalid lists every problem of the AddOnRollout's spec, each a
+	// *field.Error whose path starts at its root; the add-on is then held:
+	// nothing new starts until it is fixed. Nil when the spec is valid.
+	Invalid error
+	// Checks are the verifications due now: run each, give the results to
+	// [Plan.Record] and plan again.
+	Checks []Check
+	// Approvals are the new statuses of the RolloutApprovals of the add-on
+	// whose status changes, by name.
+	Approvals []ApprovalStatus
+	// RecheckAfter is when to plan again if nothing else happens: the
+	// nearest of the steps' and of the next retry of a failed check; 0:
+	// nothing to wait for on the clock.
+	RecheckAfter time.Duration
+}
+
+// Check is a verification due now for one group of one placement.
+type Check struct {
+	// Placement is the group's placement.
+	Placement addonv1beta1.PlacementRef
+	// Group is the group.
+	Group grouping.GroupKey
+	// Name is the verification's name (its name, or "verifications[i]").
+	Name string
+	// Verification is the check as the spec gives it, with the defaults
+	// of its interval and timeout filled in.
+	Verification v1alpha1.Verification
+	// Request is what a webhook check posts.
+	Request v1alpha1.VerificationRequest
+}
+
+// CheckResult is the outcome of one [Check].
+type CheckResult struct {
+	// Check is the check run.
+	Check Check
+	// Passed is whether it passed.
+	Passed bool
+	// Message is its answer, for people: a status code, an error, the
+	// number of series a query returned.
+	Message string
+	// At is when it ran.
+	At time.Time
+}
+
+// ApprovalStatus is the new status of one RolloutApproval.
+type ApprovalStatus struct {
+	// Name is the approval's name.
+	Name string
+	// Conditions are its conditions, with Approved set.
+	Conditions []metav1.Condition
+}
+
+// Conditions of an AddOnRollout and a RolloutApproval, and their reasons.
+const (
+	// ConditionValid is True when the AddOnRollout's spec is valid.
+	ConditionValid = "Valid"
+	// ConditionPaused is True when spec.paused is.
+	ConditionPaused = "Paused"
+	// ConditionProgressing is True while some placement's rollout is not
+	// complete and verified, with the reason of what it waits for; False,
+	// reason Completed, when every one is.
+	ConditionProgressing = "Progressing"
+	// ConditionApproved is a RolloutApproval's: True, reason Used, once its
+	// group started under it.
+	ConditionApproved = "Approved"
+
+	ReasonValid                  = "Valid"
+	ReasonInvalidSpec            = "InvalidSpec"
+	ReasonPaused                 = "Paused"
+	ReasonNotPaused              = "NotPaused"
+	ReasonRollingOut             = "RollingOut"
+	ReasonCompleted              = "Completed"
+	ReasonBreached               = "Breached"
+	ReasonWaitingForApproval     = "WaitingForApproval"
+	ReasonWaitingForVerification = "WaitingForVerification"
+	ReasonOutsideWindow          = "OutsideWindow"
+	ReasonNotPlanned             = "NotPlanned"
+	ReasonUsed                   = "Used"
+	ReasonNotUsedYet             = "NotUsedYet"
+	ReasonRevisionMismatch       = "RevisionMismatch"
+	ReasonNotRequired            = "NotRequired"
+	ReasonUnknownGroup           = "UnknownGroup"
+)
+
+// PlanControlled is [PlanAddon] under the operator's controls ctl: the
+// one call a controller, a dry run, an offline report and a CLI make, so
+// that their answers are the same (docs/semantics.md §6.4-§6.7).
+//
+// Without an AddOnRollout it is PlanAddon. With one, each placement's
+// rollout is held by its gates, asked in this order:
+//
+//   - an invalid spec holds every group (Plan.Invalid says why);
+//   - spec.paused holds every group;
+//   - spec.approvalRequired holds the groups it names until a
+//     RolloutApproval names the add-on, the placement, the group and the
+//     placement's current [Revision];
+//   - spec.windows hold the groups they name outside every window that
+//     names them;
+//   - spec.verifications: a group they name counts as done only when
+//     each of them passed for the revision, after the group completed;
+//     until then the groups after it do not start (rollout.AfterVerified).
+//
+// A gate never holds a cluster in flight. The status says per placement
+// its revision, when it started and completed, and per group, in rollout
+// order, its phase, what it waits for and why; the checks due are in
+// Plan.Checks. A new revision starts with no approval and no
+// verification. Times come from the planner's clock, read once.
+func PlanControlled(planner rollout.Planner, ctl Controls, cma *addonv1beta1.ClusterManagementAddOn, placements []PlacementInput,
+	mcas []*addonv1beta1.ManagedClusterAddOn, specHash SpecHashFunc) (Plan, error) {
+	if ctl.Rollout == nil {
+		steps, err := PlanAddon(planner, cma, placements, mcas, specHash)
+		return Plan{Steps: steps, RecheckAfter: stepsRecheck(steps)}, err
+	}
+	if cma == nil {
+		return Plan{}, errors.New("plan add-on: nil ClusterManagementAddOn: want an object")
+	}
+	now := clock.NowOf(planner.Clock)
+	planner.Clock = frozen(now)
+	ar := ctl.Rollout
+	c, invalid := parseControls(ar, groupNames(placements))
+	base := len(planner.Gates)
+	kinds := make(map[int][]gateKind)
+	steps, err := planAddon(planner, cma, placements, mcas, specHash,
+		func(i int, ref addonv1beta1.PlacementRef, revision string, s clusterv1alpha1.RolloutStrategy, groups []grouping.Group) []rollout.Gate {
+			gates, ks := c.gates(invalid, ctl.Approvals, cma.Name, ref, revision, s, groups, placementStatusOf(ar.Status, ref, revision))
+			kinds[i] = ks
+			return gates
+		})
+	if err != nil {
+		return Plan{}, err
+	}
+	p := Plan{Steps: steps, Invalid: invalid, RecheckAfter: stepsRecheck(steps)}
+	v := view{c: c, now: now, base: base, invalid: invalid, addOn: cma.Name}
+	for _, s := range steps {
+		prev := placementStatusOf(ar.Status, s.Ref, s.Revision)
+		ps, checks, recheck := v.placement(s, kinds[s.Index], prev)
+		p.Status.Placements = append(p.Status.Placements, ps)
+		p.Checks = append(p.Checks, checks...)
+		p.RecheckAfter = soonest(p.RecheckAfter, recheck)
+		for _, g := range ps.Groups {
+			if g.WaitsFor == string(gateApproval) && g.Phase == rollout.Blocked.String() {
+				p.Status.PendingApprovals = append(p.Status.PendingApprovals, v1alpha1.PendingApproval{
+					Placement: v1alpha1.PlacementRef{Namespace: s.Ref.Namespace, Name: s.Ref.Name}, Group: g.Name, Revision: s.Revision})
+			}
+		}
+	}
+	p.Status.ObservedGeneration = ar.Generation
+	p.Status.Conditions = v.conditions(ar, steps, p.Status)
+	p.Approvals = approvalStatuses(ctl.Approvals, cma, c, steps, p.Status, now)
+	if equality.Semantic.DeepEqual(p.Status, ar.Status) {
+		p.Status = *ar.Status.DeepCopy()
+	}
+	return p, nil
+}
+
+// Record returns ctl with its AddOnRollout's status replaced by the plan's,
+// and the results of the checks run recorded in it, for the next call of
+// PlanControlled. ctl is not modified.
+func (p Plan) Record(ctl Controls, results []CheckResult) Controls {
+	if ctl.Rollout == nil {
+		return ctl
+	}
+	ar := ctl.Rollout.DeepCopy()
+	ar.Status = *p.Status.DeepCopy()
+	for _, r := range results {
+		ref := r.Check.Placement
+		i := slices.IndexFunc(ar.Status.Placements, func(ps v1alpha1.PlacementStatus) bool {
+			return ps.Namespace == ref.Namespace && ps.Name == ref.Name
+		})
+		if i < 0 || ar.Status.Placements[i].Revision != r.Check.Request.Revision {
+			continue // the revision moved on: the result is for nothing
+		}
+		ps := &ar.Status.Placements[i]
+		vs := v1alpha1.VerificationStatus{Name: r.Check.Name, Group: r.Check.Group.Name, Index: r.Check.Group.Index,
+			Passed: r.Passed, Message: r.Message, LastCheckTime: metav1.NewTime(r.At)}
+		if j := slices.IndexFunc(ps.Verifications, sameCheck(vs)); j >= 0 {
+			ps.Verifications[j] = vs
+		} else {
+			ps.Verifications = append(ps.Verifications, vs)
+		}
+	}
+	ctl.Rollout = ar
+	return ctl
+}
+
+// gates returns the gates of one placement's rollout at revision, and
+// their kinds, in order.
+func (c controls) gates(invalid error, approvals []*v1alpha1.RolloutApproval, addOn string, ref addonv1beta1.PlacementRef, revision string,
+	s clusterv1alpha1.RolloutStrategy, groups []grouping.Group, prev *v1alpha1.PlacementStatus) ([]rollout.Gate, []gateKind) {
+	var (
+		gates []rollout.Gate
+		kinds []gateKind
+	)
+	add := func(k gateKind, g rollout.Gate) { gates, kinds = append(gates, g), append(kinds, k) }
+	if invalid != nil {
+		add(gateInvalid, rollout.GateFunc(func(grouping.GroupKey, time.Time) rollout.Admission {
+			return rollout.Admission{Reason: "the AddOnRollout is invalid: " + oneLine(invalid)}
+		}))
+	}
+	if c.paused {
+		add(gatePaused, rollout.Paused("spec.paused of the AddOnRollout"))
+	}
+	if len(c.need) > 0 {
+		add(gateApproval, rollout.RequireApproval(c.need, approved(approvals, addOn, ref, revision)...))
+	}
+	if len(c.windows) > 0 {
+		add(gateWindow, rollout.AnyOf(c.windows...))
+	}
+	if len(c.checks) > 0 {
+		if order, err := rollout.WalkOrder(s, groups); err == nil {
+			add(gateVerification, rollout.AfterVerified(order, c.pending(groups, prev)))
+		}
+	}
+	return gates, kinds
+}
+
+// approved returns the groups the approvals approve for the add-on's
+// placement ref at revision.
+func approved(approvals []*v1alpha1.RolloutApproval, addOn string, ref addonv1beta1.PlacementRef, revision string) []grouping.GroupKey {
+	var out []grouping.GroupKey
+	for _, a := range approvals {
+		if a != nil && a.Spec.AddOn == addOn && a.Spec.Placement.Namespace == ref.Namespace && a.Spec.Placement.Name == ref.Name &&
+			a.Spec.Revision == revision && a.Spec.Group != "" {
+			out = append(out, grouping.GroupKey{Name: a.Spec.Group})
+		}
+	}
+	return out
+}
+
+// pending maps every group that has checks not yet passed for the
+// revision (prev holds the results) to why.
+func (c controls) pending(groups []grouping.Group, prev *v1alpha1.PlacementStatus) map[grouping.GroupKey]string {
+	out := make(map[grouping.GroupKey]string)
+	for _, g := range groups {
+		for _, ch := range c.checks {
+			if !ch.appliesTo(g.GroupKey) {
+				continue
+			}
+			if vs := result(prev, ch.name, g.GroupKey); vs == nil || !vs.Passed {
+				out[g.GroupKey] = checkText(ch, vs)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// checkText says where check ch stands, from its last result vs (nil:
+// none).
+func checkText(ch check, vs *v1alpha1.VerificationStatus) string {
+	if vs == nil {
+		return "verification " + ch.name + " has not passed yet"
+	}
+	return "verification " + ch.name + ": " + vs.Message
+}
+
+// result is the last result of check name for group g in prev; nil when
+// there is none.
+func result(prev *v1alpha1.PlacementStatus, name string, g grouping.GroupKey) *v1alpha1.VerificationStatus {
+	if prev == nil {
+		return nil
+	}
+	want := v1alpha1.VerificationStatus{Name: name, Group: g.Name, Index: g.Index}
+	if i := slices.IndexFunc(prev.Verifications, sameCheck(want)); i >= 0 {
+		return &prev.Verifications[i]
+	}
+	return nil
+}
+
+// placementStatusOf is the status of placement ref in st when it is for
+// revision; nil otherwise: a new revision starts afresh.
+func placementStatusOf(st v1alpha1.AddOnRolloutStatus, ref addonv1beta1.PlacementRef, revision string) *v1alpha1.PlacementStatus {
+	for i := range st.Placements {
+		ps := &st.Placements[i]
+		if ps.Namespace == ref.Namespace && ps.Name == ref.Name && ps.Revision == revision && revision != "" {
+			return ps
+		}
+	}
+	return nil
+}
+
+// groupNames are the names of the decision groups of the placements.
+func groupNames(placements []PlacementInput) map[string]bool {
+	out := make(map[string]bool)
+	for _, in := range placements {
+		if in.Placement == nil {
+			continue
+		}
+		for _, g := range in.Groups {
+			if g.Name != "" {
+				out[g.Name] = true
+			}
+		}
+	}
+	return out
+}
+
+// stepsRecheck is the nearest RecheckAfter of the planned steps.
+func stepsRecheck(steps []Step) time.Duration {
+	var d time.Duration
+	for _, s := range steps {
+		if s.Err == nil {
+			d = soonest(d, s.Result.RecheckAfter)
+		}
+	}
+	return d
+}
+
+// soonest returns the smaller positive duration of a and b (0: none).
+func soonest(a, b time.Duration) time.Duration {
+	if a <= 0 || (b > 0 && b < a) {
+		return b
+	}
+	return a
+}
+
+// frozen is a clock stopped at one time, so that every step of one call
+// plans at the same instant.
+type frozen time.Time
+
+// Now returns the time.
+func (f frozen) Now() time.Time { return time.Time(f) }
+
+// Since returns the time since t.
+func (f frozen) Since(t time.Time) time.Duration { return time.Time(f).Sub(t) }
+
+// conditionAt returns a condition with its transition time at now, for
+// meta.SetStatusCondition (which keeps the old time when the status does
+// not change).
+func conditionAt(typ string, status metav1.ConditionStatus, reason, message string, gen int64, now time.Time) metav1.Condition {
+	return metav1.Condition{Type: typ, Status: status, Reason: reason, Message: message, ObservedGeneration: gen,
+		LastTransitionTime: metav1.NewTime(now)}
+}
+
+// setConditions returns prev with each of next set, by type.
+func setConditions(prev []metav1.Condition, next ...metav1.Condition) []metav1.Condition {
+	out := make([]metav1.Condition, len(prev))
+	copy(out, prev)
+	for _, c := range next {
+		meta.SetStatusCondition(&out, c)
+	}
+	return out
+}
+
+// placementLabel names a placement in a message.
+func placementLabel(ref addonv1beta1.PlacementRef) string {
+	if ref.Name == "" {
+		return "the add-ons of the Manual install strategy"
+	}
+	return fmt.Sprintf("placement %s/%s", ref.Namespace, ref.Name)
+}
+
+// sameCheck matches the results of the check of want (its name, group
+// name and index).
+func sameCheck(want v1alpha1.VerificationStatus) func(v1alpha1.VerificationStatus) bool {
+	return func(v v1alpha1.VerificationStatus) bool {
+		return v.Name == want.Name && v.Group == want.Group && v.Index == want.Index
+	}
+}

@@ -1,0 +1,202 @@
+package addon
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
+	"github.com/rolloutkit/rolloutkit/grouping"
+	"github.com/rolloutkit/rolloutkit/rollout"
+)
+
+// Defaults of a verification.
+const (
+	// DefaultCheckInterval is how often a failing check is retried when
+	// its interval is unset.
+	DefaultCheckInterval = 30 * time.Second
+	// DefaultCheckTimeout bounds one webhook call or query when its
+	// timeout is unset.
+	DefaultCheckTimeout = 10 * time.Second
+)
+
+// Controls are the operator's controls over one add-on's rollout, as the
+// hub holds them.
+type Controls struct {
+	// Rollout is the AddOnRollout named after the add-on; nil when there
+	// is none, and the add-on is rolled out exactly as OCM's add-on
+	// manager would. Its status holds what earlier calls decided: each
+	// placement's revision and when it started, and the verifications'
+	// results.
+	Rollout *v1alpha1.AddOnRollout
+	// Approvals are the hub's RolloutApprovals; those of other add-ons are
+	// ignored.
+	Approvals []*v1alpha1.RolloutApproval
+}
+
+// Revision returns the revision of a placement's rollout: the first 12
+// hex digits of the SHA-256 of its desired configs, each written as
+// "group/resource namespace/name specHash", sorted. It changes when a
+// config is added, removed, replaced or its spec changes, and not when
+// the configs are listed in another order.
+func Revision(desired []Config) string {
+	lines := make([]string, len(desired))
+	for i, c := range desired {
+		lines[i] = c.GroupResource.Group + "/" + c.GroupResource.Resource + " " + c.Referent.Namespace + "/" + c.Referent.Name + " " + c.SpecHash
+	}
+	slices.Sort(lines)
+	sum := sha256.Sum256([]byte(strings.Join(lines, "\n")))
+	return hex.EncodeToString(sum[:])[:12]
+}
+
+// gateKind is what a gate of an AddOnRollout holds a group for: the
+// values of GroupStatus.WaitsFor, in the order the gates are asked.
+type gateKind string
+
+const (
+	gateInvalid      gateKind = "Invalid"
+	gatePaused       gateKind = "Paused"
+	gateApproval     gateKind = "Approval"
+	gateWindow       gateKind = "Window"
+	gateVerification gateKind = "Verification"
+)
+
+// controls is an AddOnRollout's spec, parsed.
+type controls struct {
+	paused  bool
+	need    []string
+	windows []rollout.Scoped
+	checks  []check
+}
+
+// check is one verification, parsed, with its defaults.
+type check struct {
+	name     string
+	groups   map[string]bool // nil: every group
+	interval time.Duration
+	spec     v1alpha1.Verification
+}
+
+// appliesTo reports whether the check names the group.
+func (c check) appliesTo(g grouping.GroupKey) bool { return c.groups == nil || c.groups[g.Name] }
+
+// parseControls parses the spec of ar, and checks every group name it
+// gives against groups, the names of the decision groups the add-on's
+// placements have. It returns every problem, each a *field.Error whose
+// path starts at the object's root (spec.windows[0].timeZone).
+func parseControls(ar *v1alpha1.AddOnRollout, groups map[string]bool) (controls, error) {
+	spec := field.NewPath("spec")
+	c := controls{paused: ar.Spec.Paused, need: ar.Spec.ApprovalRequired}
+	var errs []error
+	known := knownGroups(groups)
+	names := func(path *field.Path, list []string) {
+		for i, n := range list {
+			if !groups[n] {
+				errs = append(errs, field.NotSupported(path.Index(i), n, known))
+			}
+		}
+	}
+	names(spec.Child("approvalRequired"), ar.Spec.ApprovalRequired)
+	for i, w := range ar.Spec.Windows {
+		path := spec.Child("windows").Index(i)
+		names(path.Child("groups"), w.Groups)
+		gate, err := rollout.WindowOf(w.Days, w.Start, w.End, w.TimeZone)
+		if err != nil {
+			errs = append(errs, problems(rooted(path, err))...)
+			continue
+		}
+		c.windows = append(c.windows, rollout.Scoped{Groups: w.Groups, Gate: gate})
+	}
+	seen := make(map[string]bool, len(ar.Spec.Verifications))
+	for i, v := range ar.Spec.Verifications {
+		path := spec.Child("verifications").Index(i)
+		names(path.Child("groups"), v.Groups)
+		ch, verrs := parseCheck(path, i, v)
+		errs = append(errs, verrs...)
+		if seen[ch.name] {
+			errs = append(errs, field.Duplicate(path.Child("name"), ch.name))
+		}
+		seen[ch.name] = true
+		c.checks = append(c.checks, ch)
+	}
+	return c, errors.Join(errs...)
+}
+
+// parseCheck parses verification i at path.
+func parseCheck(path *field.Path, i int, v v1alpha1.Verification) (check, []error) {
+	ch := check{name: v.Name, interval: DefaultCheckInterval, spec: *v.DeepCopy()}
+	if ch.name == "" {
+		ch.name = fmt.Sprintf("verifications[%d]", i)
+	}
+	if len(v.Groups) > 0 {
+		ch.groups = make(map[string]bool, len(v.Groups))
+		for _, g := range v.Groups {
+			ch.groups[g] = true
+		}
+	}
+	var errs []error
+	positive := func(p *field.Path, d *metav1.Duration, def time.Duration) *metav1.Duration {
+		if d == nil {
+			return &metav1.Duration{Duration: def}
+		}
+		if d.Duration <= 0 {
+			errs = append(errs, field.Invalid(p, d.Duration.String(), "want a positive duration, e.g. 30s"))
+		}
+		return d
+	}
+	ch.spec.Interval = positive(path.Child("interval"), ch.spec.Interval, DefaultCheckInterval)
+	ch.interval = ch.spec.Interval.Duration
+	switch {
+	case v.Webhook == nil && v.Prometheus == nil:
+		errs = append(errs, field.Required(path, "one of webhook and prometheus"))
+	case v.Webhook != nil && v.Prometheus != nil:
+		errs = append(errs, field.Forbidden(path.Child("prometheus"), "set only one of webhook and prometheus"))
+	case v.Webhook != nil:
+		p := path.Child("webhook")
+		if err := httpURL(v.Webhook.URL); err != "" {
+			errs = append(errs, field.Invalid(p.Child("url"), v.Webhook.URL, err))
+		}
+		ch.spec.Webhook.Timeout = positive(p.Child("timeout"), ch.spec.Webhook.Timeout, DefaultCheckTimeout)
+	default:
+		p := path.Child("prometheus")
+		if err := httpURL(v.Prometheus.Address); err != "" {
+			errs = append(errs, field.Invalid(p.Child("address"), v.Prometheus.Address, err))
+		}
+		if msg := checkPromQL(v.Prometheus.Query); msg != "" {
+			errs = append(errs, field.Invalid(p.Child("query"), v.Prometheus.Query, msg))
+		}
+		ch.spec.Prometheus.Timeout = positive(p.Child("timeout"), ch.spec.Prometheus.Timeout, DefaultCheckTimeout)
+	}
+	return ch, errs
+}
+
+// httpURL returns what is wrong with s as an absolute http or https URL
+// with a host, or "" when nothing is.
+func httpURL(s string) string {
+	u, err := url.Parse(s)
+	const want = "want an absolute http or https URL, e.g. http://verifier.example:8080/verify"
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return want
+	}
+	return ""
+}
+
+// knownGroups lists the group names, sorted, for an error message.
+func knownGroups(groups map[string]bool) []string {
+	out := make([]string, 0, len(groups))
+	for g := range groups {
+		if g != "" {
+			out = append(out, g)
+		}
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,314 @@
+package addon
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
+
+	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
+	"github.com/rolloutkit/rolloutkit/rollout"
+)
+
+// view makes an AddOnRollout's status from the planned steps.
+type view struct {
+	c       controls
+	now     time.Time
+	base    int // the index in Planner.Gates of the AddOnRollout's first gate
+	invalid error
+	addOn   string // the ClusterManagementAddOn's name
+}
+
+// gatePriority orders the kinds of gate a group can be held by: WaitsFor
+// names the first that holds it.
+func gatePriority() [5]gateKind {
+	return [...]gateKind{gateInvalid, gatePaused, gateApproval, gateWindow, gateVerification}
+}
+
+// placement returns the status of step s's placement, the checks due now
+// and when the next retry of a failed check is due.
+func (v view) placement(s Step, kinds []gateKind, prev *v1alpha1.PlacementStatus) (v1alpha1.PlacementStatus, []Check, time.Duration) {
+	ps := v1alpha1.PlacementStatus{Namespace: s.Ref.Namespace, Name: s.Ref.Name, Revision: s.Revision}
+	if prev != nil {
+		ps.RevisionStartTime, ps.CompletionTime = prev.RevisionStartTime.DeepCopy(), prev.CompletionTime.DeepCopy()
+		ps.Verifications = slices.Clone(prev.Verifications)
+	}
+	if ps.RevisionStartTime == nil && s.Revision != "" {
+		t := metav1.NewTime(v.now)
+		ps.RevisionStartTime = &t
+	}
+	if s.Err != nil {
+		ps.Message = s.Reason + ": " + oneLine(s.Err)
+		return ps, nil, 0
+	}
+	groups := slices.Clone(s.Result.Groups)
+	slices.SortStableFunc(groups, func(a, b rollout.GroupProgress) int {
+		// rollout order: the mandatory groups first
+		if a.Mandatory != b.Mandatory {
+			if a.Mandatory {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(a.Index, b.Index)
+	})
+	var (
+		checks   []Check
+		recheck  time.Duration
+		verified = true
+	)
+	for _, gp := range groups {
+		gs := v.group(gp, kinds)
+		for _, ch := range v.c.checks {
+			if !ch.appliesTo(gp.GroupKey) {
+				continue
+			}
+			vs := result(&ps, ch.name, gp.GroupKey)
+			if vs != nil && vs.Passed {
+				continue
+			}
+			verified = false
+			if gp.Phase != rollout.Complete || v.invalid != nil {
+				continue
+			}
+			// complete, not verified: the group is held by its checks
+			gs.Phase, gs.WaitsFor, gs.Message = rollout.Blocked.String(), string(gateVerification), checkText(ch, vs)
+			gs.Until = nil
+			if vs != nil {
+				next := vs.LastCheckTime.Add(ch.interval)
+				if next.After(v.now) {
+					t := metav1.NewTime(next)
+					gs.Until = &t
+					recheck = soonest(recheck, next.Sub(v.now))
+					continue
+				}
+			}
+			checks = append(checks, v.check(s, gp, ch))
+		}
+		ps.Groups = append(ps.Groups, gs)
+	}
+	switch {
+	case s.Result.Done() && verified && v.invalid == nil && len(groups) > 0:
+		if ps.CompletionTime == nil {
+			t := metav1.NewTime(v.now)
+			ps.CompletionTime = &t
+		}
+	default:
+		ps.CompletionTime = nil
+	}
+	return ps, checks, recheck
+}
+
+// check is the check ch of group gp of step s, due now.
+func (v view) check(s Step, gp rollout.GroupProgress, ch check) Check {
+	var clusters []string
+	for _, g := range s.Groups {
+		if g.GroupKey == gp.GroupKey {
+			clusters = slices.Clone(g.Clusters)
+		}
+	}
+	slices.Sort(clusters)
+	if clusters == nil {
+		clusters = []string{}
+	}
+	return Check{Placement: s.Ref, Group: gp.GroupKey, Name: ch.name, Verification: *ch.spec.DeepCopy(),
+		Request: v1alpha1.VerificationRequest{
+			AddOn:     v.addOn,
+			Placement: v1alpha1.PlacementRef{Namespace: s.Ref.Namespace, Name: s.Ref.Name},
+			Group:     gp.Name, Revision: s.Revision, Clusters: clusters,
+		}}
+}
+
+// group returns a group's status as the planner explains it, with what
+// holds it named by the kind of gate.
+func (v view) group(gp rollout.GroupProgress, kinds []gateKind) v1alpha1.GroupStatus {
+	c := gp.Counts
+	gs := v1alpha1.GroupStatus{
+		Name: gp.Name, Index: gp.Index, Mandatory: gp.Mandatory, Phase: gp.Phase.String(), Message: gp.Summary(),
+		Counts: v1alpha1.GroupCounts{
+			Succeeded: int32(c.Succeeded + c.Soaking), Progressing: int32(c.Progressing), Failed: int32(c.Failed),
+			TimedOut: int32(c.TimedOut), ToApply: int32(c.ToApply), Soaking: int32(c.Soaking), Skipped: int32(c.Skipped),
+		},
+	}
+	until := gp.Wait.Until
+	switch gp.Wait.Kind {
+	case rollout.WaitNone:
+	case rollout.WaitGate:
+		gs.WaitsFor = string(v.holder(gp.Wait.HeldBy, kinds))
+		if gs.WaitsFor == string(gateVerification) && gp.Phase == rollout.Blocked {
+			// held only for an earlier group's checks: it waits, as for
+			// that group
+			gs.Phase = rollout.Waiting.String()
+		}
+	case rollout.WaitWindow:
+		gs.WaitsFor = "MaxConcurrency"
+	default:
+		gs.WaitsFor = gp.Wait.Kind.String()
+		if until.IsZero() {
+			until = gp.Wait.Cluster.Until
+		}
+	}
+	if !until.IsZero() {
+		t := metav1.NewTime(until)
+		gs.Until = &t
+	}
+	return gs
+}
+
+// holder is the kind of the first gate, by gatePriority, of those at
+// indices held (in Planner.Gates); "Gate" for a gate that is not the
+// AddOnRollout's.
+func (v view) holder(held []int, kinds []gateKind) gateKind {
+	have := make(map[gateKind]bool, len(held))
+	for _, i := range held {
+		if j := i - v.base; j >= 0 && j < len(kinds) {
+			have[kinds[j]] = true
+		} else {
+			have["Gate"] = true
+		}
+	}
+	for _, k := range gatePriority() {
+		if have[k] {
+			return k
+		}
+	}
+	return "Gate"
+}
+
+// conditions returns the AddOnRollout's conditions: Valid, Paused and
+// Progressing.
+func (v view) conditions(ar *v1alpha1.AddOnRollout, steps []Step, st v1alpha1.AddOnRolloutStatus) []metav1.Condition {
+	gen := ar.Generation
+	valid := conditionAt(ConditionValid, metav1.ConditionTrue, ReasonValid, "the spec is valid", gen, v.now)
+	if v.invalid != nil {
+		valid = conditionAt(ConditionValid, metav1.ConditionFalse, ReasonInvalidSpec,
+			"the add-on is held until the spec is fixed: "+oneLine(v.invalid), gen, v.now)
+	}
+	paused := conditionAt(ConditionPaused, metav1.ConditionFalse, ReasonNotPaused, "spec.paused is false", gen, v.now)
+	if ar.Spec.Paused {
+		paused = conditionAt(ConditionPaused, metav1.ConditionTrue, ReasonPaused,
+			"spec.paused is true: no cluster starts; clusters in flight finish", gen, v.now)
+	}
+	reason, msg := v.progress(steps, st)
+	status := metav1.ConditionTrue
+	if reason == ReasonCompleted {
+		status = metav1.ConditionFalse
+	}
+	return setConditions(ar.Status.Conditions, valid, paused, conditionAt(ConditionProgressing, status, reason, msg, gen, v.now))
+}
+
+// progress is the reason and message of the Progressing condition: what
+// holds the rollout, by priority, or that it rolls out or completed.
+func (v view) progress(steps []Step, st v1alpha1.AddOnRolloutStatus) (string, string) {
+	type why struct{ reason, msg string }
+	var found []why
+	add := func(reason, msg string) { found = append(found, why{reason, msg}) }
+	complete := len(st.Placements) > 0
+	for i, ps := range st.Placements {
+		s := steps[i]
+		if s.Err != nil {
+			add(ReasonNotPlanned, placementLabel(s.Ref)+" is not planned: "+ps.Message)
+			complete = false
+			continue
+		}
+		if ps.CompletionTime == nil {
+			complete = false
+		}
+		for _, g := range ps.Groups {
+			label := fmt.Sprintf("%s group %s", placementLabel(s.Ref), groupLabel(g))
+			switch {
+			case g.Phase == rollout.Breached.String():
+				add(ReasonBreached, label+" breached its failure budget: "+g.Message)
+			case g.WaitsFor == string(gateInvalid):
+				add(ReasonInvalidSpec, "the AddOnRollout is invalid: "+oneLine(v.invalid))
+			case g.WaitsFor == string(gatePaused):
+				add(ReasonPaused, "paused: "+label+" does not start")
+			case g.WaitsFor == string(gateApproval):
+				add(ReasonWaitingForApproval, label+" waits for an approval of revision "+ps.Revision)
+			case g.WaitsFor == string(gateVerification) && g.Phase == rollout.Blocked.String():
+				add(ReasonWaitingForVerification, label+" waits for its "+g.Message)
+			case g.WaitsFor == string(gateWindow):
+				add(ReasonOutsideWindow, label+": "+strings.TrimPrefix(g.Message, "held: "))
+			}
+		}
+	}
+	if complete {
+		return ReasonCompleted, fmt.Sprintf("every placement's rollout is complete and verified (%d)", len(st.Placements))
+	}
+	for _, r := range []string{ReasonInvalidSpec, ReasonNotPlanned, ReasonBreached, ReasonPaused, ReasonWaitingForApproval,
+		ReasonWaitingForVerification, ReasonOutsideWindow} {
+		for _, w := range found {
+			if w.reason == r {
+				return w.reason, w.msg
+			}
+		}
+	}
+	return ReasonRollingOut, "rolling out"
+}
+
+// groupLabel names a group in a message: "prod" (index 2), or "#2".
+func groupLabel(g v1alpha1.GroupStatus) string {
+	if g.Name != "" {
+		return fmt.Sprintf("%q", g.Name)
+	}
+	return fmt.Sprintf("#%d", g.Index)
+}
+
+// approvalStatuses returns the new status of every approval of the add-on
+// whose status changes, sorted by name.
+func approvalStatuses(approvals []*v1alpha1.RolloutApproval, cma *addonv1beta1.ClusterManagementAddOn, c controls, steps []Step,
+	st v1alpha1.AddOnRolloutStatus, now time.Time) []ApprovalStatus {
+	var out []ApprovalStatus
+	for _, a := range approvals {
+		if a == nil || a.Spec.AddOn != cma.Name {
+			continue
+		}
+		reason, msg := approvalVerdict(a, c, steps, st)
+		status := metav1.ConditionFalse
+		if reason == ReasonUsed {
+			status = metav1.ConditionTrue
+		}
+		conds := setConditions(a.Status.Conditions, conditionAt(ConditionApproved, status, reason, msg, a.Generation, now))
+		if slices.EqualFunc(conds, a.Status.Conditions, sameCondition) {
+			continue
+		}
+		out = append(out, ApprovalStatus{Name: a.Name, Conditions: conds})
+	}
+	slices.SortFunc(out, func(a, b ApprovalStatus) int { return cmp.Compare(a.Name, b.Name) })
+	return out
+}
+
+// approvalVerdict says what approval a does: its Approved condition's
+// reason and message.
+func approvalVerdict(a *v1alpha1.RolloutApproval, c controls, steps []Step, st v1alpha1.AddOnRolloutStatus) (string, string) {
+	ref := addonv1beta1.PlacementRef{Namespace: a.Spec.Placement.Namespace, Name: a.Spec.Placement.Name}
+	i := slices.IndexFunc(steps, func(s Step) bool { return s.Ref == ref && s.Index >= 0 })
+	if i < 0 {
+		return ReasonUnknownGroup, fmt.Sprintf("the add-on %s has no install-strategy placement %s/%s", a.Spec.AddOn, ref.Namespace, ref.Name)
+	}
+	s, ps := steps[i], st.Placements[i]
+	gi := slices.IndexFunc(ps.Groups, func(g v1alpha1.GroupStatus) bool { return g.Name == a.Spec.Group })
+	switch {
+	case gi < 0:
+		return ReasonUnknownGroup, fmt.Sprintf("%s has no decision group %q", placementLabel(ref), a.Spec.Group)
+	case !slices.Contains(c.need, a.Spec.Group):
+		return ReasonNotRequired, fmt.Sprintf("group %q does not need an approval (spec.approvalRequired of the AddOnRollout)", a.Spec.Group)
+	case a.Spec.Revision != s.Revision:
+		return ReasonRevisionMismatch, fmt.Sprintf("approves revision %s; %s rolls out revision %s: it approves nothing", a.Spec.Revision, placementLabel(ref), s.Revision)
+	}
+	g := ps.Groups[gi]
+	n := g.Counts
+	if started := n.Succeeded + n.Progressing + n.Failed + n.TimedOut + n.Skipped; g.WaitsFor == string(gateApproval) || started == 0 {
+		return ReasonNotUsedYet, fmt.Sprintf("group %q of %s has not started under it yet: %s", a.Spec.Group, placementLabel(ref), g.Message)
+	}
+	return ReasonUsed, fmt.Sprintf("group %q of %s started under it at revision %s", a.Spec.Group, placementLabel(ref), s.Revision)
+}
+
+// sameCondition compares conditions but for their transition time.
+func sameCondition(a, b metav1.Condition) bool {
+	return a.Type == b.Type && a.Status == b.Status && a.Reason == b.Reason && a.Message == b.Message && a.ObservedGeneration == b.ObservedGeneration
+}
