@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
+	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/clock"
 )
 
@@ -57,7 +58,8 @@ type Options struct {
 // NewScheme returns a scheme with the Kubernetes types, OCM's cluster
 // types (ManagedClusters, Placements and PlacementDecisions, cluster sets
 // and their bindings, AddOnPlacementScores), OCM's add-on types (both
-// versions), ManifestWorks and CustomResourceDefinitions.
+// versions), ManifestWorks, CustomResourceDefinitions, and rolloutkit.io's
+// AddOnRollouts and RolloutApprovals.
 func NewScheme() (*runtime.Scheme, error) {
 	s := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{
@@ -70,6 +72,7 @@ func NewScheme() (*runtime.Scheme, error) {
 		addonv1alpha1.Install,
 		addonv1beta1.Install,
 		workv1.Install,
+		v1alpha1.AddToScheme,
 	} {
 		if err := add(s); err != nil {
 			return nil, err

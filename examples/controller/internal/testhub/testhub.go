@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
+	"github.com/rolloutkit/rolloutkit/examples/controller/config"
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
 )
 
@@ -182,11 +183,15 @@ func Start() (*Hub, error) {
 	if err != nil {
 		return nil, err
 	}
+	own, err := config.CRDs()
+	if err != nil {
+		return nil, err
+	}
 	env := &envtest.Environment{
 		BinaryAssetsDirectory: assets,
 		CRDInstallOptions: envtest.CRDInstallOptions{
 			Paths:              files,
-			CRDs:               []*apiextensionsv1.CustomResourceDefinition{ProxyConfigCRD()},
+			CRDs:               append(own, ProxyConfigCRD()),
 			ErrorIfPathMissing: true,
 		},
 		ControlPlaneStartTimeout: 2 * time.Minute,
