@@ -15,6 +15,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -28,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/rolloutkit/rolloutkit/examples/controller/agent"
@@ -193,7 +195,8 @@ func serve(ctx context.Context, cfg *rest.Config, o options, logger logr.Logger)
 	if err != nil {
 		return err
 	}
-	version, err := hubctl.Setup(ctx, mgr, hubctl.Options{Placements: o.placements, Addons: o.addons, AddonVersion: o.addonVersion, Lifecycles: o.lifecycles})
+	version, err := hubctl.Setup(ctx, mgr, hubctl.Options{Placements: o.placements, Addons: o.addons, AddonVersion: o.addonVersion,
+		Lifecycles: o.lifecycles, Metrics: metrics.Registry, Verifier: hubctl.Verifier{HTTP: &http.Client{}}})
 	if err != nil {
 		return err
 	}

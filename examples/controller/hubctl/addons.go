@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
@@ -20,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
+	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/clock"
 	"github.com/rolloutkit/rolloutkit/grouping"
 	"github.com/rolloutkit/rolloutkit/placement"
@@ -109,11 +111,17 @@ type AddonReconciler struct {
 	// Lifecycles are the values of the lifecycle annotation this
 	// controller takes. Empty: DefaultLifecycle.
 	Lifecycles []string
+	// Verifier runs the verifications of AddOnRollouts.
+	Verifier Verifier
+	// Metrics receive each group's phase and counts, breaches,
+	// verification results and revision durations. Nil: none.
+	Metrics *Metrics
 
 	// Set by SetupWithManager.
-	api     addonAPI
-	configs *configWatches
-	phases  *phaseLog
+	rollouts bool // the hub serves rolloutkit.io's AddOnRollouts
+	api      addonAPI
+	configs  *configWatches
+	phases   *phaseLog
 }
 
 // errorRetry is how soon a reconcile that met an error other than a
@@ -131,6 +139,7 @@ func (r *AddonReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	if err := r.Client.Get(ctx, req.NamespacedName, obj); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.phases.forget(req.Name)
+			r.Metrics.forget(req.Name)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -154,11 +163,30 @@ func (r *AddonReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		return ctrl.Result{}, err
 	}
 	installErr := r.install(ctx, snap, cma, inputs, mcas)
-	steps, err := addon.PlanAddon(rollout.Planner{Clock: r.Clock}, cma, inputs, mcas, r.configs.specHash(ctx))
+	ctl, err := r.controls(ctx, cma.Name)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	return r.write(ctx, snap, obj, cma, mcas, steps, installErr)
+	specHash := r.configs.specHash(ctx)
+	p, err := r.plan(ctx, withView(ctl, cma.Name), func(c addon.Controls) (addon.Plan, error) {
+		return addon.PlanControlled(rollout.Planner{Clock: r.Clock}, c, cma, inputs, mcas, specHash)
+	})
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	r.Metrics.observe(cma.Name, p.Status)
+	controlsErr := r.writeControls(ctx, ctl, p)
+	return r.write(ctx, snap, obj, cma, mcas, p.Steps, errors.Join(installErr, controlsErr), p.RecheckAfter)
+}
+
+// withView returns ctl, with an AddOnRollout without controls when it has
+// none: the plan is then the one without an AddOnRollout (no gate holds
+// anything), and its status feeds the metrics; it is never written.
+func withView(ctl addon.Controls, name string) addon.Controls {
+	if ctl.Rollout == nil {
+		ctl.Rollout = &v1alpha1.AddOnRollout{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	}
+	return ctl
 }
 
 // placementInputs reads the Placement and the decision groups of every
@@ -236,14 +264,13 @@ func (r *AddonReconciler) install(ctx context.Context, snap *snapshot, cma *addo
 // write makes the writes the steps call for, reports the placements that
 // were not planned, and says when to reconcile again.
 func (r *AddonReconciler) write(ctx context.Context, snap *snapshot, obj client.Object, cma *addonv1beta1.ClusterManagementAddOn,
-	mcas []*addonv1beta1.ManagedClusterAddOn, steps []addon.Step, installErr error) (ctrl.Result, error) {
+	mcas []*addonv1beta1.ManagedClusterAddOn, steps []addon.Step, installErr error, recheck time.Duration) (ctrl.Result, error) {
 	logger := log.FromContext(ctx)
 	byCluster := make(map[string]*addonv1beta1.ManagedClusterAddOn, len(mcas))
 	for _, m := range mcas {
 		byCluster[m.Namespace] = m
 	}
 	errs := []error{installErr}
-	var recheck time.Duration
 	notPlanned := false
 	next := cma.DeepCopy()
 	next.Status.InstallProgressions = nil

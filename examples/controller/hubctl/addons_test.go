@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
+	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/clock"
 	clockfake "github.com/rolloutkit/rolloutkit/clock/fake"
 	"github.com/rolloutkit/rolloutkit/hash"
@@ -93,8 +94,12 @@ func newAddonHub(t *testing.T, version string, fail writeHook, objs ...client.Ob
 	}
 	h.client = fakeHubBuilder(t, stored...).
 		WithRESTMapper(mapper).
-		WithStatusSubresource(api.newMCA(), api.newCMA(), &clusterv1beta1.Placement{}, &clusterv1beta1.PlacementDecision{}).
+		WithStatusSubresource(api.newMCA(), api.newCMA(), &clusterv1beta1.Placement{}, &clusterv1beta1.PlacementDecision{},
+			&v1alpha1.AddOnRollout{}, &v1alpha1.RolloutApproval{}).
 		WithIndex(api.newMCA(), mcaNameIndex, func(o client.Object) []string { return []string{o.GetName()} }).
+		WithIndex(&v1alpha1.RolloutApproval{}, approvalAddOnIndex, func(o client.Object) []string {
+			return []string{o.(*v1alpha1.RolloutApproval).Spec.AddOn}
+		}).
 		WithInterceptorFuncs(interceptor.Funcs{
 			Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
 				if err := write(c, "create", obj); err != nil {
@@ -167,7 +172,7 @@ func (h *addonHub) store(obj client.Object) client.Object {
 // mapper and never watched.
 func (h *addonHub) addonReconciler(clk clock.PassiveClock, rec events.EventRecorder, lifecycles ...string) *AddonReconciler {
 	return &AddonReconciler{Client: h.client, Clock: clk, Recorder: rec, Version: h.version, Lifecycles: lifecycles,
-		api: h.api, phases: newPhaseLog(),
+		api: h.api, phases: newPhaseLog(), rollouts: true,
 		configs: newConfigWatches(h.client, h.mapper, func(schema.GroupVersionKind) error { return nil })}
 }
 

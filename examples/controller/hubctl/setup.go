@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/prometheus/client_golang/prometheus"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -53,6 +55,13 @@ type Options struct {
 	// every other add-on is never read into a plan or written. Empty:
 	// DefaultLifecycle.
 	Lifecycles []string
+	// Metrics is where the rollout metrics are registered
+	// (controller-runtime's metrics.Registry in the controller). Nil: no
+	// rollout metrics.
+	Metrics prometheus.Registerer
+	// Verifier runs the verifications of AddOnRollouts. Its zero value
+	// uses http.DefaultClient and the real clock.
+	Verifier Verifier
 }
 
 // NewScheme returns a scheme with the Kubernetes types, OCM's cluster
@@ -112,7 +121,14 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) (string, error) 
 	}); err != nil {
 		return "", err
 	}
-	r := &AddonReconciler{Client: mgr.GetClient(), Clock: opts.Clock, Recorder: mgr.GetEventRecorder(FieldManager), Version: version, Lifecycles: opts.Lifecycles}
+	var metrics *Metrics
+	if opts.Metrics != nil {
+		if metrics, err = NewMetrics(opts.Metrics); err != nil {
+			return "", fmt.Errorf("registering the rollout metrics: %w", err)
+		}
+	}
+	r := &AddonReconciler{Client: mgr.GetClient(), Clock: opts.Clock, Recorder: mgr.GetEventRecorder(FieldManager), Version: version,
+		Lifecycles: opts.Lifecycles, Verifier: opts.Verifier, Metrics: metrics}
 	if err := r.SetupWithManager(mgr); err != nil {
 		return "", fmt.Errorf("setting up the add-on reconciler: %w", err)
 	}
@@ -136,13 +152,29 @@ func (r *AddonReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		return err
 	}
 	r.api, r.phases = api, newPhaseLog()
-	c, err := ctrl.NewControllerManagedBy(mgr).
+	if r.rollouts, err = servesRollouts(mgr.GetRESTMapper()); err != nil {
+		return err
+	}
+	b := ctrl.NewControllerManagedBy(mgr).
 		Named("addon-rollout").
 		For(api.newCMA(), builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 		Watches(api.newMCA(), handler.EnqueueRequestsFromMapFunc(addonOfManagedAddon)).
 		Watches(&clusterv1beta1.PlacementDecision{}, handler.EnqueueRequestsFromMapFunc(r.addonsOfDecision)).
-		Watches(&clusterv1beta1.Placement{}, handler.EnqueueRequestsFromMapFunc(r.addonsOfPlacement), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		Build(r)
+		Watches(&clusterv1beta1.Placement{}, handler.EnqueueRequestsFromMapFunc(r.addonsOfPlacement), builder.WithPredicates(predicate.GenerationChangedPredicate{}))
+	if r.rollouts {
+		if err := mgr.GetFieldIndexer().IndexField(context.Background(), &v1alpha1.RolloutApproval{}, approvalAddOnIndex, func(o client.Object) []string {
+			return []string{o.(*v1alpha1.RolloutApproval).Spec.AddOn}
+		}); err != nil {
+			return err
+		}
+		// An AddOnRollout's spec, and any change of an approval (its
+		// creation is the act of approving), replan its add-on.
+		b = b.Watches(&v1alpha1.AddOnRollout{}, handler.EnqueueRequestsFromMapFunc(addonOfRollout), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+			Watches(&v1alpha1.RolloutApproval{}, handler.EnqueueRequestsFromMapFunc(addonOfApproval), builder.WithPredicates(predicate.GenerationChangedPredicate{}))
+	} else {
+		mgr.GetLogger().Info("the hub serves no rolloutkit.io AddOnRollouts (install examples/controller/config/crd): add-ons are rolled out without operator controls")
+	}
+	c, err := b.Build(r)
 	if err != nil {
 		return err
 	}
@@ -152,6 +184,37 @@ func (r *AddonReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		return c.Watch(source.Kind(mgr.GetCache(), client.Object(u), handler.EnqueueRequestsFromMapFunc(r.allAddons), specChanged()))
 	})
 	return nil
+}
+
+// servesRollouts tells whether the hub serves rolloutkit.io's
+// AddOnRollouts and RolloutApprovals.
+func servesRollouts(mapper meta.RESTMapper) (bool, error) {
+	for _, kind := range []string{"AddOnRollout", "RolloutApproval"} {
+		_, err := mapper.RESTMapping(schema.GroupKind{Group: v1alpha1.Group, Kind: kind}, v1alpha1.Version)
+		switch {
+		case meta.IsNoMatchError(err):
+			return false, nil
+		case err != nil:
+			return false, fmt.Errorf("finding the rolloutkit.io API: %w", err)
+		}
+	}
+	return true, nil
+}
+
+// addonOfRollout enqueues the ClusterManagementAddOn an AddOnRollout
+// governs: the one with its name.
+func addonOfRollout(_ context.Context, o client.Object) []reconcile.Request {
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: o.GetName()}}}
+}
+
+// addonOfApproval enqueues the ClusterManagementAddOn a RolloutApproval
+// names.
+func addonOfApproval(_ context.Context, o client.Object) []reconcile.Request {
+	a, ok := o.(*v1alpha1.RolloutApproval)
+	if !ok || a.Spec.AddOn == "" {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: a.Spec.AddOn}}}
 }
 
 // addonOfManagedAddon enqueues the ClusterManagementAddOn a

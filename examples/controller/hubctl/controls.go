@@ -1,0 +1,245 @@
+package hubctl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
+	"github.com/rolloutkit/rolloutkit/rollout"
+	"github.com/rolloutkit/rolloutkit/rollout/addon"
+)
+
+// Reasons of the events the controller sends about an AddOnRollout (on
+// the AddOnRollout) and a RolloutApproval (on the approval).
+const (
+	// EventInvalidSpec (Warning): the AddOnRollout's spec is invalid; the
+	// message names every field at fault. The add-on is held.
+	EventInvalidSpec = "InvalidSpec"
+	// EventGroupPhase (Normal): a group's phase changed; the message says
+	// from what to what, and why.
+	EventGroupPhase = "GroupPhaseChanged"
+	// EventBreached (Warning): a group breached its failure budget.
+	EventBreached = "Breached"
+	// EventVerificationFailed (Warning): a verification of a group failed;
+	// it is retried every interval and the groups after it wait.
+	EventVerificationFailed = "VerificationFailed"
+	// EventVerificationPassed (Normal): a verification of a group passed.
+	EventVerificationPassed = "VerificationPassed"
+	// EventApprovalRequested (Normal): a group waits for an approval of
+	// the revision; the message says which RolloutApproval to create.
+	EventApprovalRequested = "ApprovalRequested"
+	// EventApprovalUsed (Normal): an approval let its group start.
+	EventApprovalUsed = "ApprovalUsed"
+	// EventRolloutCompleted (Normal): a placement's revision completed.
+	EventRolloutCompleted = "RevisionCompleted"
+)
+
+// approvalAddOnIndex is the cache index of RolloutApprovals by
+// spec.addOn.
+const approvalAddOnIndex = "rolloutkit.spec.addOn"
+
+// controls reads the operator's controls over the add-on name: its
+// AddOnRollout (nil when there is none, or when the hub has no
+// rolloutkit.io CRDs) and the approvals that name it.
+func (r *AddonReconciler) controls(ctx context.Context, name string) (addon.Controls, error) {
+	if !r.rollouts {
+		return addon.Controls{}, nil
+	}
+	var ctl addon.Controls
+	ar := &v1alpha1.AddOnRollout{}
+	switch err := r.Client.Get(ctx, types.NamespacedName{Name: name}, ar); {
+	case apierrors.IsNotFound(err):
+	case err != nil:
+		return ctl, err
+	default:
+		ctl.Rollout = ar
+	}
+	var list v1alpha1.RolloutApprovalList
+	if err := r.Client.List(ctx, &list, client.MatchingFields{approvalAddOnIndex: name}); err != nil {
+		return ctl, err
+	}
+	for i := range list.Items {
+		ctl.Approvals = append(ctl.Approvals, &list.Items[i])
+	}
+	return ctl, nil
+}
+
+// planned is one reconcile's plan under the add-on's controls, and the
+// results of the checks run to make it.
+type planned struct {
+	addon.Plan
+	results []addon.CheckResult
+}
+
+// plan plans the add-on under its controls. When checks are due it runs
+// them, records their results and plans again, so that a passed check
+// lets the next group start in the same reconcile.
+func (r *AddonReconciler) plan(ctx context.Context, ctl addon.Controls, plan func(addon.Controls) (addon.Plan, error)) (planned, error) {
+	p, err := plan(ctl)
+	if err != nil || len(p.Checks) == 0 || ctl.Rollout == nil {
+		return planned{Plan: p}, err
+	}
+	results := r.Verifier.Run(ctx, p.Checks)
+	p, err = plan(p.Record(ctl, results))
+	return planned{Plan: p, results: results}, err
+}
+
+// writeControls writes what the plan says of the AddOnRollout and the
+// approvals, sends the events of what changed, and sets the metrics.
+func (r *AddonReconciler) writeControls(ctx context.Context, ctl addon.Controls, p planned) error {
+	ar := ctl.Rollout
+	if ar == nil {
+		return nil
+	}
+	var errs []error
+	if !equality.Semantic.DeepEqual(ar.Status, p.Status) {
+		next := ar.DeepCopy()
+		next.Status = p.Status
+		if err := patchStatus(ctx, r.Client, ar, next); err != nil {
+			errs = append(errs, fmt.Errorf("writing the status of addonrollout %q: %w", ar.Name, err))
+		}
+	}
+	for _, a := range p.Approvals {
+		i := indexOfApproval(ctl.Approvals, a.Name)
+		if i < 0 {
+			continue
+		}
+		cur := ctl.Approvals[i]
+		next := cur.DeepCopy()
+		next.Status.Conditions = a.Conditions
+		if err := patchStatus(ctx, r.Client, cur, next); err != nil {
+			errs = append(errs, fmt.Errorf("writing the status of rolloutapproval %q: %w", cur.Name, err))
+			continue
+		}
+		if c := meta.FindStatusCondition(a.Conditions, addon.ConditionApproved); c != nil && c.Reason == addon.ReasonUsed {
+			r.event(cur, corev1.EventTypeNormal, EventApprovalUsed, "%s", c.Message)
+			r.event(ar, corev1.EventTypeNormal, EventApprovalUsed, "%s (RolloutApproval %s)", c.Message, cur.Name)
+		}
+	}
+	r.report(ctx, ar, p)
+	return errors.Join(errs...)
+}
+
+// report sends the events of what changed between the AddOnRollout's
+// status as read and the plan's, and sets the metrics.
+func (r *AddonReconciler) report(ctx context.Context, ar *v1alpha1.AddOnRollout, p planned) {
+	old, st := ar.Status, p.Status
+	if p.Invalid != nil {
+		if c := meta.FindStatusCondition(old.Conditions, addon.ConditionValid); c == nil || c.Status != "False" || c.ObservedGeneration != ar.Generation {
+			r.event(ar, corev1.EventTypeWarning, EventInvalidSpec, "the add-on is held until the spec is fixed: %s", oneLine(p.Invalid))
+			log.FromContext(ctx).Info("invalid AddOnRollout: the add-on is held", "addonrollout", ar.Name, "error", oneLine(p.Invalid))
+		}
+	}
+	for _, ps := range st.Placements {
+		prev := placementOf(old, ps.Namespace, ps.Name)
+		where := ps.Namespace + "/" + ps.Name
+		for _, g := range ps.Groups {
+			was := groupOf(prev, ps.Revision, g)
+			if was == nil || was.Phase != g.Phase {
+				from := "new"
+				if was != nil {
+					from = was.Phase
+				}
+				r.event(ar, corev1.EventTypeNormal, EventGroupPhase, "placement %s group %s: %s -> %s: %s", where, groupName(g), from, g.Phase, g.Message)
+				if g.Phase == rollout.Breached.String() {
+					r.event(ar, corev1.EventTypeWarning, EventBreached, "placement %s group %s: %s", where, groupName(g), g.Message)
+					r.Metrics.breach(ar.Name, where, g)
+				}
+			}
+		}
+		if ps.CompletionTime != nil && (prev == nil || prev.Revision != ps.Revision || prev.CompletionTime == nil) {
+			r.event(ar, corev1.EventTypeNormal, EventRolloutCompleted, "placement %s: revision %s complete and verified", where, ps.Revision)
+			if ps.RevisionStartTime != nil {
+				r.Metrics.completed(ar.Name, where, ps.CompletionTime.Sub(ps.RevisionStartTime.Time).Seconds())
+			}
+		}
+	}
+	for _, pa := range st.PendingApprovals {
+		if !pendingIn(old, pa) {
+			r.event(ar, corev1.EventTypeNormal, EventApprovalRequested,
+				"placement %s/%s group %q waits for an approval of revision %s: create a RolloutApproval (rolloutctl approve %s %s)",
+				pa.Placement.Namespace, pa.Placement.Name, pa.Group, pa.Revision, ar.Name, pa.Group)
+		}
+	}
+	for _, res := range p.results {
+		where := res.Check.Placement.Namespace + "/" + res.Check.Placement.Name
+		r.Metrics.verification(ar.Name, where, res.Check.Group.Label(), res.Check.Name, res.Passed)
+		if res.Passed {
+			r.event(ar, corev1.EventTypeNormal, EventVerificationPassed, "placement %s group %s: %s: %s", where, res.Check.Group.Label(), res.Check.Name, res.Message)
+		} else {
+			r.event(ar, corev1.EventTypeWarning, EventVerificationFailed, "placement %s group %s: %s: %s", where, res.Check.Group.Label(), res.Check.Name, res.Message)
+		}
+	}
+}
+
+// event sends an event about obj, when there is a recorder.
+func (r *AddonReconciler) event(obj client.Object, kind, reason, format string, args ...any) {
+	if r.Recorder != nil {
+		r.Recorder.Eventf(obj, nil, kind, reason, "Rollout", format, args...)
+	}
+}
+
+func indexOfApproval(as []*v1alpha1.RolloutApproval, name string) int {
+	for i, a := range as {
+		if a.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+func placementOf(st v1alpha1.AddOnRolloutStatus, ns, name string) *v1alpha1.PlacementStatus {
+	for i := range st.Placements {
+		if st.Placements[i].Namespace == ns && st.Placements[i].Name == name {
+			return &st.Placements[i]
+		}
+	}
+	return nil
+}
+
+// groupOf is g's status in prev when prev is for revision.
+func groupOf(prev *v1alpha1.PlacementStatus, revision string, g v1alpha1.GroupStatus) *v1alpha1.GroupStatus {
+	if prev == nil || prev.Revision != revision {
+		return nil
+	}
+	for i := range prev.Groups {
+		if prev.Groups[i].Name == g.Name && prev.Groups[i].Index == g.Index {
+			return &prev.Groups[i]
+		}
+	}
+	return nil
+}
+
+func pendingIn(st v1alpha1.AddOnRolloutStatus, pa v1alpha1.PendingApproval) bool {
+	for _, p := range st.PendingApprovals {
+		if p == pa {
+			return true
+		}
+	}
+	return false
+}
+
+// groupName names a group in a message: "prod", or "#2".
+func groupName(g v1alpha1.GroupStatus) string {
+	if g.Name != "" {
+		return strconv.Quote(g.Name)
+	}
+	return "#" + itoa(g.Index)
+}
+
+func itoa(i int32) string { return strconv.Itoa(int(i)) }
+
+// oneLine words err on one line, for an event or a log: the problems it
+// joins, separated by "; ".
+func oneLine(err error) string { return strings.ReplaceAll(err.Error(), "\n", "; ") }
