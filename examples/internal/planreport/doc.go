@@ -31,6 +31,22 @@
 // add-on manager would write. Gates hold groups back; a held group has
 // phase Blocked and the gate's reason.
 //
+// # Operator controls
+//
+// An add-on whose AddOnRollout (rolloutkit.io/v1alpha1, named after it) is
+// in [Hub.AddOnRollouts] is planned under its gates with
+// addon.PlanControlled, the call the controller makes, and with the
+// approvals of [Hub.RolloutApprovals]: its pause, the groups that need an
+// approval of the placement's revision, its time windows, and its
+// verifications, whose last results its status holds. The report then
+// gives each placement's revision, each group's status as the controller
+// writes it (phase, what it waits for, why; see [Group.Status]), and in
+// [Report.Rollout] the approvals pending, the checks due now (only the
+// controller runs them), the problems of an invalid spec (the add-on is
+// held) and the conditions. An add-on without an AddOnRollout is planned
+// with addon.PlanAddon, and its report is what it was before
+// AddOnRollouts existed, byte for byte.
+//
 // # Scheduling
 //
 // A Placement is scheduled with placement.ScheduleHub, as OCM's scheduler

@@ -15,6 +15,7 @@ import (
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 
+	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/hash"
 	"github.com/rolloutkit/rolloutkit/placement"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
@@ -55,6 +56,13 @@ type Hub struct {
 	// not found here takes the desired spec hash recorded in its
 	// ClusterManagementAddOn's status.
 	Configs []*unstructured.Unstructured
+	// AddOnRollouts are the operator's controls: the one named after an
+	// add-on holds its rollout under its gates (addon.PlanControlled). An
+	// add-on without one is planned as OCM's add-on manager would plan it.
+	AddOnRollouts []*v1alpha1.AddOnRollout
+	// RolloutApprovals are the approvals of every add-on; those of other
+	// add-ons are ignored.
+	RolloutApprovals []*v1alpha1.RolloutApproval
 }
 
 // AddonNames returns the names of the hub's ClusterManagementAddOns,
@@ -90,6 +98,8 @@ func (h *Hub) sorted() *Hub {
 		ClusterManagementAddOns:   sortedObjects(h.ClusterManagementAddOns),
 		ManagedClusterAddOns:      sortedObjects(h.ManagedClusterAddOns),
 		Configs:                   sortedObjects(h.Configs),
+		AddOnRollouts:             sortedObjects(h.AddOnRollouts),
+		RolloutApprovals:          sortedObjects(h.RolloutApprovals),
 	}
 }
 
@@ -121,6 +131,16 @@ func sortedObjects[T interface {
 		return cmp.Or(cmp.Compare(a.GetNamespace(), b.GetNamespace()), cmp.Compare(a.GetName(), b.GetName()))
 	})
 	return out
+}
+
+// rolloutOf returns the AddOnRollout of the add-on name, or nil.
+func (h *Hub) rolloutOf(name string) *v1alpha1.AddOnRollout {
+	for _, r := range h.AddOnRollouts {
+		if r.Name == name {
+			return r
+		}
+	}
+	return nil
 }
 
 func (h *Hub) placement(ns, name string) *clusterv1beta1.Placement {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 )
 
 // WriteJSON writes r as one indented JSON object and a newline.
@@ -18,32 +20,27 @@ func (r *Report) WriteJSON(w io.Writer) error {
 
 // WriteText writes r for a person: per placement a table of its groups,
 // the held groups, the clusters to start now and those in flight, then the
-// totals and the warnings.
+// totals and the warnings. Under an AddOnRollout it also says which, the
+// problems of its spec, each placement's revision, each group's phase and
+// what it waits for as the AddOnRollout's status says them, the approvals
+// pending, the verifications due and the conditions.
 // It writes once, when the text is complete.
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "add-on %q at %s\n", r.Addon, r.Now.UTC().Format(time.RFC3339))
+	if r.Rollout != nil {
+		writeRolloutHead(&b, r.Rollout)
+	}
 	for _, p := range r.Placements {
 		fmt.Fprintf(&b, "\nplacement %q, %s, groups from %s\n", p.Namespace+"/"+p.Name, p.Strategy, p.Source)
+		if p.Revision != "" {
+			fmt.Fprintf(&b, "  revision: %s\n", p.Revision)
+		}
 		if p.NotPlanned != nil {
 			fmt.Fprintf(&b, "  not planned (%s): %s\n", p.NotPlanned.Reason, p.NotPlanned.Message)
 		}
-		tw := tabwriter.NewWriter(&b, 2, 8, 2, ' ', 0)
-		fmt.Fprintln(tw, "  INDEX\tGROUP\tPHASE\tCLUSTERS\tREASON")
-		for _, g := range p.Groups {
-			name := g.Name
-			if name == "" {
-				name = "(unnamed)"
-			}
-			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\n", g.Index, name, g.Phase, clusterList(g.Clusters), g.Reason)
-		}
-		if err := tw.Flush(); err != nil {
+		if err := writeGroups(&b, p.Groups, r.Rollout != nil); err != nil {
 			return err
-		}
-		for _, g := range p.Groups {
-			if g.Phase == "Blocked" {
-				fmt.Fprintf(&b, "  held: group %q: %s\n", g.Name, heldBy(g))
-			}
 		}
 		fmt.Fprintf(&b, "  start now: %s\n", listOrNone(p.Start))
 		fmt.Fprintf(&b, "  in flight: %s\n", inFlightList(p.InFlight, r.Now))
@@ -59,6 +56,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	} else {
 		fmt.Fprintln(&b, "look again in: (nothing to wait for)")
 	}
+	if r.Rollout != nil {
+		writeRolloutTail(&b, r.Addon, r.Rollout)
+	}
 	if len(r.Warnings) > 0 {
 		fmt.Fprintln(&b, "\nwarnings:")
 		for _, w := range r.Warnings {
@@ -67,6 +67,101 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeGroups writes the table of a placement's groups, then a line for
+// each held group. Under an AddOnRollout (controlled) the table shows the
+// groups as its status does: the phase, what each waits for, and why.
+func writeGroups(b *strings.Builder, groups []Group, controlled bool) error {
+	tw := tabwriter.NewWriter(b, 2, 8, 2, ' ', 0)
+	if controlled {
+		fmt.Fprintln(tw, "  INDEX\tGROUP\tPHASE\tWAITS FOR\tCLUSTERS\tREASON")
+	} else {
+		fmt.Fprintln(tw, "  INDEX\tGROUP\tPHASE\tCLUSTERS\tREASON")
+	}
+	for _, g := range groups {
+		name := g.Name
+		if name == "" {
+			name = "(unnamed)"
+		}
+		if !controlled {
+			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\n", g.Index, name, g.Phase, clusterList(g.Clusters), g.Reason)
+			continue
+		}
+		phase, waitsFor, reason := g.Phase, "-", g.Reason
+		if s := g.Status; s != nil {
+			phase, reason = s.Phase, s.Message
+			if s.WaitsFor != "" {
+				waitsFor = s.WaitsFor
+			}
+		}
+		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\n", g.Index, name, phase, waitsFor, clusterList(g.Clusters), reason)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, g := range groups {
+		switch s := g.Status; {
+		case s != nil && s.Phase == "Blocked":
+			fmt.Fprintf(b, "  held: group %q, waits for %s: %s\n", g.Name, s.WaitsFor, strings.TrimPrefix(s.Message, "held: "))
+		case s == nil && g.Phase == "Blocked":
+			fmt.Fprintf(b, "  held: group %q: %s\n", g.Name, heldBy(g))
+		}
+	}
+	return nil
+}
+
+// writeRolloutHead says which AddOnRollout controls the add-on, and what
+// is wrong with its spec.
+func writeRolloutHead(b *strings.Builder, r *Rollout) {
+	paused := ""
+	if r.Paused {
+		paused = ", paused (spec.paused): no cluster starts; clusters in flight finish"
+	}
+	fmt.Fprintf(b, "controlled by AddOnRollout %q, generation %d%s\n", r.Name, r.Generation, paused)
+	if len(r.Invalid) > 0 {
+		fmt.Fprintln(b, "invalid AddOnRollout: the add-on is held until its spec is fixed:")
+		for _, p := range r.Invalid {
+			fmt.Fprintf(b, "  - %s\n", p)
+		}
+	}
+}
+
+// writeRolloutTail writes the approvals pending, the verifications due
+// and the AddOnRollout's conditions.
+func writeRolloutTail(b *strings.Builder, addOn string, r *Rollout) {
+	if len(r.PendingApprovals) == 0 {
+		fmt.Fprintln(b, "\npending approvals: (none)")
+	} else {
+		fmt.Fprintln(b, "\npending approvals:")
+		for _, pa := range r.PendingApprovals {
+			fmt.Fprintf(b, "  - placement %q, group %q, revision %s (approve: rolloutctl approve %s %s)\n",
+				pa.Placement.Namespace+"/"+pa.Placement.Name, pa.Group, pa.Revision, addOn, pa.Group)
+		}
+	}
+	if len(r.Checks) == 0 {
+		fmt.Fprintln(b, "verifications due now: (none)")
+	} else {
+		fmt.Fprintln(b, "verifications due now (the controller runs them; the groups after wait until they pass):")
+		for _, c := range r.Checks {
+			fmt.Fprintf(b, "  - placement %q, group %q: %s: %s\n", c.Placement.Namespace+"/"+c.Placement.Name, c.Group.Name, c.Name, checkTarget(c.Verification))
+		}
+	}
+	fmt.Fprintln(b, "conditions:")
+	for _, c := range r.Conditions {
+		fmt.Fprintf(b, "  %s=%s (%s): %s\n", c.Type, c.Status, c.Reason, c.Message)
+	}
+}
+
+// checkTarget says what a verification asks.
+func checkTarget(v v1alpha1.Verification) string {
+	switch {
+	case v.Webhook != nil:
+		return "webhook POST " + v.Webhook.URL
+	case v.Prometheus != nil:
+		return fmt.Sprintf("prometheus %s query %q", v.Prometheus.Address, v.Prometheus.Query)
+	}
+	return "no check"
 }
 
 // clusterList shows the first clusters of a group, quoted, and how many more.

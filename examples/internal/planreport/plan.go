@@ -21,6 +21,14 @@ import (
 // with name empty, the hub has none or several), when a placement is found
 // neither as a Placement nor as PlacementDecisions, and on objects the
 // planner refuses. h is not modified.
+//
+// The plan is addon.PlanControlled's, the call the controller makes: under
+// the gates of the hub's AddOnRollout named after the add-on, if there is
+// one (its pause, approvals, windows and verifications, with the results
+// its status records), after the gates given here. An invalid
+// AddOnRollout is no error: the add-on is held, as the controller holds
+// it, and Report.Rollout.Invalid says why. Without an AddOnRollout the
+// plan is addon.PlanAddon's, and the report has no Rollout.
 func Plan(h *Hub, name string, now time.Time, gates []rollout.Gate) (*Report, error) {
 	h = h.sorted()
 	cma, err := pickAddon(h, name)
@@ -40,14 +48,19 @@ func Plan(h *Hub, name string, now time.Time, gates []rollout.Gate) (*Report, er
 		}
 		inputs[i] = addon.PlacementInput{Placement: h.placement(ps.Namespace, ps.Name), Groups: found[i].groups}
 	}
-	steps, err := addon.PlanAddon(rollout.Planner{Clock: fake.New(now), Gates: gates}, cma, inputs, h.ManagedClusterAddOns, h.specHash(cma))
+	ctl := addon.Controls{Rollout: h.rolloutOf(cma.Name), Approvals: h.RolloutApprovals}
+	p, err := addon.PlanControlled(rollout.Planner{Clock: fake.New(now), Gates: gates}, ctl, cma, inputs, h.ManagedClusterAddOns, h.specHash(cma))
 	if err != nil {
 		return nil, err
 	}
-	var recheck time.Duration
+	steps := p.Steps
+	recheck := p.RecheckAfter
 	for i, s := range steps {
 		ps := cma.Spec.InstallStrategy.Placements[i]
 		pr := placementReport(ps, found[i], s)
+		if ctl.Rollout != nil {
+			pr = withStatus(pr, p.Status.Placements[i])
+		}
 		rep.Placements = append(rep.Placements, pr)
 		rep.Start = append(rep.Start, pr.Start...)
 		rep.InFlight = append(rep.InFlight, pr.InFlight...)
@@ -69,6 +82,9 @@ func Plan(h *Hub, name string, now time.Time, gates []rollout.Gate) (*Report, er
 		}
 	}
 	rep.RecheckAfter = recheck.Seconds()
+	if ctl.Rollout != nil {
+		rep.Rollout = rolloutReport(ctl.Rollout, p)
+	}
 	return rep, nil
 }
 

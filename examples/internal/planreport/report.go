@@ -1,6 +1,12 @@
 package planreport
 
-import "time"
+import (
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
+)
 
 // Report is the plan of one add-on, in the shape of its JSON output.
 type Report struct {
@@ -35,6 +41,10 @@ type Report struct {
 	// Warnings are the scheduler's and the planner's warnings about the
 	// input, each prefixed with its placement's namespace/name.
 	Warnings []string `json:"warnings"`
+	// Rollout is what the add-on's AddOnRollout makes of the plan: the
+	// approvals pending, the verifications due, the problems of its spec
+	// and its conditions. Absent when the add-on has no AddOnRollout.
+	Rollout *Rollout `json:"rollout,omitempty"`
 }
 
 // Placement is the plan of one install-strategy placement.
@@ -63,6 +73,10 @@ type Placement struct {
 	// cannot be read): the reason and message the controller writes in
 	// its install progression's condition. Absent when it was planned.
 	NotPlanned *NotPlanned `json:"notPlanned,omitempty"`
+	// Revision is the placement's revision (addon.Revision), the one a
+	// RolloutApproval names. Absent without an AddOnRollout, or when the
+	// placement's configs could not be read.
+	Revision string `json:"revision,omitempty"`
 }
 
 // NotPlanned is why a placement was not planned.
@@ -90,6 +104,14 @@ type Group struct {
 	// when it waits for nothing: it is complete, or all its clusters have
 	// started.
 	Wait *Wait `json:"wait,omitempty"`
+	// Status is the group as the AddOnRollout's status says it, under the
+	// AddOnRollout's gates: its phase (which differs from Phase when the
+	// group is complete but not verified yet, or waits only for an earlier
+	// group's verifications), what it waits for (waitsFor: Approval,
+	// Window, Paused, Verification, Invalid, or the planner's own kinds),
+	// why, until when, and its counts. Absent without an AddOnRollout, and
+	// for a placement that was not planned.
+	Status *v1alpha1.GroupStatus `json:"status,omitempty"`
 }
 
 // Wait is what a group waits for (rollout.Wait). Fields that do not apply
@@ -154,4 +176,46 @@ type InFlight struct {
 	// cluster, the end of a Succeeded one's soak; absent when there is
 	// none.
 	Until *time.Time `json:"until,omitempty"`
+}
+
+// Rollout is what an add-on's AddOnRollout makes of its plan: what the
+// controller writes in its status, and what it does next.
+type Rollout struct {
+	// Name is the AddOnRollout's name, the add-on's.
+	Name string `json:"name"`
+	// Generation is the generation of its spec.
+	Generation int64 `json:"generation"`
+	// ObservedGeneration is the generation its status was written for, as
+	// read: behind Generation while the controller has not caught up with
+	// the spec, 0 before it first wrote the status.
+	ObservedGeneration int64 `json:"observedGeneration"`
+	// Paused is spec.paused.
+	Paused bool `json:"paused"`
+	// Invalid lists every problem of the spec, each naming its field
+	// (spec.windows[0].timeZone: ...). The add-on is then held: nothing
+	// starts until the spec is fixed. Empty when the spec is valid.
+	Invalid []string `json:"invalid"`
+	// PendingApprovals are the groups held for an approval of the
+	// placement's revision: a RolloutApproval naming the add-on, the
+	// placement, the group and the revision lets each start.
+	PendingApprovals []v1alpha1.PendingApproval `json:"pendingApprovals"`
+	// Checks are the verifications due now: the controller runs them, and
+	// the groups after each checked group wait until they pass.
+	Checks []Check `json:"checks"`
+	// Conditions are the AddOnRollout's conditions as the controller
+	// writes them: Valid, Paused and Progressing.
+	Conditions []metav1.Condition `json:"conditions"`
+}
+
+// Check is a verification due now for one group of one placement.
+type Check struct {
+	// Placement is the group's placement.
+	Placement v1alpha1.PlacementRef `json:"placement"`
+	// Group is the group checked.
+	Group GroupRef `json:"group"`
+	// Name is the check's name (its name, or "verifications[i]").
+	Name string `json:"name"`
+	// Verification is the check as the spec gives it, with the defaults of
+	// its interval and timeout filled in.
+	Verification v1alpha1.Verification `json:"verification"`
 }
