@@ -125,9 +125,10 @@ func parseClock(s string) (time.Duration, bool) {
 // WindowOf builds a [Window] gate from its parts as an API object holds
 // them: days, each a day (Mon) or a range (Mon-Fri, Fri-Mon); start and
 // end, wall-clock times "HH:MM" (the end may pass midnight); zone, an IANA
-// time zone name, UTC when empty. Every problem is a *field.Error whose
-// path names the part (days[1], start, end, timeZone), joined with
-// errors.Join, so that a caller can root them at the object's field.
+// time zone name, UTC when empty ("Local" is refused). Every problem is a
+// *field.Error whose path names the part (days[1], start, end, timeZone)
+// and quotes the value as written, joined with errors.Join, so that a
+// caller can root them at the object's field.
 func WindowOf(days []string, start, end, zone string) (Gate, error) {
 	var (
 		errs []error
@@ -160,14 +161,20 @@ func WindowOf(days []string, start, end, zone string) (Gate, error) {
 		errs = append(errs, field.Invalid(field.NewPath("start"), start, wantClock))
 	}
 	to, okEnd := parseClock(end)
-	if !okEnd {
+	switch {
+	case !okEnd:
 		errs = append(errs, field.Invalid(field.NewPath("end"), end, wantClock))
+	case okStart && from == to:
+		// said here, with the times as written, rather than by newWindow
+		errs = append(errs, field.Invalid(field.NewPath("end"), end, "want a time other than the start "+start))
 	}
 	if zone == "" {
 		zone = "UTC"
 	}
+	// "Local" is not an IANA name: the window would follow the time zone
+	// of whatever machine runs the planner.
 	loc, err := time.LoadLocation(zone)
-	if err != nil {
+	if err != nil || zone == "Local" {
 		errs = append(errs, field.Invalid(field.NewPath("timeZone"), zone, "want an IANA name such as Europe/Berlin or UTC"))
 	}
 	if len(errs) == 0 {

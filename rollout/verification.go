@@ -39,7 +39,7 @@ func AfterVerified(order []grouping.GroupKey, pending map[grouping.GroupKey]stri
 			return Admission{Admitted: true}
 		}
 		b := order[blocker[i]]
-		reason := "waiting for the verification of group " + b.Label()
+		reason := "waiting for the verification of " + b.Label() // `group "stg"`
 		if why := pending[b]; why != "" {
 			reason += ": " + why
 		}
