@@ -17,6 +17,31 @@
 // groups back; held groups show phase Blocked and the gate's reason. An
 // -approve name that is no group of the plan is an error.
 //
+// # Operator controls
+//
+// On a hub with rolloutkit's CRDs, add addonrollouts,rolloutapprovals to
+// the kinds listed (a hub without them refuses the whole `kubectl get`):
+//
+//	kubectl get ...,addonrollouts,rolloutapprovals -A -o yaml > hub.yaml
+//
+// The AddOnRollout named after the add-on (rolloutkit.io/v1alpha1) then
+// holds the plan as the controller holds the rollout, with the same call
+// (addon.PlanControlled): spec.paused, the groups of spec.approvalRequired
+// until a RolloutApproval approves them for the placement's revision, the
+// time windows, and the verifications, whose results its status records
+// (plan runs no check: it lists those due). The report gives each
+// placement's revision, each group's phase and what it waits for as the
+// AddOnRollout's status says them, the approvals pending, the
+// verifications due, the problems of an invalid spec, and the conditions.
+// An invalid AddOnRollout (a time zone, a time or a day that is none, a
+// group no placement has, a URL or a PromQL query that does not parse) is
+// no bad input: the add-on is held until it is fixed, as the controller
+// holds it, each problem is reported naming its field, and the exit code is
+// 0, as for any held or halted rollout. An AddOnRollout or a
+// RolloutApproval of another apiVersion, or with a field rolloutkit does
+// not know, is bad input. The -approve, -window and -pause gates apply
+// before the AddOnRollout's.
+//
 // # Add-on versions
 //
 // ClusterManagementAddOns and ManagedClusterAddOns are read by their
@@ -47,7 +72,8 @@
 // (a LegacyClusterSetLabel selector is ExclusiveClusterSetLabel). A
 // Placement with a celSelector is refused: CEL is not evaluated.
 //
-// The exit code is 0 when the plan is printed, 2 on bad flags or bad input
-// (a file that is empty or cannot be read or parsed, objects the planner
-// refuses), and 1 when the plan cannot be written.
+// The exit code is 0 when the plan is printed, whatever it says (a
+// breached rollout, or one an invalid AddOnRollout holds, included), 2 on
+// bad flags or bad input (a file that is empty or cannot be read or parsed,
+// objects the planner refuses), and 1 when the plan cannot be written.
 package main

@@ -20,6 +20,7 @@ import (
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 	"sigs.k8s.io/yaml"
 
+	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/examples/internal/planreport"
 )
 
@@ -29,8 +30,8 @@ const kinds = "managedclusters,placements,placementdecisions,clustermanagementad
 
 // hub is what the YAML said about the hub: the objects of the kinds the
 // planner uses, in the versions it uses (add-on objects of v1alpha1 are
-// held converted to v1beta1, cluster sets of v1beta1 to v1beta2). Other
-// kinds are counted and ignored.
+// held converted to v1beta1, cluster sets of v1beta1 to v1beta2), and the
+// AddOnRollouts and RolloutApprovals. Other kinds are counted and ignored.
 type hub struct {
 	clusters   []*clusterv1.ManagedCluster
 	sets       []*clusterv1beta2.ManagedClusterSet
@@ -40,6 +41,8 @@ type hub struct {
 	decisions  []*clusterv1beta1.PlacementDecision
 	cmas       []*addonv1beta1.ClusterManagementAddOn
 	mcas       []*addonv1beta1.ManagedClusterAddOn
+	rollouts   []*v1alpha1.AddOnRollout
+	approvals  []*v1alpha1.RolloutApproval
 	// others are objects of every other kind, kept so that config objects
 	// (e.g. a ManagedProxyConfiguration) can be hashed.
 	others  []*unstructured.Unstructured
@@ -58,6 +61,8 @@ func (h *hub) planHub() *planreport.Hub {
 		ClusterManagementAddOns:   h.cmas,
 		ManagedClusterAddOns:      h.mcas,
 		Configs:                   h.others,
+		AddOnRollouts:             h.rollouts,
+		RolloutApprovals:          h.approvals,
 	}
 }
 
@@ -156,6 +161,12 @@ func (h *hub) add(js []byte, where string) error {
 	case "ManagedClusterAddOn":
 		what = named(tm.Kind, js)
 		err = decodeManagedClusterAddOn(js, tm.APIVersion, &h.mcas)
+	case "AddOnRollout":
+		what = named(tm.Kind, js)
+		err = decodeControl(js, tm.APIVersion, &h.rollouts)
+	case "RolloutApproval":
+		what = named(tm.Kind, js)
+		err = decodeControl(js, tm.APIVersion, &h.approvals)
 	case "":
 		return fmt.Errorf("%s: no kind: want a Kubernetes object such as a ManagedCluster or a Placement", where)
 	default:
@@ -193,6 +204,8 @@ func (h *hub) sort() {
 	sortObjects(h.decisions, func(o *clusterv1beta1.PlacementDecision) metav1.Object { return o })
 	sortObjects(h.cmas, func(o *addonv1beta1.ClusterManagementAddOn) metav1.Object { return o })
 	sortObjects(h.mcas, func(o *addonv1beta1.ManagedClusterAddOn) metav1.Object { return o })
+	sortObjects(h.rollouts, func(o *v1alpha1.AddOnRollout) metav1.Object { return o })
+	sortObjects(h.approvals, func(o *v1alpha1.RolloutApproval) metav1.Object { return o })
 	sortObjects(h.others, func(o *unstructured.Unstructured) metav1.Object { return o })
 }
 

@@ -133,7 +133,12 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 			"is a candidate (a warning says so). ClusterManagementAddOns and ManagedClusterAddOns\n"+
 			"are read as v1alpha1 (the version kubectl prints by default) or v1beta1; other\n"+
 			"versions are refused.\n"+
-			"Exit code: 0 when the plan is printed, 2 on bad flags or input, 1 when the plan cannot be written.\n\n")
+			"On a hub with rolloutkit's CRDs, add "+controlKinds+" to the kubectl get: the\n"+
+			"add-on's AddOnRollout then holds the plan as the controller holds the rollout\n"+
+			"(pause, approvals, windows, verifications); an invalid one holds the add-on, and\n"+
+			"each field at fault is reported.\n"+
+			"Exit code: 0 when the plan is printed (held, halted or invalid AddOnRollout\n"+
+			"included), 2 on bad flags or input, 1 when the plan cannot be written.\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {

@@ -239,6 +239,8 @@ func TestPlanHelp(t *testing.T) {
 	assert.Equal(t, 0, code)
 	assert.Contains(t, errOut, "usage: plan -f FILE")
 	assert.Contains(t, errOut, "are read as v1alpha1 (the version kubectl prints by default) or v1beta1")
+	assert.Contains(t, errOut, "add addonrollouts,rolloutapprovals to the kubectl get")
+	assert.Contains(t, errOut, "0 when the plan is printed (held, halted or invalid AddOnRollout\nincluded)")
 }
 
 // onlyKinds keeps the List items of the given kinds.
