@@ -13,6 +13,7 @@ import (
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/examples/internal/planreport"
 )
 
@@ -20,8 +21,10 @@ import (
 // every ClusterManagementAddOn the controller takes (its lifecycle
 // annotation is one of taken; empty: DefaultLifecycle) whose install
 // strategy is Placements, what the next step of its rollout would be, in
-// the words of examples/plan: the plan comes from addon.PlanAddon, the
-// call the add-on reconciler makes. It writes nothing to the hub.
+// the words of examples/plan: the plan comes from addon.PlanControlled,
+// the call the add-on reconciler makes, under the add-on's AddOnRollout
+// and RolloutApprovals when the hub has them. It runs no verification (it
+// lists those due) and writes nothing to the hub.
 func DryRun(ctx context.Context, c client.Reader, mapper meta.RESTMapper, version string, taken []string, now time.Time, w io.Writer) error {
 	h, err := ReadHub(ctx, c, mapper, version)
 	if err != nil {
@@ -77,8 +80,11 @@ func lifecycleList(taken []string) string {
 // ReadHub reads what a plan needs from a live hub: ManagedClusters,
 // ManagedClusterSets, ManagedClusterSetBindings, AddOnPlacementScores,
 // Placements, PlacementDecisions, ClusterManagementAddOns and
-// ManagedClusterAddOns (in version, converted to v1beta1), and every config
-// object the add-ons name.
+// ManagedClusterAddOns (in version, converted to v1beta1), every config
+// object the add-ons name, and rolloutkit.io's AddOnRollouts and
+// RolloutApprovals. A hub that does not serve those (a plain OCM hub,
+// without examples/controller/config/crd) has none, as the controller
+// finds none there.
 func ReadHub(ctx context.Context, c client.Reader, mapper meta.RESTMapper, version string) (*planreport.Hub, error) {
 	api, err := newAddonAPI(version)
 	if err != nil {
@@ -99,6 +105,9 @@ func ReadHub(ctx context.Context, c client.Reader, mapper meta.RESTMapper, versi
 	h.Clusters, h.Decisions = sh.Clusters, sh.Decisions
 	h.ManagedClusterSets, h.ManagedClusterSetBindings, h.AddOnPlacementScores = sh.ClusterSets, sh.Bindings, sh.Scores
 	h.Placements = pointers(ps.Items)
+	if h.AddOnRollouts, h.RolloutApprovals, err = readControls(ctx, c, mapper); err != nil {
+		return nil, fmt.Errorf("reading the hub: %w", err)
+	}
 	snap := api.snapshot()
 	cmas, err := snap.cmas(cmaList)
 	if err != nil {
@@ -134,4 +143,26 @@ func ReadHub(ctx context.Context, c client.Reader, mapper meta.RESTMapper, versi
 		}
 	}
 	return h, nil
+}
+
+// readControls lists the hub's AddOnRollouts and RolloutApprovals; none
+// when the hub does not serve them.
+func readControls(ctx context.Context, c client.Reader, mapper meta.RESTMapper) ([]*v1alpha1.AddOnRollout, []*v1alpha1.RolloutApproval, error) {
+	serves, err := servesRollouts(mapper)
+	if err != nil || !serves {
+		return nil, nil, err
+	}
+	var (
+		rollouts  v1alpha1.AddOnRolloutList
+		approvals v1alpha1.RolloutApprovalList
+	)
+	for _, l := range []client.ObjectList{&rollouts, &approvals} {
+		if err := c.List(ctx, l); err != nil {
+			if meta.IsNoMatchError(err) {
+				return nil, nil, nil // the CRDs went away since the mapper looked
+			}
+			return nil, nil, err
+		}
+	}
+	return pointers(rollouts.Items), pointers(approvals.Items), nil
 }

@@ -3,6 +3,7 @@ package hubctl
 import (
 	"bytes"
 	"context"
+	"errors"
 	"regexp"
 	"strings"
 	"testing"
@@ -10,11 +11,17 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	clockfake "github.com/rolloutkit/rolloutkit/clock/fake"
+	"github.com/rolloutkit/rolloutkit/examples/internal/planreport"
+	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
 
 // addonAt is an add-on whose agent has applied the config hash applied,
@@ -44,7 +51,8 @@ func addonAt(cluster, desired, applied string, since time.Time) *addonv1beta1.Ma
 // owns. dev has applied cfg and soaks, prod waits for it; on the canary,
 // stg runs the old config, qa has a fresh add-on and edge is applying cfg.
 // A second add-on, other-addon, is OCM's add-on manager's.
-func dryRunHub(t *testing.T, version string) *addonHub {
+// The hub's operator controls (extra) are added to it as they are.
+func dryRunHub(t *testing.T, version string, extra ...client.Object) *addonHub {
 	t.Helper()
 	cfg := proxyConfig(t, "cluster-proxy", "v1.0.0")
 	now, old := specHashOf(t, cfg), specHashOf(t, proxyConfig(t, "cluster-proxy", "v0.9.0"))
@@ -59,7 +67,19 @@ func dryRunHub(t *testing.T, version string) *addonHub {
 			addonAt("prod-cluster", old, old, start.Add(-time.Hour)),
 			freshAddon("qa-cluster", seedAddonName),
 			addonAt("edge-cluster", now, old, start.Add(-2*time.Minute)),
-		})...)
+		}, extra)...)
+}
+
+// withRollouts is mapper, which the fake hubs give the config objects'
+// kind only, with rolloutkit.io's kinds: a hub with the CRDs of
+// examples/controller/config/crd installed.
+func withRollouts(mapper meta.RESTMapper) meta.RESTMapper {
+	gv := v1alpha1.GroupVersion()
+	rm := meta.NewDefaultRESTMapper([]schema.GroupVersion{gv})
+	for _, kind := range []string{"AddOnRollout", "RolloutApproval"} {
+		rm.Add(gv.WithKind(kind), meta.RESTScopeRoot)
+	}
+	return meta.MultiRESTMapper{mapper, rm}
 }
 
 // dryRunText is what DryRun says of a hub.
@@ -114,49 +134,118 @@ func parseDryRun(t *testing.T, text string) dryRunText {
 // add-on reconciler then does: the clusters it says start now are exactly
 // those whose desiredConfig the reconcile changes, and each placement's
 // progression is the message the reconcile writes in the placement's
-// install progression. The dry run writes nothing and plans only the
-// add-ons the controller takes.
+// install progression. Under an AddOnRollout (paused, requiring an
+// approval, invalid) it holds what the reconcile holds, and each group's
+// status, the pending approvals and the Progressing condition it reports
+// are those the reconcile writes in the AddOnRollout's status. The dry run
+// writes nothing and plans only the add-ons the controller takes.
 func TestDryRunAgreesWithReconciler(t *testing.T) {
 	t.Parallel()
-	for _, version := range addonVersions {
-		t.Run(version, func(t *testing.T) {
-			t.Parallel()
-			h := dryRunHub(t, version)
-			var buf bytes.Buffer
-			require.NoError(t, DryRun(context.Background(), h.client, h.mapper, version, nil, start, &buf))
-			text := buf.String()
-			assert.Zero(t, h.writes.Load(), "the dry run wrote")
-			dry := parseDryRun(t, text)
-			require.Equal(t, []string{seedAddonName}, dry.addons, "the dry run planned another add-on than the controller's:\n%s", text)
-			require.ElementsMatch(t, []string{"qa-cluster", "stg-cluster"}, dry.start, "the story changed:\n%s", text)
-
-			clusters := []string{"dev-cluster", "stg-cluster", "prod-cluster", "qa-cluster", "edge-cluster"}
-			before := map[string]string{}
-			for _, c := range clusters {
-				before[c] = desiredHash(t, h.addon(c, seedAddonName))
-			}
-			_, err := reconcileAddon(h.addonReconciler(clockfake.New(start), nil), seedAddonName)
-			require.NoError(t, err)
-			changed := []string{}
-			for _, c := range clusters {
-				if desiredHash(t, h.addon(c, seedAddonName)) != before[c] {
-					changed = append(changed, c)
-				}
-			}
-			assert.ElementsMatch(t, dry.start, changed, "started now: the dry run and the reconcile disagree\n%s", text)
-
-			cma := h.cma(seedAddonName)
-			require.Len(t, dry.progression, len(cma.Spec.InstallStrategy.Placements), text)
-			for _, ref := range []addonv1beta1.PlacementRef{seedRef, canaryRef} {
-				key := ref.Namespace + "/" + ref.Name
-				_, cond := progressionOf(t, cma, ref)
-				require.NotNil(t, cond)
-				assert.Equal(t, cond.Message, dry.progression[key], "%s: the dry run and the reconcile disagree", key)
-			}
-			assert.ElementsMatch(t, []string{"qa-cluster", "stg-cluster"}, dry.startOf[canaryRef.Namespace+"/"+canaryRef.Name])
-			assert.Empty(t, dry.startOf[seedRef.Namespace+"/"+seedRef.Name], "prod waits for dev's soak")
-		})
+	rolloutOf := func(spec v1alpha1.AddOnRolloutSpec) *v1alpha1.AddOnRollout {
+		return &v1alpha1.AddOnRollout{ObjectMeta: metav1.ObjectMeta{Name: seedAddonName, Generation: 1}, Spec: spec}
 	}
+	for _, tc := range []struct {
+		name    string
+		rollout *v1alpha1.AddOnRollout
+		start   []string
+	}{
+		{"no AddOnRollout", nil, []string{"qa-cluster", "stg-cluster"}},
+		{"paused", rolloutOf(v1alpha1.AddOnRolloutSpec{Paused: true}), []string{}},
+		{"prod needs an approval", rolloutOf(v1alpha1.AddOnRolloutSpec{ApprovalRequired: []string{"prod"}}), []string{"qa-cluster", "stg-cluster"}},
+		{"invalid", rolloutOf(v1alpha1.AddOnRolloutSpec{Windows: []v1alpha1.RolloutWindow{{Days: []string{"Mon"}, Start: "09:00", End: "17:00", TimeZone: "Mars/Olympus"}}}),
+			[]string{}},
+	} {
+		for _, version := range addonVersions {
+			t.Run(tc.name+"/"+version, func(t *testing.T) {
+				t.Parallel()
+				var extra []client.Object
+				if tc.rollout != nil {
+					extra = append(extra, tc.rollout)
+				}
+				h := dryRunHub(t, version, extra...)
+				mapper := withRollouts(h.mapper)
+				var buf bytes.Buffer
+				require.NoError(t, DryRun(context.Background(), h.client, mapper, version, nil, start, &buf))
+				text := buf.String()
+				assert.Zero(t, h.writes.Load(), "the dry run wrote")
+				dry := parseDryRun(t, text)
+				require.Equal(t, []string{seedAddonName}, dry.addons, "the dry run planned another add-on than the controller's:\n%s", text)
+				require.ElementsMatch(t, tc.start, dry.start, "the story changed:\n%s", text)
+				hub, err := ReadHub(context.Background(), h.client, mapper, version)
+				require.NoError(t, err)
+				rep, err := planreport.Plan(hub, seedAddonName, start, nil)
+				require.NoError(t, err)
+
+				clusters := []string{"dev-cluster", "stg-cluster", "prod-cluster", "qa-cluster", "edge-cluster"}
+				before := map[string]string{}
+				for _, c := range clusters {
+					before[c] = desiredHash(t, h.addon(c, seedAddonName))
+				}
+				_, err = reconcileAddon(h.addonReconciler(clockfake.New(start), nil), seedAddonName)
+				require.NoError(t, err)
+				changed := []string{}
+				for _, c := range clusters {
+					if desiredHash(t, h.addon(c, seedAddonName)) != before[c] {
+						changed = append(changed, c)
+					}
+				}
+				assert.ElementsMatch(t, dry.start, changed, "started now: the dry run and the reconcile disagree\n%s", text)
+
+				cma := h.cma(seedAddonName)
+				require.Len(t, dry.progression, len(cma.Spec.InstallStrategy.Placements), text)
+				for _, ref := range []addonv1beta1.PlacementRef{seedRef, canaryRef} {
+					key := ref.Namespace + "/" + ref.Name
+					_, cond := progressionOf(t, cma, ref)
+					require.NotNil(t, cond)
+					assert.Equal(t, cond.Message, dry.progression[key], "%s: the dry run and the reconcile disagree", key)
+				}
+				assert.ElementsMatch(t, tc.start, dry.startOf[canaryRef.Namespace+"/"+canaryRef.Name])
+				assert.Empty(t, dry.startOf[seedRef.Namespace+"/"+seedRef.Name], "prod waits for dev's soak")
+				if tc.rollout == nil {
+					assert.Nil(t, rep.Rollout)
+					return
+				}
+				var ar v1alpha1.AddOnRollout
+				require.NoError(t, h.client.Get(context.Background(), types.NamespacedName{Name: seedAddonName}, &ar))
+				assertReportsStatus(t, rep, &ar)
+			})
+		}
+	}
+}
+
+// assertReportsStatus checks that the report says of each placement and
+// group what the reconcile wrote in the AddOnRollout's status.
+func assertReportsStatus(t *testing.T, rep *planreport.Report, ar *v1alpha1.AddOnRollout) {
+	t.Helper()
+	require.NotNil(t, rep.Rollout)
+	require.Len(t, ar.Status.Placements, len(rep.Placements))
+	for i, ps := range ar.Status.Placements {
+		p := rep.Placements[i]
+		assert.Equal(t, ps.Namespace+"/"+ps.Name, p.Namespace+"/"+p.Name)
+		assert.Equal(t, ps.Revision, p.Revision, "%s/%s", ps.Namespace, ps.Name)
+		var reported []v1alpha1.GroupStatus
+		for _, g := range p.Groups {
+			if g.Status != nil {
+				reported = append(reported, *g.Status)
+			}
+		}
+		assert.ElementsMatch(t, ps.Groups, reported, "%s/%s: the groups' status", ps.Namespace, ps.Name)
+	}
+	assert.Equal(t, ar.Status.PendingApprovals, nilIfEmpty(rep.Rollout.PendingApprovals))
+	for _, typ := range []string{addon.ConditionValid, addon.ConditionPaused, addon.ConditionProgressing} {
+		want := meta.FindStatusCondition(ar.Status.Conditions, typ)
+		got := meta.FindStatusCondition(rep.Rollout.Conditions, typ)
+		require.NotNil(t, want, typ)
+		require.NotNil(t, got, typ)
+		assert.Equal(t, string(want.Status)+" "+want.Reason+": "+want.Message, string(got.Status)+" "+got.Reason+": "+got.Message, typ)
+	}
+}
+
+func nilIfEmpty[T any](s []T) []T {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
 }
 
 // TestDryRunSkipsAddonsNotTaken: the dry run plans the add-ons whose
@@ -188,5 +277,73 @@ func TestDryRunSkipsAddonsNotTaken(t *testing.T) {
 				assert.Equal(t, tc.planned, parseDryRun(t, buf.String()).addons, buf.String())
 			})
 		}
+	}
+}
+
+// listFails is a reader whose lists of rolloutkit.io's kinds fail with
+// err.
+type listFails struct {
+	client.Reader
+	err error
+}
+
+func (r listFails) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	switch list.(type) {
+	case *v1alpha1.AddOnRolloutList, *v1alpha1.RolloutApprovalList:
+		return r.err
+	}
+	return r.Reader.List(ctx, list, opts...)
+}
+
+// TestReadHubControls: ReadHub reads the AddOnRollouts and the
+// RolloutApprovals of a hub that serves them, and none, without an error,
+// from a plain OCM hub, whose RESTMapper does not know them (or whose
+// CRDs go away between the mapper's look and the list).
+func TestReadHubControls(t *testing.T) {
+	t.Parallel()
+	ar := &v1alpha1.AddOnRollout{ObjectMeta: metav1.ObjectMeta{Name: seedAddonName}, Spec: v1alpha1.AddOnRolloutSpec{Paused: true}}
+	ok := &v1alpha1.RolloutApproval{ObjectMeta: metav1.ObjectMeta{Name: "ok"}, Spec: v1alpha1.RolloutApprovalSpec{AddOn: seedAddonName, Group: "prod", Revision: "r"}}
+	noMatch := &meta.NoKindMatchError{GroupKind: schema.GroupKind{Group: v1alpha1.Group, Kind: "AddOnRollout"}}
+	for _, tc := range []struct {
+		name      string
+		served    bool
+		listErr   error
+		rollouts  []string
+		approvals []string
+		err       string
+	}{
+		{name: "served", served: true, rollouts: []string{seedAddonName}, approvals: []string{"ok"}},
+		{name: "not served: a plain OCM hub"},
+		{name: "served, then gone", served: true, listErr: noMatch},
+		{name: "served, list fails", served: true, listErr: errors.New("etcd is down"), err: "reading the hub: etcd is down"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := dryRunHub(t, V1beta1, ar, ok)
+			mapper := h.mapper
+			if tc.served {
+				mapper = withRollouts(mapper)
+			}
+			var c client.Reader = h.client
+			if tc.listErr != nil {
+				c = listFails{Reader: c, err: tc.listErr}
+			}
+			hub, err := ReadHub(context.Background(), c, mapper, V1beta1)
+			if tc.err != "" {
+				require.EqualError(t, err, tc.err)
+				return
+			}
+			require.NoError(t, err)
+			var rollouts, approvals []string
+			for _, r := range hub.AddOnRollouts {
+				rollouts = append(rollouts, r.Name)
+			}
+			for _, a := range hub.RolloutApprovals {
+				approvals = append(approvals, a.Name)
+			}
+			assert.Equal(t, tc.rollouts, rollouts)
+			assert.Equal(t, tc.approvals, approvals)
+			assert.NotEmpty(t, hub.ClusterManagementAddOns, "the rest of the hub is read")
+		})
 	}
 }
