@@ -63,6 +63,7 @@ func (v view) placement(s Step, kinds []gateKind, prev *v1alpha1.PlacementStatus
 	)
 	for _, gp := range groups {
 		gs := v.group(gp, kinds)
+		blocked := false // by a check of its own
 		for _, ch := range v.c.checks {
 			if !ch.appliesTo(gp.GroupKey) {
 				continue
@@ -75,14 +76,21 @@ func (v view) placement(s Step, kinds []gateKind, prev *v1alpha1.PlacementStatus
 			if gp.Phase != rollout.Complete || v.invalid != nil {
 				continue
 			}
-			// complete, not verified: the group is held by its checks
-			gs.Phase, gs.WaitsFor, gs.Message = rollout.Blocked.String(), string(gateVerification), checkText(ch, vs)
-			gs.Until = nil
+			// complete, not verified: the group is held by its checks. The
+			// first not passed speaks for the group, as it does in the
+			// reason of the groups after it (controls.pending); the wait
+			// ends at the nearest retry.
+			if !blocked {
+				blocked = true
+				gs.Phase, gs.WaitsFor, gs.Message, gs.Until = rollout.Blocked.String(), string(gateVerification), checkText(ch, vs), nil
+			}
 			if vs != nil {
 				next := vs.LastCheckTime.Add(ch.interval)
 				if next.After(v.now) {
-					t := metav1.NewTime(next)
-					gs.Until = &t
+					if gs.Until == nil || next.Before(gs.Until.Time) {
+						t := metav1.NewTime(next)
+						gs.Until = &t
+					}
 					recheck = soonest(recheck, next.Sub(v.now))
 					continue
 				}
@@ -141,13 +149,18 @@ func (v view) group(gp rollout.GroupProgress, kinds []gateKind) v1alpha1.GroupSt
 		gs.WaitsFor = string(v.holder(gp.Wait.HeldBy, kinds))
 		if gs.WaitsFor == string(gateVerification) && gp.Phase == rollout.Blocked {
 			// held only for an earlier group's checks: it waits, as for
-			// that group
-			gs.Phase = rollout.Waiting.String()
+			// that group, and says so without the "held: " of a gate
+			gs.Phase, gs.Message = rollout.Waiting.String(), strings.Join(gp.Wait.Gates, "; ")
 		}
 	case rollout.WaitWindow:
 		gs.WaitsFor = "MaxConcurrency"
 	default:
 		gs.WaitsFor = gp.Wait.Kind.String()
+		if k := v.holder(gp.Wait.HeldBy, kinds); len(gp.Wait.HeldBy) > 0 && (k == gateInvalid || k == gatePaused) {
+			// the group waited for is held by a gate that holds every
+			// group: this one is held by it as much
+			gs.WaitsFor = string(k)
+		}
 		if until.IsZero() {
 			until = gp.Wait.Cluster.Until
 		}
@@ -302,7 +315,10 @@ func approvalVerdict(a *v1alpha1.RolloutApproval, c controls, steps []Step, st v
 	}
 	g := ps.Groups[gi]
 	n := g.Counts
-	if started := n.Succeeded + n.Progressing + n.Failed + n.TimedOut + n.Skipped; g.WaitsFor == string(gateApproval) || started == 0 {
+	// An Active group none of whose clusters has moved yet is starting
+	// them now, under the approval.
+	started := n.Succeeded+n.Progressing+n.Failed+n.TimedOut+n.Skipped > 0 || g.Phase == rollout.Active.String()
+	if g.WaitsFor == string(gateApproval) || !started {
 		return ReasonNotUsedYet, fmt.Sprintf("group %q of %s has not started under it yet: %s", a.Spec.Group, placementLabel(ref), g.Message)
 	}
 	return ReasonUsed, fmt.Sprintf("group %q of %s started under it at revision %s", a.Spec.Group, placementLabel(ref), s.Revision)
