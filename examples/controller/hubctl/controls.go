@@ -174,11 +174,12 @@ func (r *AddonReconciler) report(ctx context.Context, ar *v1alpha1.AddOnRollout,
 	}
 	for _, res := range p.results {
 		where := res.Check.Placement.Namespace + "/" + res.Check.Placement.Name
-		r.Metrics.verification(ar.Name, where, res.Check.Group.Label(), res.Check.Name, res.Passed)
+		g := v1alpha1.GroupStatus{Name: res.Check.Group.Name, Index: res.Check.Group.Index}
+		r.Metrics.verification(ar.Name, where, seriesGroup(g), res.Check.Name, res.Passed)
 		if res.Passed {
-			r.event(ar, corev1.EventTypeNormal, EventVerificationPassed, "placement %s group %s: %s: %s", where, res.Check.Group.Label(), res.Check.Name, res.Message)
+			r.event(ar, corev1.EventTypeNormal, EventVerificationPassed, "placement %s group %s revision %s: %s: %s", where, groupName(g), res.Check.Request.Revision, res.Check.Name, res.Message)
 		} else {
-			r.event(ar, corev1.EventTypeWarning, EventVerificationFailed, "placement %s group %s: %s: %s", where, res.Check.Group.Label(), res.Check.Name, res.Message)
+			r.event(ar, corev1.EventTypeWarning, EventVerificationFailed, "placement %s group %s revision %s: %s: %s", where, groupName(g), res.Check.Request.Revision, res.Check.Name, res.Message)
 		}
 	}
 }
