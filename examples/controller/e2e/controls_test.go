@@ -442,4 +442,3 @@ func TestInvalidAddOnRollout(t *testing.T) {
 	valid = meta.FindStatusCondition(c.rollout(t).Status.Conditions, addon.ConditionValid)
 	assert.Equal(t, metav1.ConditionTrue, valid.Status)
 }
-
