@@ -15,6 +15,7 @@ import (
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 
+	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/grouping"
 	"github.com/rolloutkit/rolloutkit/rollout"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
@@ -22,8 +23,9 @@ import (
 )
 
 // TestErrorsDocExamples: every example docs/errors.md gives of the errors
-// of rollout, rollout/addon and rollout/simulate is the text of a real one
-// (up to a "..." where the doc cuts it short).
+// of rollout, rollout/addon (an invalid AddOnRollout's problems included)
+// and rollout/simulate is the text of a real one (up to a "..." where the
+// doc cuts it short).
 func TestErrorsDocExamples(t *testing.T) {
 	t.Parallel()
 	doc, err := os.ReadFile("../docs/errors.md")
@@ -93,7 +95,20 @@ func TestErrorsDocExamples(t *testing.T) {
 		{parse("Mon 09:00-17:00 Mars/Olympus"),
 			`window "Mon 09:00-17:00 Mars/Olympus": zone: Invalid value: "Mars/Olympus": want an IANA name such as Europe/Berlin or UTC`},
 	}
+	windowOf := func(days []string, start, end, zone string) error {
+		_, err := rollout.WindowOf(days, start, end, zone)
+		return err
+	}
+	tests = append(tests,
+		docExample{windowOf(nil, "09:00", "17:00", ""), `days: Required value: at least one day, e.g. Mon or Mon-Fri`},
+		docExample{windowOf([]string{"Mon", "Fry"}, "09:00", "17:00", ""), `days[1]: Invalid value: "Fry": want Mon, Tue, Wed, Thu, Fri, Sat or Sun`},
+		docExample{windowOf([]string{"Mon"}, "9h", "17:00", ""), `start: Invalid value: "9h": want HH:MM from 00:00 to 23:59`},
+		docExample{windowOf([]string{"Mon"}, "09:00", "09:00", ""), `end: Invalid value: "09:00": want a time other than the start 09:00`},
+		docExample{windowOf([]string{"Mon"}, "09:00", "17:00", "Mars/Olympus"),
+			`timeZone: Invalid value: "Mars/Olympus": want an IANA name such as Europe/Berlin or UTC`},
+	)
 	tests = append(tests, addonExamples()...)
+	tests = append(tests, controlsExamples()...)
 	tests = append(tests, simulateExamples()...)
 	for _, tt := range tests {
 		assert.Contains(t, string(doc), tt.want, "docs/errors.md does not give this example")
@@ -183,6 +198,61 @@ func addonExamples() []docExample {
 			s.DefaultConfigs = []addonv1beta1.AddOnConfig{{ConfigGroupResource: gr, ConfigReferent: addonv1beta1.ConfigReferent{Name: "cluster-proxy"}}}
 		}, placementObj),
 			`clustermanagementaddon "cluster-proxy": spec hash of managedproxyconfigurations.proxy.open-cluster-management.io "cluster-proxy": not found`},
+	}
+}
+
+// controlsExamples are the problems of an invalid AddOnRollout, as
+// PlanControlled lists them in Plan.Invalid, on the seed's groups.
+func controlsExamples() []docExample {
+	ref := addonv1beta1.PlacementRef{Namespace: "open-cluster-management", Name: "cluster-proxy-placement"}
+	cma := &addonv1beta1.ClusterManagementAddOn{ObjectMeta: metav1.ObjectMeta{Name: "cluster-proxy"}}
+	cma.Spec.InstallStrategy = addonv1beta1.InstallStrategy{Type: addonv1beta1.AddonInstallStrategyPlacements,
+		Placements: []addonv1beta1.PlacementStrategy{{PlacementRef: ref}}}
+	placements := []addon.PlacementInput{{
+		Placement: &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: ref.Namespace, Name: ref.Name}},
+		Groups:    seedGroups(),
+	}}
+	specHash := func(addonv1beta1.ConfigGroupResource, addonv1beta1.ConfigReferent) (string, error) { return "h", nil }
+	invalid := func(spec v1alpha1.AddOnRolloutSpec) error {
+		ctl := addon.Controls{Rollout: &v1alpha1.AddOnRollout{ObjectMeta: metav1.ObjectMeta{Name: "cluster-proxy"}, Spec: spec}}
+		p, err := addon.PlanControlled(plannerAt(t0()), ctl, cma, placements, nil, specHash)
+		if err != nil {
+			return err
+		}
+		return p.Invalid
+	}
+	window := func(w ...v1alpha1.RolloutWindow) error { return invalid(v1alpha1.AddOnRolloutSpec{Windows: w}) }
+	checks := func(v ...v1alpha1.Verification) error { return invalid(v1alpha1.AddOnRolloutSpec{Verifications: v}) }
+	hook := &v1alpha1.WebhookCheck{URL: "http://verifier.example/verify"}
+	prom := &v1alpha1.PrometheusCheck{Address: "http://prometheus.example:9090", Query: "up"}
+	badDays := window(v1alpha1.RolloutWindow{Days: []string{"Mon"}, Start: "09:00", End: "17:00"},
+		v1alpha1.RolloutWindow{Days: []string{"Mon", "Fry"}, Start: "9am", End: "17:00"})
+	unknownGroups := invalid(v1alpha1.AddOnRolloutSpec{ApprovalRequired: []string{"prod", "qa"},
+		Windows:       []v1alpha1.RolloutWindow{{Groups: []string{"canary"}, Days: []string{"Mon"}, Start: "09:00", End: "17:00"}},
+		Verifications: []v1alpha1.Verification{{Groups: []string{"Prod"}, Webhook: hook}}})
+	badURLs := checks(v1alpha1.Verification{Webhook: &v1alpha1.WebhookCheck{URL: "verifier.example/verify"}},
+		v1alpha1.Verification{Prometheus: &v1alpha1.PrometheusCheck{Address: "ftp://prometheus", Query: "up"}})
+	bothNeither := checks(v1alpha1.Verification{Name: "both", Webhook: hook, Prometheus: prom}, v1alpha1.Verification{Name: "neither"})
+	durations := checks(v1alpha1.Verification{Interval: &metav1.Duration{},
+		Webhook: &v1alpha1.WebhookCheck{URL: "http://v.example", Timeout: &metav1.Duration{Duration: -time.Second}}})
+	return []docExample{
+		{window(v1alpha1.RolloutWindow{Days: []string{"Mon"}, Start: "09:00", End: "17:00", TimeZone: "Mars/Olympus"}),
+			`spec.windows[0].timeZone: Invalid value: "Mars/Olympus": want an IANA name such as Europe/Berlin or UTC`},
+		{badDays, `spec.windows[1].days[1]: Invalid value: "Fry": want Mon, Tue, Wed, Thu, Fri, Sat or Sun`},
+		{badDays, `spec.windows[1].start: Invalid value: "9am": want HH:MM from 00:00 to 23:59`},
+		{unknownGroups, `spec.approvalRequired[1]: Unsupported value: "qa": supported values: "dev", "prod", "stg"`},
+		{unknownGroups, `spec.windows[0].groups[0]: Unsupported value: "canary": ...`},
+		{unknownGroups, `spec.verifications[0].groups[0]: Unsupported value: "Prod": ...`},
+		{badURLs, `spec.verifications[0].webhook.url: Invalid value: "verifier.example/verify": want an absolute http or https URL, e.g. http://verifier.example:8080/verify`},
+		{badURLs, `spec.verifications[1].prometheus.address: Invalid value: "ftp://prometheus": ...`},
+		{checks(v1alpha1.Verification{Prometheus: &v1alpha1.PrometheusCheck{Address: "http://p.example", Query: "sum(rate(x[5m])"}}),
+			`spec.verifications[0].prometheus.query: Invalid value: "sum(rate(x[5m])": want a PromQL expression: ( is not closed`},
+		{bothNeither, `spec.verifications[0].prometheus: Forbidden: set only one of webhook and prometheus`},
+		{bothNeither, `spec.verifications[1]: Required value: one of webhook and prometheus`},
+		{durations, `spec.verifications[0].interval: Invalid value: "0s": want a positive duration, e.g. 30s`},
+		{durations, `spec.verifications[0].webhook.timeout: Invalid value: "-1s": ...`},
+		{checks(v1alpha1.Verification{Name: "slo", Webhook: hook}, v1alpha1.Verification{Name: "slo", Prometheus: prom}),
+			`spec.verifications[1].name: Duplicate value: "slo": want a name of its own (spec.verifications[0] has it)`},
 	}
 }
 

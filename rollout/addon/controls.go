@@ -115,16 +115,19 @@ func parseControls(ar *v1alpha1.AddOnRollout, groups map[string]bool) (controls,
 		}
 		c.windows = append(c.windows, rollout.Scoped{Groups: w.Groups, Gate: gate})
 	}
-	seen := make(map[string]bool, len(ar.Spec.Verifications))
+	seen := make(map[string]int, len(ar.Spec.Verifications)) // name: the first verification of that name
 	for i, v := range ar.Spec.Verifications {
 		path := spec.Child("verifications").Index(i)
 		names(path.Child("groups"), v.Groups)
 		ch, verrs := parseCheck(path, i, v)
 		errs = append(errs, verrs...)
-		if seen[ch.name] {
-			errs = append(errs, field.Duplicate(path.Child("name"), ch.name))
+		if first, dup := seen[ch.name]; dup {
+			e := field.Duplicate(path.Child("name"), ch.name)
+			e.Detail = fmt.Sprintf("want a name of its own (%s has it)", spec.Child("verifications").Index(first))
+			errs = append(errs, e)
+		} else {
+			seen[ch.name] = i
 		}
-		seen[ch.name] = true
 		c.checks = append(c.checks, ch)
 	}
 	return c, errors.Join(errs...)

@@ -386,7 +386,7 @@ func TestPlanControlledInvalid(t *testing.T) {
 			}},
 		{name: "duplicate names",
 			spec: v1alpha1.AddOnRolloutSpec{Verifications: []v1alpha1.Verification{{Name: "slo", Webhook: webhook}, {Name: "slo", Prometheus: prom}}},
-			want: []string{`spec.verifications[1].name: Duplicate value: "slo"`}},
+			want: []string{`spec.verifications[1].name: Duplicate value: "slo": want a name of its own (spec.verifications[0] has it)`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
