@@ -41,7 +41,14 @@
 // Planner.Gates hold groups back without changing OCM's strategy types:
 // [Paused] stops the rollout, [Approval] holds groups until a person
 // approves them, [Window] admits groups only inside a recurring time
-// window. Clusters already in flight are never held.
+// window. Clusters already in flight are never held. [RequireApproval]
+// holds only the groups that need an approval, [ForGroups] scopes any gate
+// to named groups, [AnyOf] combines windows by OR, [WindowOf] builds a
+// window from an API object's fields, and [AfterVerified] holds the groups
+// that come, in [WalkOrder], after a group whose checks have not passed.
+// Wait.HeldBy says which gates hold a group, and [GroupProgress.Summary]
+// is its reason without countdowns, for a status that must not change
+// while only time passes.
 //
 // # Errors
 //

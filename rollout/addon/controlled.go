@@ -111,7 +111,7 @@ const (
 
 // PlanControlled is [PlanAddon] under the operator's controls ctl: the
 // one call a controller, a dry run, an offline report and a CLI make, so
-// that their answers are the same (docs/semantics.md §6.4-§6.7).
+// that their answers are the same (docs/semantics.md §6.5-§6.11).
 //
 // Without an AddOnRollout it is PlanAddon. With one, each placement's
 // rollout is held by its gates, asked in this order:
