@@ -160,15 +160,15 @@ func PlanControlled(planner rollout.Planner, ctl Controls, cma *addonv1beta1.Clu
 	v := view{c: c, now: now, base: base, invalid: invalid, addOn: cma.Name}
 	for _, s := range steps {
 		prev := placementStatusOf(ar.Status, s.Ref, s.Revision)
-		ps, checks, recheck := v.placement(s, kinds[s.Index], prev)
-		p.Status.Placements = append(p.Status.Placements, ps)
-		p.Checks = append(p.Checks, checks...)
-		p.RecheckAfter = soonest(p.RecheckAfter, recheck)
-		for _, g := range ps.Groups {
-			if g.WaitsFor == string(gateApproval) && g.Phase == rollout.Blocked.String() {
-				p.Status.PendingApprovals = append(p.Status.PendingApprovals, v1alpha1.PendingApproval{
-					Placement: v1alpha1.PlacementRef{Namespace: s.Ref.Namespace, Name: s.Ref.Name}, Group: g.Name, Revision: s.Revision})
-			}
+		pv := v.placement(s, kinds[s.Index], prev)
+		p.Status.Placements = append(p.Status.Placements, pv.status)
+		p.Checks = append(p.Checks, pv.checks...)
+		p.RecheckAfter = soonest(p.RecheckAfter, pv.recheck)
+		for _, g := range pv.approve {
+			// held for an approval, whatever else holds it too (a pause):
+			// the approval can be given meanwhile
+			p.Status.PendingApprovals = append(p.Status.PendingApprovals, v1alpha1.PendingApproval{
+				Placement: v1alpha1.PlacementRef{Namespace: s.Ref.Namespace, Name: s.Ref.Name}, Group: g, Revision: s.Revision})
 		}
 	}
 	p.Status.ObservedGeneration = ar.Generation
@@ -259,6 +259,9 @@ func approved(approvals []*v1alpha1.RolloutApproval, addOn string, ref addonv1be
 func (c controls) pending(groups []grouping.Group, prev *v1alpha1.PlacementStatus) map[grouping.GroupKey]string {
 	out := make(map[grouping.GroupKey]string)
 	for _, g := range groups {
+		if len(g.Clusters) == 0 {
+			continue // nothing to verify
+		}
 		for _, ch := range c.checks {
 			if !ch.appliesTo(g.GroupKey) {
 				continue
@@ -306,7 +309,8 @@ func placementStatusOf(st v1alpha1.AddOnRolloutStatus, ref addonv1beta1.Placemen
 	return nil
 }
 
-// groupNames are the names of the decision groups of the placements.
+// groupNames are the names of the decision groups of the placements, and
+// those their Placements name.
 func groupNames(placements []PlacementInput) map[string]bool {
 	out := make(map[string]bool)
 	for _, in := range placements {
@@ -316,6 +320,13 @@ func groupNames(placements []PlacementInput) map[string]bool {
 		for _, g := range in.Groups {
 			if g.Name != "" {
 				out[g.Name] = true
+			}
+		}
+		// A group the Placement names is a group of it even while it
+		// selects no cluster: an AddOnRollout naming it stays valid.
+		for _, g := range in.Placement.Spec.DecisionStrategy.GroupStrategy.DecisionGroups {
+			if g.GroupName != "" {
+				out[g.GroupName] = true
 			}
 		}
 	}

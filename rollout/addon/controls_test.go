@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
+	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/clock/fake"
@@ -748,4 +749,54 @@ func TestRevision(t *testing.T) {
 	} {
 		assert.NotEqual(t, base, addon.Revision(configs), name)
 	}
+}
+
+// TestPlanControlledPendingWhilePaused: a group that needs an approval is
+// listed as pending even while a pause holds it too, so that the approval
+// can be given before the rollout is resumed.
+func TestPlanControlledPendingWhilePaused(t *testing.T) {
+	t.Parallel()
+	h := newControlHub(t, &v1alpha1.AddOnRolloutSpec{Paused: true, ApprovalRequired: []string{"dev"}})
+	p := h.step(0)
+	assert.Empty(t, startedBy(p))
+	assert.Equal(t, "dev Blocked Paused", groupLines(p)[0])
+	require.Len(t, p.Status.PendingApprovals, 1)
+	assert.Equal(t, "dev", p.Status.PendingApprovals[0].Group)
+	assert.Equal(t, revision("v2"), p.Status.PendingApprovals[0].Revision)
+}
+
+// TestPlanControlledGroupNamedByPlacement: a group the Placement names is
+// a group of it while it selects no cluster, so an AddOnRollout naming it
+// is valid; a name neither has is not.
+func TestPlanControlledGroupNamedByPlacement(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		group string
+		valid bool
+	}{{"canary", true}, {"nowhere", false}} {
+		t.Run(tt.group, func(t *testing.T) {
+			t.Parallel()
+			h := newControlHub(t, &v1alpha1.AddOnRolloutSpec{ApprovalRequired: []string{tt.group}})
+			cma, in, mcas, specHash := h.inputs()
+			in[0].Placement.Spec.DecisionStrategy.GroupStrategy.DecisionGroups = append(
+				in[0].Placement.Spec.DecisionStrategy.GroupStrategy.DecisionGroups,
+				clusterv1beta1.DecisionGroup{GroupName: "canary"})
+			p, err := addon.PlanControlled(rollout.Planner{Clock: h.clock}, h.ctl, cma, in, mcas, specHash)
+			require.NoError(t, err)
+			assert.Equal(t, tt.valid, p.Invalid == nil, "%v", p.Invalid)
+		})
+	}
+}
+
+// TestPlanControlledEmptyGroupNotChecked: a group without clusters has
+// nothing to verify: no check falls due for it and it holds nothing.
+func TestPlanControlledEmptyGroupNotChecked(t *testing.T) {
+	t.Parallel()
+	h := newControlHub(t, &v1alpha1.AddOnRolloutSpec{Verifications: []v1alpha1.Verification{{
+		Groups: []string{"dev"}, Webhook: &v1alpha1.WebhookCheck{URL: "http://verifier.example/verify"}}}})
+	h.groups[0].Clusters = nil
+	delete(h.mcas, "dev-cluster")
+	p := h.step(0)
+	assert.Empty(t, p.Checks)
+	assert.Equal(t, []string{"stg-cluster"}, startedBy(p))
 }

@@ -31,7 +31,7 @@ func gatePriority() [5]gateKind {
 
 // placement returns the status of step s's placement, the checks due now
 // and when the next retry of a failed check is due.
-func (v view) placement(s Step, kinds []gateKind, prev *v1alpha1.PlacementStatus) (v1alpha1.PlacementStatus, []Check, time.Duration) {
+func (v view) placement(s Step, kinds []gateKind, prev *v1alpha1.PlacementStatus) placementView {
 	ps := v1alpha1.PlacementStatus{Namespace: s.Ref.Namespace, Name: s.Ref.Name, Revision: s.Revision}
 	if prev != nil {
 		ps.RevisionStartTime, ps.CompletionTime = prev.RevisionStartTime.DeepCopy(), prev.CompletionTime.DeepCopy()
@@ -43,7 +43,7 @@ func (v view) placement(s Step, kinds []gateKind, prev *v1alpha1.PlacementStatus
 	}
 	if s.Err != nil {
 		ps.Message = s.Reason + ": " + oneLine(s.Err)
-		return ps, nil, 0
+		return placementView{status: ps}
 	}
 	groups := slices.Clone(s.Result.Groups)
 	slices.SortStableFunc(groups, func(a, b rollout.GroupProgress) int {
@@ -60,12 +60,17 @@ func (v view) placement(s Step, kinds []gateKind, prev *v1alpha1.PlacementStatus
 		checks   []Check
 		recheck  time.Duration
 		verified = true
+		approve  []string
 	)
 	for _, gp := range groups {
 		gs := v.group(gp, kinds)
+		if gp.Phase == rollout.Blocked && v.holds(gp.Wait.HeldBy, kinds, gateApproval) {
+			approve = append(approve, gp.Name)
+		}
 		blocked := false // by a check of its own
 		for _, ch := range v.c.checks {
-			if !ch.appliesTo(gp.GroupKey) {
+			if !ch.appliesTo(gp.GroupKey) || gp.Size == 0 {
+				// a group without clusters has nothing to verify
 				continue
 			}
 			vs := result(&ps, ch.name, gp.GroupKey)
@@ -100,15 +105,33 @@ func (v view) placement(s Step, kinds []gateKind, prev *v1alpha1.PlacementStatus
 		ps.Groups = append(ps.Groups, gs)
 	}
 	switch {
-	case s.Result.Done() && verified && v.invalid == nil && len(groups) > 0:
-		if ps.CompletionTime == nil {
-			t := metav1.NewTime(v.now)
-			ps.CompletionTime = &t
-		}
-	default:
+	case !s.Result.Done() || len(groups) == 0:
+		// a cluster joined, or the rollout went back: not complete
 		ps.CompletionTime = nil
+	case verified && v.invalid == nil && ps.CompletionTime == nil:
+		t := metav1.NewTime(v.now)
+		ps.CompletionTime = &t
 	}
-	return ps, checks, recheck
+	return placementView{status: ps, checks: checks, recheck: recheck, approve: approve}
+}
+
+// placementView is what the status says of one placement, and what it
+// asks of the caller.
+type placementView struct {
+	status  v1alpha1.PlacementStatus
+	checks  []Check       // due now
+	recheck time.Duration // until the next retry of a failed check
+	approve []string      // the groups an approval gate holds, in rollout order
+}
+
+// holds reports whether a gate of kind k is among those at indices held.
+func (v view) holds(held []int, kinds []gateKind, k gateKind) bool {
+	for _, i := range held {
+		if j := i - v.base; j >= 0 && j < len(kinds) && kinds[j] == k {
+			return true
+		}
+	}
+	return false
 }
 
 // check is the check ch of group gp of step s, due now.
