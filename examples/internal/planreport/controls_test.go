@@ -114,9 +114,10 @@ func TestPlanControlled(t *testing.T) {
 			pending: prodPending, progressing: addon.ReasonWaitingForApproval,
 		},
 		{
-			name: "paused: nothing starts", hub: controlled(v1alpha1.AddOnRolloutSpec{Paused: true, ApprovalRequired: []string{"prod"}}, v1alpha1.AddOnRolloutStatus{}),
+			name:  "paused: nothing starts; prod's approval can be given meanwhile",
+			hub:   controlled(v1alpha1.AddOnRolloutSpec{Paused: true, ApprovalRequired: []string{"prod"}}, v1alpha1.AddOnRolloutStatus{}),
 			start: []string{}, phases: []string{"Complete", "Complete", "Blocked"}, waitsFor: []string{"", "", "Paused"},
-			pending: []v1alpha1.PendingApproval{}, progressing: addon.ReasonPaused,
+			pending: prodPending, progressing: addon.ReasonPaused,
 			text: []string{`controlled by AddOnRollout "cluster-proxy", generation 2, paused (spec.paused): no cluster starts; clusters in flight finish`},
 		},
 		{
