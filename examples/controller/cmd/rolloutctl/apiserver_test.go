@@ -1,0 +1,216 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
+	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
+	"github.com/rolloutkit/rolloutkit/hash"
+	"github.com/rolloutkit/rolloutkit/internal/seed"
+)
+
+// cli is the compiled rolloutctl, run against one hub as a person runs it.
+type cli struct {
+	t          *testing.T
+	bin        string
+	kubeconfig string
+}
+
+// build compiles rolloutctl into a directory of the test's own.
+func build(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "rolloutctl")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	require.NoError(t, err, "go build: %s", out)
+	return bin
+}
+
+// run runs rolloutctl -kubeconfig FILE with args, and returns its exit code
+// and outputs.
+func (c cli) run(args ...string) (int, string, string) {
+	c.t.Helper()
+	return c.runEnv(nil, append([]string{"-kubeconfig", c.kubeconfig}, args...)...)
+}
+
+// runEnv runs rolloutctl with args and the environment variables env
+// added to the test's.
+func (c cli) runEnv(env []string, args ...string) (int, string, string) {
+	c.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, c.bin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode(), out.String(), errOut.String()
+	}
+	require.NoError(c.t, err, "%q", args)
+	return 0, out.String(), errOut.String()
+}
+
+// seedMidRollout writes what the controller and the agents would have
+// written by the time dev and stg applied the seed's config and soaked,
+// an hour ago: the seed Placement's PlacementDecisions, and the add-ons of
+// the three clusters in v1alpha1, the version the hub stores, prod's still
+// on an older config. prod is next.
+func seedMidRollout(t *testing.T, c client.Client) {
+	t.Helper()
+	ctx := context.Background()
+	ds, err := seed.PlacementDecisions()
+	require.NoError(t, err)
+	for _, d := range ds {
+		status := d.Status
+		require.NoError(t, c.Create(ctx, d))
+		d.Status = status
+		require.NoError(t, c.Status().Update(ctx, d))
+	}
+	cfg := &unstructured.Unstructured{}
+	cfg.SetGroupVersionKind(proxyGVK)
+	require.NoError(t, c.Get(ctx, types.NamespacedName{Name: addonName}, cfg))
+	specHash, err := hash.Spec(cfg)
+	require.NoError(t, err)
+	since := time.Now().Add(-time.Hour)
+	for cluster, applied := range map[string]string{"dev-cluster": specHash, "stg-cluster": specHash, "prod-cluster": "an-older-config"} {
+		m := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: addonName}}
+		require.NoError(t, c.Create(ctx, m))
+		ref := addonv1alpha1.ConfigReferent{Name: addonName}
+		h := addonv1alpha1.ConfigSpecHash{ConfigReferent: ref, SpecHash: applied}
+		m.Status.ConfigReferences = []addonv1alpha1.ConfigReference{{
+			ConfigGroupResource: addonv1alpha1.ConfigGroupResource{Group: proxyGVK.Group, Resource: "managedproxyconfigurations"},
+			ConfigReferent:      ref, DesiredConfig: h.DeepCopy(), LastAppliedConfig: h.DeepCopy(),
+		}}
+		m.Status.Conditions = []metav1.Condition{{Type: addonv1beta1.ManagedClusterAddOnConditionProgressing, Status: metav1.ConditionFalse,
+			Reason: addonv1beta1.ProgressingReasonCompleted, Message: "completed with no errors.", LastTransitionTime: metav1.NewTime(since)}}
+		require.NoError(t, c.Status().Update(ctx, m))
+	}
+}
+
+// TestCLIOnAPIServer runs the compiled rolloutctl as a person does against
+// a real API server with the seed's hub mid-rollout (no controller runs:
+// what it shows is the controller's plan, computed as the controller
+// computes it): status before and after an AddOnRollout requires an
+// approval of prod, approve (refused for a group that waits for none,
+// then given, then given again), pause and resume, and bad usage.
+func TestCLIOnAPIServer(t *testing.T) {
+	t.Parallel()
+	h, c := testhub.ForTest(t)
+	ctx := context.Background()
+	require.NoError(t, testhub.Seed(ctx, c, testhub.SeedOptions{Lifecycle: testhub.Lifecycle}))
+	seedMidRollout(t, c)
+	kc, err := h.KubeConfig()
+	require.NoError(t, err)
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	require.NoError(t, os.WriteFile(kubeconfig, kc, 0o600))
+	ctl := cli{t: t, bin: build(t), kubeconfig: kubeconfig}
+	const place = hubNS + "/" + placeName
+
+	code, out, errOut := ctl.run("status", addonName)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, `no AddOnRollout "cluster-proxy": rolled out without operator controls`)
+	assert.NotEmpty(t, lineWith(out, place, "prod", "Active", "rolling out: 1 starting now"), out)
+	code, _, errOut = ctl.run("approve", addonName, "prod")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, `add-on "cluster-proxy" has no AddOnRollout`)
+
+	require.NoError(t, c.Create(ctx, &v1alpha1.AddOnRollout{ObjectMeta: metav1.ObjectMeta{Name: addonName},
+		Spec: v1alpha1.AddOnRolloutSpec{ApprovalRequired: []string{"prod"}}}))
+	code, out, errOut = ctl.run("status", addonName)
+	require.Equal(t, 0, code, errOut)
+	for _, parts := range [][]string{
+		{`AddOnRollout "cluster-proxy": generation 1, status of generation 0: the controller has not written it yet`},
+		{place, "stg", "1", "Complete", "1/0/0/0/0"},
+		{place, "prod", "2", "Blocked", "Approval", "0/0/0/0/1", `held: waiting for approval of group "prod"`},
+		{place, `group "prod", revision`, "rolloutctl approve cluster-proxy prod"},
+		{"Progressing", "True", "WaitingForApproval"},
+	} {
+		assert.NotEmpty(t, lineWith(out, parts...), "no line with %q in\n%s", parts, out)
+	}
+	// The revision, as a script reads it.
+	code, out, errOut = ctl.runEnv([]string{"KUBECONFIG=" + kubeconfig}, "status", addonName, "-o", "json")
+	require.Equal(t, 0, code, "$KUBECONFIG: %s", errOut)
+	var rep struct {
+		Rollout struct {
+			PendingApprovals []v1alpha1.PendingApproval `json:"pendingApprovals"`
+		} `json:"rollout"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
+	require.Len(t, rep.Rollout.PendingApprovals, 1)
+	pending := rep.Rollout.PendingApprovals[0]
+	assert.Equal(t, "prod", pending.Group)
+	require.Len(t, pending.Revision, 12)
+
+	code, _, errOut = ctl.run("approve", addonName, "stg")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, `nothing to approve: group "stg" of add-on "cluster-proxy" waits for no approval`)
+	assert.Contains(t, errOut, `pending approvals: group "prod" of placement `+place+" at revision "+pending.Revision)
+
+	name := "cluster-proxy-prod-" + pending.Revision
+	code, out, errOut = ctl.run("approve", addonName, "prod")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, `RolloutApproval "`+name+`" created`)
+	var a v1alpha1.RolloutApproval
+	require.NoError(t, c.Get(ctx, types.NamespacedName{Name: name}, &a))
+	assert.Equal(t, v1alpha1.RolloutApprovalSpec{AddOn: addonName, Placement: pending.Placement, Group: "prod", Revision: pending.Revision}, a.Spec)
+	code, out, errOut = ctl.run("approve", addonName, "prod", "-placement", place)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, `already approved: RolloutApproval "`+name+`"`)
+	code, out, errOut = ctl.run("status", addonName)
+	require.Equal(t, 0, code, errOut)
+	assert.NotEmpty(t, lineWith(out, place, "prod", "Active", "rolling out: 1 starting now"), out)
+	assert.Contains(t, out, "pending approvals: none")
+
+	code, out, errOut = ctl.run("pause", addonName)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, `paused add-on "cluster-proxy"`)
+	var ar v1alpha1.AddOnRollout
+	require.NoError(t, c.Get(ctx, types.NamespacedName{Name: addonName}, &ar))
+	assert.True(t, ar.Spec.Paused)
+	assert.Equal(t, []string{"prod"}, ar.Spec.ApprovalRequired, "the merge patch touched another field")
+	code, out, errOut = ctl.run("status", addonName)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, `AddOnRollout "cluster-proxy", paused: generation 2, status of generation 0`)
+	assert.NotEmpty(t, lineWith(out, place, "prod", "Blocked", "Paused"), out)
+
+	code, out, errOut = ctl.run("resume", addonName)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, `resumed add-on "cluster-proxy"`)
+	require.NoError(t, c.Get(ctx, types.NamespacedName{Name: addonName}, &ar))
+	assert.False(t, ar.Spec.Paused)
+	code, out, errOut = ctl.run("resume", addonName)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, `nothing to resume: add-on "cluster-proxy" is not paused`)
+
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"approve", addonName}, 2, "approve: want ADDON GROUP"},
+		{[]string{"status", "nope"}, 2, `the hub has no ClusterManagementAddOn "nope" (it has: cluster-proxy)`},
+		{[]string{"status", addonName, "-o", "yaml"}, 2, `-o "yaml": want text or json`},
+	} {
+		code, _, errOut := ctl.run(tc.args...)
+		assert.Equal(t, tc.code, code, "%q: %s", tc.args, errOut)
+		assert.Contains(t, errOut, tc.want, "%q", tc.args)
+	}
+}

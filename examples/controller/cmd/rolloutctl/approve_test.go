@@ -1,0 +1,184 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
+)
+
+// seedPlacement is the seed's install-strategy placement.
+var seedPlacement = v1alpha1.PlacementRef{Namespace: hubNS, Name: placeName}
+
+// approvals returns the hub's RolloutApprovals by name.
+func approvals(t *testing.T, c client.Client) map[string]v1alpha1.RolloutApprovalSpec {
+	t.Helper()
+	var list v1alpha1.RolloutApprovalList
+	require.NoError(t, c.List(context.Background(), &list))
+	out := map[string]v1alpha1.RolloutApprovalSpec{}
+	for _, a := range list.Items {
+		out[a.Name] = a.Spec
+	}
+	return out
+}
+
+// TestApprove: approve creates the RolloutApproval of the revision the
+// group waits at, and approving again is fine; with nothing pending for
+// the group it refuses (exit 1), saying what is pending instead.
+func TestApprove(t *testing.T) {
+	t.Parallel()
+	prod := v1alpha1.RolloutApprovalSpec{AddOn: addonName, Placement: seedPlacement, Group: "prod", Revision: revision}
+	needProd := rollout(v1alpha1.AddOnRolloutSpec{ApprovalRequired: []string{"prod"}})
+	tests := []struct {
+		name      string
+		objs      []client.Object
+		args      []string
+		code      int
+		out       string
+		err       []string
+		approvals map[string]v1alpha1.RolloutApprovalSpec // afterwards
+	}{
+		{
+			name: "prod waits: approved", objs: []client.Object{needProd}, args: []string{"prod"},
+			out: `approved group "prod" of placement open-cluster-management/cluster-proxy-placement at revision ` + revision +
+				`: RolloutApproval "cluster-proxy-prod-` + revision + `" created; the controller starts the group at its next reconcile`,
+			approvals: map[string]v1alpha1.RolloutApprovalSpec{"cluster-proxy-prod-" + revision: prod},
+		},
+		{
+			name: "prod waits, for this placement: approved", objs: []client.Object{needProd}, args: []string{"prod", "-placement", hubNS + "/" + placeName},
+			out:       `RolloutApproval "cluster-proxy-prod-` + revision + `" created`,
+			approvals: map[string]v1alpha1.RolloutApprovalSpec{"cluster-proxy-prod-" + revision: prod},
+		},
+		{
+			name:      "approved already: said, not created again",
+			objs:      []client.Object{needProd, &v1alpha1.RolloutApproval{ObjectMeta: metav1.ObjectMeta{Name: "by-hand"}, Spec: prod}},
+			args:      []string{"prod"},
+			out:       `already approved: RolloutApproval "by-hand" approves group "prod" of placement open-cluster-management/cluster-proxy-placement at revision ` + revision,
+			approvals: map[string]v1alpha1.RolloutApprovalSpec{"by-hand": prod},
+		},
+		{
+			name: "a group that waits for no approval: refused, naming what is pending", objs: []client.Object{needProd}, args: []string{"dev"},
+			code: 1, err: []string{
+				`rolloutctl: nothing to approve: group "dev" of add-on "cluster-proxy" waits for no approval`,
+				"in placement open-cluster-management/cluster-proxy-placement it is Complete: complete: 1 succeeded",
+				`pending approvals: group "prod" of placement open-cluster-management/cluster-proxy-placement at revision ` + revision,
+			},
+			approvals: map[string]v1alpha1.RolloutApprovalSpec{},
+		},
+		{
+			name: "no such group: refused, naming the groups", objs: []client.Object{needProd}, args: []string{"canary"},
+			code: 1, err: []string{`no placement has a group "canary" (groups: dev, stg, prod)`},
+		},
+		{
+			name: "paused: prod waits for the pause and an approval, which can be given meanwhile",
+			objs: []client.Object{rollout(v1alpha1.AddOnRolloutSpec{Paused: true, ApprovalRequired: []string{"prod"}})}, args: []string{"prod"},
+			out:       `RolloutApproval "cluster-proxy-prod-` + revision + `" created`,
+			approvals: map[string]v1alpha1.RolloutApprovalSpec{"cluster-proxy-prod-" + revision: prod},
+		},
+		{
+			name: "paused, a group that needs no approval: refused, naming what holds it",
+			objs: []client.Object{rollout(v1alpha1.AddOnRolloutSpec{Paused: true})}, args: []string{"prod"},
+			code: 1, err: []string{"it is Blocked, waits for Paused: held: rollout paused", "pending approvals: none"},
+		},
+		{
+			name: "invalid: refused, naming the problems",
+			objs: []client.Object{rollout(v1alpha1.AddOnRolloutSpec{ApprovalRequired: []string{"prod", "qa"}})}, args: []string{"dev"},
+			code: 1, err: []string{`the AddOnRollout is invalid, and holds every group until it is fixed: spec.approvalRequired[1]: Unsupported value: "qa"`},
+		},
+		{
+			name: "no AddOnRollout: refused", args: []string{"prod"},
+			code: 1, err: []string{`nothing to approve: add-on "cluster-proxy" has no AddOnRollout, so no group of it waits for an approval`},
+		},
+		{
+			name: "another placement: bad usage", objs: []client.Object{needProd}, args: []string{"prod", "-placement", "other/canary"},
+			code: 2, err: []string{`approve: add-on "cluster-proxy" has no install-strategy placement other/canary (it has: open-cluster-management/cluster-proxy-placement)`},
+		},
+		{
+			name: "the name taken by another approval: refused",
+			objs: []client.Object{needProd, &v1alpha1.RolloutApproval{ObjectMeta: metav1.ObjectMeta{Name: "cluster-proxy-prod-" + revision},
+				Spec: v1alpha1.RolloutApprovalSpec{AddOn: "other", Placement: seedPlacement, Group: "prod", Revision: revision}}},
+			args: []string{"prod"},
+			code: 1, err: []string{`rolloutapproval "cluster-proxy-prod-` + revision + `" exists and approves group "prod" of add-on "other"`},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := fakeHub(t, true, append(seedHub(t), tt.objs...)...)
+			code, out, errOut := runWith(t, c, append([]string{"approve", addonName}, tt.args...)...)
+			assert.Equal(t, tt.code, code, errOut)
+			if tt.out != "" {
+				assert.Contains(t, out, tt.out)
+			}
+			for _, e := range tt.err {
+				assert.Contains(t, errOut, e)
+			}
+			if tt.approvals != nil {
+				assert.Equal(t, tt.approvals, approvals(t, c))
+			}
+		})
+	}
+}
+
+// TestApproveTwice: approving twice is one approval; the second run says
+// the group is approved already, and exits 0.
+func TestApproveTwice(t *testing.T) {
+	t.Parallel()
+	c := fakeHub(t, true, append(seedHub(t), rollout(v1alpha1.AddOnRolloutSpec{ApprovalRequired: []string{"prod"}}))...)
+	code, _, errOut := runWith(t, c, "approve", addonName, "prod")
+	require.Equal(t, 0, code, errOut)
+	code, out, errOut := runWith(t, c, "approve", addonName, "prod")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, `already approved: RolloutApproval "cluster-proxy-prod-`+revision+`"`)
+	assert.Len(t, approvals(t, c), 1)
+	code, out, errOut = runWith(t, c, "status", addonName)
+	require.Equal(t, 0, code, errOut)
+	assert.NotEmpty(t, lineWith(out, placeName, "prod", "Active"), "approved, prod starts:\n%s", out)
+}
+
+// TestApprovalName: names are deterministic, valid object names, with the
+// placement when the add-on has several, and distinct for names that
+// differ only in what an object name cannot hold.
+func TestApprovalName(t *testing.T) {
+	t.Parallel()
+	pa := func(ns, name, group string) v1alpha1.PendingApproval {
+		return v1alpha1.PendingApproval{Placement: v1alpha1.PlacementRef{Namespace: ns, Name: name}, Group: group, Revision: "80d621a59c65"}
+	}
+	long := strings.Repeat("x", 250)
+	tests := []struct {
+		name          string
+		addOn         string
+		pa            v1alpha1.PendingApproval
+		withPlacement bool
+		want          string // "": only checked valid
+	}{
+		{"plain", "cluster-proxy", pa("ocm", "p", "prod"), false, "cluster-proxy-prod-80d621a59c65"},
+		{"several placements", "cluster-proxy", pa("ocm", "p", "prod"), true, "cluster-proxy-ocm-p-prod-80d621a59c65"},
+		{"a group name in capitals", "cluster-proxy", pa("ocm", "p", "Prod"), false, "cluster-proxy-prod-80d621a59c65-"},
+		{"a group name with dots and underscores", "cluster-proxy", pa("ocm", "p", "eu_west.prod"), false, "cluster-proxy-eu-west-prod-80d621a59c65-"},
+		{"too long", long, pa("ocm", "p", "prod"), false, ""},
+	}
+	seen := map[string]string{}
+	for _, tt := range tests {
+		got := approvalName(tt.addOn, tt.pa, tt.withPlacement)
+		assert.Empty(t, validation.IsDNS1123Subdomain(got), "%s: %q", tt.name, got)
+		assert.Equal(t, got, approvalName(tt.addOn, tt.pa, tt.withPlacement), "%s: deterministic", tt.name)
+		switch {
+		case strings.HasSuffix(tt.want, "-"):
+			assert.True(t, strings.HasPrefix(got, tt.want) && len(got) == len(tt.want)+8, "%s: %q, want %q and 8 hex digits", tt.name, got, tt.want)
+		case tt.want != "":
+			assert.Equal(t, tt.want, got, tt.name)
+		}
+		assert.NotContains(t, seen, got, "%s: the name of %s too", tt.name, seen[got])
+		seen[got] = tt.name
+	}
+	assert.NotEqual(t, approvalName("cluster-proxy", pa("ocm", "p", "Prod"), false), approvalName("cluster-proxy", pa("ocm", "p", "PROD"), false),
+		"names that differ in case only")
+}

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
+)
+
+// pauseFlags registers the flags of pause (paused true) or resume (false):
+// none of their own.
+func pauseFlags(paused bool) func(*flag.FlagSet) action {
+	return func(*flag.FlagSet) action {
+		return func(ctx context.Context, s session, args []string) error {
+			c, err := s.connect()
+			if err != nil {
+				return err
+			}
+			if paused {
+				return pause(ctx, c, s, args[0])
+			}
+			return resume(ctx, c, s, args[0])
+		}
+	}
+}
+
+// pause sets spec.paused of the AddOnRollout addOn, created when there is
+// none.
+func pause(ctx context.Context, c client.Client, s session, addOn string) error {
+	ar, err := getRollout(ctx, c, addOn)
+	if err != nil {
+		return err
+	}
+	if ar == nil {
+		if err := warnNoAddon(ctx, c, s, addOn); err != nil {
+			return err
+		}
+		ar = &v1alpha1.AddOnRollout{ObjectMeta: metav1.ObjectMeta{Name: addOn}, Spec: v1alpha1.AddOnRolloutSpec{Paused: true}}
+		switch err := c.Create(ctx, ar); {
+		case err == nil:
+			_, err := fmt.Fprintf(s.out, "paused add-on %q: created AddOnRollout %q with spec.paused true: no cluster starts; clusters in flight finish\n", addOn, addOn)
+			return err
+		case !apierrors.IsAlreadyExists(err):
+			return fmt.Errorf("creating addonrollout %q: %w", addOn, err)
+		}
+		// created meanwhile by someone else: set its spec.paused
+	} else if ar.Spec.Paused {
+		_, err := fmt.Fprintf(s.out, "add-on %q is already paused (AddOnRollout %q)\n", addOn, addOn)
+		return err
+	}
+	if err := setPaused(ctx, c, addOn, true); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(s.out, "paused add-on %q: no cluster starts; clusters in flight finish (rolloutctl resume %s resumes it)\n", addOn, addOn)
+	return err
+}
+
+// resume clears spec.paused of the AddOnRollout addOn; with none, or
+// none paused, there is nothing to do.
+func resume(ctx context.Context, c client.Client, s session, addOn string) error {
+	ar, err := getRollout(ctx, c, addOn)
+	if err != nil {
+		return err
+	}
+	switch {
+	case ar == nil:
+		_, err := fmt.Fprintf(s.out, "nothing to resume: no AddOnRollout %q\n", addOn)
+		return err
+	case !ar.Spec.Paused:
+		_, err := fmt.Fprintf(s.out, "nothing to resume: add-on %q is not paused\n", addOn)
+		return err
+	}
+	if err := setPaused(ctx, c, addOn, false); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(s.out, "resumed add-on %q: the controller starts clusters again at its next reconcile\n", addOn)
+	return err
+}
+
+// getRollout reads the AddOnRollout name; nil when there is none. A hub
+// that does not serve AddOnRollouts is an error that says so.
+func getRollout(ctx context.Context, c client.Client, name string) (*v1alpha1.AddOnRollout, error) {
+	ar := &v1alpha1.AddOnRollout{}
+	switch err := c.Get(ctx, types.NamespacedName{Name: name}, ar); {
+	case apierrors.IsNotFound(err):
+		return nil, nil
+	case meta.IsNoMatchError(err):
+		return nil, noCRDs(err)
+	case err != nil:
+		return nil, fmt.Errorf("reading addonrollout %q: %w", name, err)
+	}
+	return ar, nil
+}
+
+// noCRDs is the error of a hub without rolloutkit.io's CRDs.
+func noCRDs(err error) error {
+	return refused("the hub does not serve %s AddOnRollouts: install the CRDs of examples/controller/config/crd (%w)", v1alpha1.GroupVersion(), err)
+}
+
+// setPaused sets spec.paused of the AddOnRollout name with a merge patch:
+// no other field is touched, and no resourceVersion is asked for, as the
+// operator's word wins over whatever changed the object meanwhile.
+func setPaused(ctx context.Context, c client.Client, name string, paused bool) error {
+	ar := &v1alpha1.AddOnRollout{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	patch := fmt.Appendf(nil, `{"spec":{"paused":%t}}`, paused)
+	if err := c.Patch(ctx, ar, client.RawPatch(types.MergePatchType, patch)); err != nil {
+		return fmt.Errorf("setting spec.paused of addonrollout %q to %t: %w", name, paused, err)
+	}
+	return nil
+}
+
+// warnNoAddon warns when the hub has no ClusterManagementAddOn addOn: an
+// AddOnRollout for it holds it only once it exists, and a misspelt name
+// holds nothing.
+func warnNoAddon(ctx context.Context, c client.Client, s session, addOn string) error {
+	cma := &metav1.PartialObjectMetadata{}
+	cma.SetGroupVersionKind(schema.GroupVersionKind{Group: addonv1alpha1.GroupVersion.Group, Version: addonv1alpha1.GroupVersion.Version, Kind: "ClusterManagementAddOn"})
+	switch err := c.Get(ctx, types.NamespacedName{Name: addOn}, cma); {
+	case apierrors.IsNotFound(err):
+		_, err := fmt.Fprintf(s.warn, "rolloutctl: warning: the hub has no ClusterManagementAddOn %q: the AddOnRollout holds it once it exists\n", addOn)
+		return err
+	case meta.IsNoMatchError(err):
+		return nil // no add-on API at all, or not in v1alpha1: nothing to tell
+	case err != nil:
+		return fmt.Errorf("reading clustermanagementaddon %q: %w", addOn, err)
+	}
+	return nil
+}
