@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/examples/internal/planreport"
 )
 
@@ -40,4 +41,33 @@ func ExamplePlan() {
 	// removed: (none)
 	// failure budget breached: false
 	// look again in: 11m0s
+}
+
+// ExamplePlan_approval plans the seed's rollout at 12:20, stg done, under
+// an AddOnRollout that requires an approval of prod: prod is held, and the
+// report names the revision an approval must name.
+func ExamplePlan_approval() {
+	h := controlled(v1alpha1.AddOnRolloutSpec{ApprovalRequired: []string{"prod"}}, v1alpha1.AddOnRolloutStatus{})
+	rep, err := planreport.Plan(h, addonName, at(12, 20), nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, g := range rep.Placements[0].Groups {
+		line := g.Name + ": " + g.Status.Phase
+		if g.Status.WaitsFor != "" {
+			line += ", waits for " + g.Status.WaitsFor
+		}
+		fmt.Println(line)
+	}
+	for _, pa := range rep.Rollout.PendingApprovals {
+		fmt.Printf("pending: group %s of %s/%s at revision %s\n", pa.Group, pa.Placement.Namespace, pa.Placement.Name, pa.Revision)
+	}
+	fmt.Println("start now:", rep.Start)
+	// Output:
+	// dev: Complete
+	// stg: Complete
+	// prod: Blocked, waits for Approval
+	// pending: group prod of open-cluster-management/cluster-proxy-placement at revision 5a981566d2af
+	// start now: []
 }
