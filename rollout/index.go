@@ -2,6 +2,7 @@ package rollout
 
 import (
 	"hash/maphash"
+	"math"
 	"slices"
 )
 
@@ -28,13 +29,19 @@ import (
 //     are compared only when their hashes are equal.
 //
 // The time per name then stays flat from a thousand names to a million.
-// The empty name is not indexed: first reports false for it.
+// It allocates 8 bytes per name (BenchmarkPlanBytes): the hashes are kept
+// in the array that then holds the answers, and a partition holds bare
+// positions. The empty name is not indexed: first reports false for it.
 type nameIndex struct {
-	firsts []int32 // by position: the first position of its name, or noName
+	// firsts is, by position, the first position of its name, or noName.
+	// While the index is built, a position not yet matched holds its
+	// name's 32-bit hash instead: a position's hash is last read when it
+	// is matched, just before its answer is written in its place.
+	firsts []uint32
 }
 
 // noName marks, in nameIndex.firsts, a position whose name is empty.
-const noName = -1
+const noName = math.MaxUint32
 
 // partitionSize is about how many names a partition holds, so that its
 // table (two slots of 8 bytes per name) fits in the processor's cache.
@@ -44,24 +51,27 @@ const partitionSize = 1024
 // once per position, and again only to confirm that two positions whose
 // hashes are equal have equal names.
 func newNameIndex(n int, name func(k int) string) nameIndex {
-	ix := nameIndex{firsts: make([]int32, n)}
+	ix := nameIndex{firsts: make([]uint32, n)}
 	seed := maphash.MakeSeed()
-	hashes := make([]uint64, n)
+	var unnamed []int32 // the positions of empty names, increasing
 	for k := range n {
 		if s := name(k); s == "" {
-			ix.firsts[k] = noName
+			unnamed = append(unnamed, int32(k))
 		} else {
-			hashes[k] = maphash.String(seed, s)
+			ix.firsts[k] = uint32(maphash.String(seed, s))
 		}
 	}
 	bits := 0
 	for n>>bits > partitionSize {
 		bits++
 	}
-	parts := ix.scatter(hashes, bits)
+	parts := ix.scatter(bits, unnamed)
 	var table []slot
 	for p := range len(parts.offs) - 1 {
 		table = ix.match(parts.part(p), table, name)
+	}
+	for _, k := range unnamed {
+		ix.firsts[k] = noName
 	}
 	return ix
 }
@@ -74,10 +84,8 @@ func (ix nameIndex) first(k int) (int, bool) {
 	return int(f), f != noName
 }
 
-// slot is a position and the low half of its name's hash, in a partition
-// or a table. The top bits of the hash chose the partition, so the low
-// half is all that is left to tell names apart there; keeping only it
-// makes a slot 8 bytes instead of 16, and the tables half as big.
+// slot is a position and its name's hash, in a table. The top bits of the
+// hash chose the partition, so the rest is what tells names apart there.
 type slot struct {
 	h   uint32
 	pos int32
@@ -86,48 +94,54 @@ type slot struct {
 // vacant is the position of an unused table slot.
 const vacant = -1
 
-// partitioned holds the slots of partition p at slots[offs[p]:offs[p+1]],
-// in increasing position.
+// partitioned holds the positions of partition p at pos[offs[p]:offs[p+1]],
+// increasing.
 type partitioned struct {
-	slots []slot
-	offs  []int32
+	pos  []int32
+	offs []int32
 }
 
-func (pt partitioned) part(p int) []slot { return pt.slots[pt.offs[p]:pt.offs[p+1]] }
+func (pt partitioned) part(p int) []int32 { return pt.pos[pt.offs[p]:pt.offs[p+1]] }
 
-// scatter sorts the positions with a name into 2^bits partitions by the
-// top bits of their hash: one pass to count each partition's size, one to
-// place every position after the partitions before it.
-func (ix nameIndex) scatter(hashes []uint64, bits int) partitioned {
-	// A shift by 64 is 0 in Go, so with bits == 0 everything is partition 0.
-	partOf := func(h uint64) int { return int(h >> (64 - bits)) }
+// scatter sorts the positions with a name (all but unnamed) into 2^bits
+// partitions by the top bits of their hash, which ix.firsts holds: one pass
+// to count each partition's size, one to place every position after the
+// partitions before it.
+func (ix nameIndex) scatter(bits int, unnamed []int32) partitioned {
+	// A shift by 32 is 0 in Go, so with bits == 0 everything is partition 0.
+	partOf := func(h uint32) int { return int(h >> (32 - bits)) }
 	offs := make([]int32, 1<<bits+1)
-	named := 0
-	for k, h := range hashes {
-		if ix.firsts[k] != noName {
-			offs[partOf(h)+1]++
-			named++
+	u := 0
+	for k, h := range ix.firsts {
+		if u < len(unnamed) && int(unnamed[u]) == k {
+			u++
+			continue
 		}
+		offs[partOf(h)+1]++
 	}
 	for p := 1; p < len(offs); p++ {
 		offs[p] += offs[p-1]
 	}
-	slots := make([]slot, named)
+	pos := make([]int32, len(ix.firsts)-len(unnamed))
 	next := slices.Clone(offs[:len(offs)-1])
-	for k, h := range hashes {
-		if ix.firsts[k] != noName {
-			p := partOf(h)
-			slots[next[p]] = slot{h: uint32(h), pos: int32(k)}
-			next[p]++
+	u = 0
+	for k, h := range ix.firsts {
+		if u < len(unnamed) && int(unnamed[u]) == k {
+			u++
+			continue
 		}
+		p := partOf(h)
+		pos[next[p]] = int32(k)
+		next[p]++
 	}
-	return partitioned{slots: slots, offs: offs}
+	return partitioned{pos: pos, offs: offs}
 }
 
 // match records the first position of every name in one partition, whose
-// slots come in increasing position. It reuses table when it is big enough
-// (at most half full, so probes stay short) and returns the table it used.
-func (ix nameIndex) match(part, table []slot, name func(int) string) []slot {
+// positions come in increasing order, each still holding its hash in
+// ix.firsts. It reuses table when it is big enough (at most half full, so
+// probes stay short) and returns the table it used.
+func (ix nameIndex) match(part []int32, table []slot, name func(int) string) []slot {
 	size := 4
 	for size < 2*len(part) {
 		size <<= 1
@@ -140,15 +154,16 @@ func (ix nameIndex) match(part, table []slot, name func(int) string) []slot {
 		table[i].pos = vacant
 	}
 	mask := uint32(size - 1)
-	for _, s := range part {
-		i := s.h & mask
-		for table[i].pos != vacant && (table[i].h != s.h || name(int(table[i].pos)) != name(int(s.pos))) {
+	for _, pos := range part {
+		h := ix.firsts[pos] // its hash, overwritten below
+		i := h & mask
+		for table[i].pos != vacant && (table[i].h != h || name(int(table[i].pos)) != name(int(pos))) {
 			i = (i + 1) & mask
 		}
 		if table[i].pos == vacant {
-			table[i] = s
+			table[i] = slot{h: h, pos: pos}
 		}
-		ix.firsts[s.pos] = table[i].pos
+		ix.firsts[pos] = uint32(table[i].pos)
 	}
 	return table
 }
