@@ -165,18 +165,7 @@ func BenchmarkScheduleHub(b *testing.B) {
 func BenchmarkScheduleHubFloor(b *testing.B) {
 	for _, n := range benchSizes {
 		p, hub := benchHub(b, n)
-		pred, err := metav1.LabelSelectorAsSelector(&p.Spec.Predicates[0].RequiredClusterSelector.LabelSelector)
-		if err != nil {
-			b.Fatal(err)
-		}
-		var groups []labels.Selector
-		for _, dg := range p.Spec.DecisionStrategy.GroupStrategy.DecisionGroups {
-			sel, err := metav1.LabelSelectorAsSelector(&dg.ClusterSelector.LabelSelector)
-			if err != nil {
-				b.Fatal(err)
-			}
-			groups = append(groups, sel)
-		}
+		pred, groups := floorSelectors(b, p)
 		b.Run(fmt.Sprintf("clusters=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			grouped := 0
@@ -188,6 +177,23 @@ func BenchmarkScheduleHubFloor(b *testing.B) {
 			}
 		})
 	}
+}
+
+// floorSelectors compiles the Placement's predicate and group selectors
+// for floorPass.
+func floorSelectors(b *testing.B, p *clusterv1beta1.Placement) (pred labels.Selector, groups []labels.Selector) {
+	pred, err := metav1.LabelSelectorAsSelector(&p.Spec.Predicates[0].RequiredClusterSelector.LabelSelector)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, dg := range p.Spec.DecisionStrategy.GroupStrategy.DecisionGroups {
+		sel, err := metav1.LabelSelectorAsSelector(&dg.ClusterSelector.LabelSelector)
+		if err != nil {
+			b.Fatal(err)
+		}
+		groups = append(groups, sel)
+	}
+	return pred, groups
 }
 
 type scored struct {
