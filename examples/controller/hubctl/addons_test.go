@@ -173,7 +173,7 @@ func (h *addonHub) store(obj client.Object) client.Object {
 func (h *addonHub) addonReconciler(clk clock.PassiveClock, rec events.EventRecorder, lifecycles ...string) *AddonReconciler {
 	return &AddonReconciler{Client: h.client, Clock: clk, Recorder: rec, Version: h.version, Lifecycles: lifecycles,
 		api: h.api, phases: newPhaseLog(), rollouts: true,
-		configs: newConfigWatches(h.client, h.mapper, func(schema.GroupVersionKind) error { return nil })}
+		configs: newConfigWatches(h.client, h.mapper, func(schema.GroupVersionKind) error { return nil }, nil)}
 }
 
 // reconcileAddon runs one reconcile of the ClusterManagementAddOn name.

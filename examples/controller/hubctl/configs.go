@@ -3,8 +3,10 @@ package hubctl
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -21,21 +23,28 @@ import (
 // and makes sure the add-on controller watches every resource it has read:
 // a change of a config's spec starts a new rollout.
 type configWatches struct {
-	client  client.Client
-	mapper  meta.RESTMapper
-	watch   func(schema.GroupVersionKind) error
+	client client.Client
+	mapper meta.RESTMapper
+	watch  func(schema.GroupVersionKind) error
+	// access, when not nil, says whether the controller may read a
+	// resource before it is first watched (listWatchAccess). A watch of a
+	// resource its RBAC does not let it list never syncs, and every read
+	// from the cache would wait on it for ever: a silent stall of every
+	// add-on, instead of an error that names the resource.
+	access  func(context.Context, schema.GroupResource) error
 	mu      sync.Mutex
 	watched map[schema.GroupResource]schema.GroupVersionKind
 }
 
-func newConfigWatches(c client.Client, mapper meta.RESTMapper, watch func(schema.GroupVersionKind) error) *configWatches {
-	return &configWatches{client: c, mapper: mapper, watch: watch, watched: make(map[schema.GroupResource]schema.GroupVersionKind)}
+func newConfigWatches(c client.Client, mapper meta.RESTMapper, watch func(schema.GroupVersionKind) error,
+	access func(context.Context, schema.GroupResource) error) *configWatches {
+	return &configWatches{client: c, mapper: mapper, watch: watch, access: access, watched: make(map[schema.GroupResource]schema.GroupVersionKind)}
 }
 
 // specHash returns the library's lookup of a config's spec hash.
 func (w *configWatches) specHash(ctx context.Context) addon.SpecHashFunc {
 	return func(gr addonv1beta1.ConfigGroupResource, ref addonv1beta1.ConfigReferent) (string, error) {
-		gvk, err := w.kindOf(schema.GroupResource{Group: gr.Group, Resource: gr.Resource})
+		gvk, err := w.kindOf(ctx, schema.GroupResource{Group: gr.Group, Resource: gr.Resource})
 		if err != nil {
 			return "", err
 		}
@@ -49,8 +58,10 @@ func (w *configWatches) specHash(ctx context.Context) addon.SpecHashFunc {
 }
 
 // kindOf maps a config resource to its kind, and starts watching it the
-// first time.
-func (w *configWatches) kindOf(gr schema.GroupResource) (schema.GroupVersionKind, error) {
+// first time, once the controller may read it. A resource it may not read
+// is an error each time, so that the watch starts as soon as access is
+// granted.
+func (w *configWatches) kindOf(ctx context.Context, gr schema.GroupResource) (schema.GroupVersionKind, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if gvk, ok := w.watched[gr]; ok {
@@ -60,11 +71,42 @@ func (w *configWatches) kindOf(gr schema.GroupResource) (schema.GroupVersionKind
 	if err != nil {
 		return schema.GroupVersionKind{}, fmt.Errorf("config resource %q is not served by the hub: %w", gr.String(), err)
 	}
+	if w.access != nil {
+		if err := w.access(ctx, gr); err != nil {
+			return schema.GroupVersionKind{}, err
+		}
+	}
 	if err := w.watch(gvk); err != nil {
 		return schema.GroupVersionKind{}, fmt.Errorf("watching config resource %q: %w", gr.String(), err)
 	}
 	w.watched[gr] = gvk
 	return gvk, nil
+}
+
+// listWatchAccess returns an access check for configWatches: it asks the
+// API server, with a SelfSubjectAccessReview per verb, whether the
+// controller may list and watch a resource in every namespace, as the
+// cache's informer does. A refusal is an error that names the resource,
+// the verbs refused and the fix.
+func listWatchAccess(c client.Client) func(context.Context, schema.GroupResource) error {
+	return func(ctx context.Context, gr schema.GroupResource) error {
+		var denied []string
+		for _, verb := range []string{"list", "watch"} { // what the cache's informer does
+			review := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
+				ResourceAttributes: &authorizationv1.ResourceAttributes{Group: gr.Group, Resource: gr.Resource, Verb: verb}}}
+			if err := c.Create(ctx, review); err != nil {
+				return fmt.Errorf("config resource %q: asking whether the controller may %s it: %w", gr.String(), verb, err)
+			}
+			if !review.Status.Allowed {
+				denied = append(denied, verb)
+			}
+		}
+		if len(denied) > 0 {
+			return fmt.Errorf("config resource %q: the controller may not %s it: want list and watch on it granted to the controller "+
+				"(a rule of its ClusterRole: see examples/controller/config/rbac/configs_role.yaml)", gr.String(), strings.Join(denied, " or "))
+		}
+		return nil
+	}
 }
 
 // specChanged passes the creation and deletion of a config object, and an

@@ -182,7 +182,7 @@ func (r *AddonReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		u := &unstructured.Unstructured{}
 		u.SetGroupVersionKind(gvk)
 		return c.Watch(source.Kind(mgr.GetCache(), client.Object(u), handler.EnqueueRequestsFromMapFunc(r.allAddons), specChanged()))
-	})
+	}, listWatchAccess(mgr.GetClient()))
 	return nil
 }
 
