@@ -1,0 +1,286 @@
+package config_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/manifests"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
+)
+
+// namespace is the namespace config/default/kustomization.yaml sets.
+const namespace = "rolloutkit-system"
+
+// render builds config/default, as kubectl apply -k does.
+func render(t *testing.T) []*unstructured.Unstructured {
+	t.Helper()
+	objs, err := manifests.Render("default")
+	require.NoError(t, err)
+	return objs
+}
+
+// ids names objects "Kind namespace/name", sorted.
+func ids(objs []*unstructured.Unstructured) []string {
+	out := make([]string, len(objs))
+	for i, o := range objs {
+		out[i] = o.GetKind() + " " + o.GetNamespace() + "/" + o.GetName()
+	}
+	sort.Strings(out)
+	return out
+}
+
+// as converts u to the typed object out.
+func as[T any](t *testing.T, u *unstructured.Unstructured, out *T) *T {
+	t.Helper()
+	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(u.Object, out, true), "%s %s", u.GetKind(), u.GetName())
+	return out
+}
+
+// TestManifests renders config/default as kubectl apply -k does and checks
+// what a platform team relies on: everything lands in the namespace the
+// kustomization sets (and moves with it), no RBAC rule has a wildcard, the
+// Deployment runs two replicas under leader election, probed, with a
+// locked-down security context and resource requests; and config/rbac
+// read as kubectl apply -f reads it is the same RBAC.
+func TestManifests(t *testing.T) {
+	t.Parallel()
+	objs := render(t)
+	assert.Equal(t, []string{
+		"ClusterRole /rolloutkit-approver",
+		"ClusterRole /rolloutkit-controller",
+		"ClusterRole /rolloutkit-controller-configs",
+		"ClusterRole /rolloutkit-controller-placements",
+		"ClusterRoleBinding /rolloutkit-controller",
+		"ClusterRoleBinding /rolloutkit-controller-configs",
+		"ClusterRoleBinding /rolloutkit-controller-placements",
+		"CustomResourceDefinition /addonrollouts.rolloutkit.io",
+		"CustomResourceDefinition /rolloutapprovals.rolloutkit.io",
+		"Deployment " + namespace + "/rolloutkit-controller",
+		"Namespace /" + namespace,
+		"Role " + namespace + "/rolloutkit-leader-election",
+		"RoleBinding " + namespace + "/rolloutkit-leader-election",
+		"ServiceAccount " + namespace + "/rolloutkit-controller",
+	}, ids(objs))
+	assert.Equal(t, "Namespace", objs[0].GetKind(), "kubectl apply -k creates the namespace first")
+
+	t.Run("no wildcards", func(t *testing.T) {
+		t.Parallel()
+		for _, o := range objs {
+			var rules []rbacv1.PolicyRule
+			switch o.GetKind() {
+			case "ClusterRole":
+				rules = as(t, o, &rbacv1.ClusterRole{}).Rules
+			case "Role":
+				rules = as(t, o, &rbacv1.Role{}).Rules
+			default:
+				continue
+			}
+			require.NotEmpty(t, rules, o.GetName())
+			for i, r := range rules {
+				for _, field := range [][]string{r.APIGroups, r.Resources, r.Verbs, r.ResourceNames, r.NonResourceURLs} {
+					for _, v := range field {
+						assert.NotContains(t, v, "*", "%s %s rule %d: %+v", o.GetKind(), o.GetName(), i, r)
+					}
+				}
+				assert.Empty(t, r.NonResourceURLs, "%s %s rule %d", o.GetKind(), o.GetName(), i)
+			}
+		}
+	})
+
+	t.Run("bindings name the service account", func(t *testing.T) {
+		t.Parallel()
+		for _, o := range objs {
+			var subjects []rbacv1.Subject
+			switch o.GetKind() {
+			case "ClusterRoleBinding":
+				subjects = as(t, o, &rbacv1.ClusterRoleBinding{}).Subjects
+			case "RoleBinding":
+				subjects = as(t, o, &rbacv1.RoleBinding{}).Subjects
+			default:
+				continue
+			}
+			assert.Equal(t, []rbacv1.Subject{{Kind: "ServiceAccount", Name: "rolloutkit-controller", Namespace: namespace}}, subjects, o.GetName())
+		}
+	})
+
+	t.Run("deployment", func(t *testing.T) {
+		t.Parallel()
+		d := deployment(t, objs)
+		assert.Equal(t, int32(2), *d.Spec.Replicas)
+		pod := d.Spec.Template.Spec
+		assert.Equal(t, "rolloutkit-controller", pod.ServiceAccountName)
+		require.NotNil(t, pod.SecurityContext)
+		assert.Equal(t, true, *pod.SecurityContext.RunAsNonRoot)
+		assert.Equal(t, corev1.SeccompProfileTypeRuntimeDefault, pod.SecurityContext.SeccompProfile.Type)
+		require.Len(t, pod.Containers, 1)
+		c := pod.Containers[0]
+		assert.Equal(t, "ghcr.io/rolloutkit/controller:v0.1.0", c.Image)
+		assert.Contains(t, c.Args, "-leader-elect")
+		assert.Contains(t, c.Args, "-leader-elect-namespace=$(POD_NAMESPACE)")
+		require.Len(t, c.Env, 1)
+		assert.Equal(t, "metadata.namespace", c.Env[0].ValueFrom.FieldRef.FieldPath, "the Lease lives in the pod's namespace")
+		sc := c.SecurityContext
+		require.NotNil(t, sc)
+		assert.Equal(t, false, *sc.AllowPrivilegeEscalation)
+		assert.Equal(t, true, *sc.ReadOnlyRootFilesystem)
+		assert.Equal(t, []corev1.Capability{"ALL"}, sc.Capabilities.Drop)
+		assert.Empty(t, sc.Capabilities.Add)
+
+		ports := map[string]int32{}
+		for _, p := range c.Ports {
+			ports[p.Name] = p.ContainerPort
+		}
+		assert.Equal(t, map[string]int32{"metrics": 8080, "health": 8081}, ports)
+		assert.Contains(t, c.Args, "-metrics-bind-address=:8080")
+		assert.Contains(t, c.Args, "-health-probe-bind-address=:8081")
+		for _, p := range []*corev1.Probe{c.LivenessProbe, c.ReadinessProbe} {
+			require.NotNil(t, p)
+			assert.Equal(t, "health", p.HTTPGet.Port.String())
+		}
+		assert.Equal(t, "/healthz", c.LivenessProbe.HTTPGet.Path)
+		assert.Equal(t, "/readyz", c.ReadinessProbe.HTTPGet.Path)
+		assert.False(t, c.Resources.Requests.Memory().IsZero(), "memory request")
+		assert.False(t, c.Resources.Requests.Cpu().IsZero(), "cpu request")
+	})
+
+	t.Run("kubectl apply -f config/rbac", func(t *testing.T) {
+		t.Parallel()
+		plain, err := manifests.ReadDir("rbac")
+		require.NoError(t, err)
+		var rbac []*unstructured.Unstructured
+		for _, o := range objs {
+			if o.GetKind() == "ServiceAccount" || strings.HasPrefix(o.GetAPIVersion(), "rbac.authorization.k8s.io/") {
+				rbac = append(rbac, o)
+			}
+		}
+		assert.Equal(t, ids(rbac), ids(plain), "kubectl apply -f config/rbac/ applies the RBAC that kubectl apply -k does")
+		for _, o := range plain {
+			assert.NotEqual(t, "Kustomization", o.GetKind(), "kubectl apply -f would refuse it")
+		}
+	})
+
+	t.Run("namespace set in one place", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		here, err := filepath.Abs("default")
+		require.NoError(t, err)
+		base, err := filepath.Rel(dir, here)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "kustomization.yaml"),
+			fmt.Appendf(nil, "namespace: team-a\nresources:\n- %s\n", filepath.ToSlash(base)), 0o600))
+		moved, err := manifests.Render(dir)
+		require.NoError(t, err)
+		var where []string
+		for _, o := range moved {
+			where = append(where, o.GetNamespace())
+			if o.GetKind() == "Namespace" {
+				assert.Equal(t, "team-a", o.GetName())
+			}
+			if o.GetKind() == "ClusterRoleBinding" || o.GetKind() == "RoleBinding" {
+				subjects, _, err := unstructured.NestedSlice(o.Object, "subjects")
+				require.NoError(t, err)
+				for _, s := range subjects {
+					assert.Equal(t, "team-a", s.(map[string]any)["namespace"], "%s %s", o.GetKind(), o.GetName())
+				}
+			}
+		}
+		assert.NotContains(t, where, namespace)
+	})
+}
+
+// deployment returns the Deployment of objs.
+func deployment(t *testing.T, objs []*unstructured.Unstructured) *appsv1.Deployment {
+	t.Helper()
+	return as(t, deploymentObject(t, objs), &appsv1.Deployment{})
+}
+
+func deploymentObject(t *testing.T, objs []*unstructured.Unstructured) *unstructured.Unstructured {
+	t.Helper()
+	i := slices.IndexFunc(objs, func(o *unstructured.Unstructured) bool { return o.GetKind() == "Deployment" })
+	require.GreaterOrEqual(t, i, 0, "no Deployment")
+	return objs[i]
+}
+
+// warnings collects the API server's warnings (a deprecated field, a Pod
+// Security violation, an unknown field).
+type warnings struct {
+	mu   sync.Mutex
+	seen []string
+}
+
+func (w *warnings) HandleWarningHeader(_ int, _ string, text string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.seen = append(w.seen, text)
+}
+
+func (w *warnings) take() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := w.seen
+	w.seen = nil
+	return out
+}
+
+// TestManifestsApply applies every object of config/default, and of
+// config/rbac as kubectl apply -f reads it, to the test hub with
+// server-side apply in dry-run mode: a field the API does not know, a
+// value it refuses, or a pod the namespace's restricted Pod Security
+// Standard would refuse fails, so that a typo fails CI. Only the namespace
+// is created for real (a dry run of an object in a namespace that does
+// not exist fails).
+func TestManifestsApply(t *testing.T) {
+	t.Parallel()
+	h, _ := testhub.ForTest(t)
+	w := &warnings{}
+	cfg := rest.CopyConfig(h.Config)
+	cfg.WarningHandler = w
+	c, err := testhub.NewClient(cfg)
+	require.NoError(t, err)
+	ctx := context.Background()
+	objs := render(t)
+	require.NoError(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace,
+		Labels: objs[0].GetLabels()}}))
+	apply := func(u *unstructured.Unstructured) error {
+		return c.Apply(ctx, client.ApplyConfigurationFromUnstructured(u.DeepCopy()), client.DryRunAll, client.ForceOwnership, client.FieldOwner("rolloutkit-manifests-test"))
+	}
+
+	plain, err := manifests.ReadDir("rbac")
+	require.NoError(t, err)
+	for _, o := range append(objs, plain...) {
+		assert.NoError(t, apply(o), "%s %s/%s", o.GetKind(), o.GetNamespace(), o.GetName())
+		assert.Empty(t, w.take(), "warnings for %s %s/%s", o.GetKind(), o.GetNamespace(), o.GetName())
+	}
+
+	t.Run("a typo fails", func(t *testing.T) {
+		typo := deploymentObject(t, objs).DeepCopy()
+		require.NoError(t, unstructured.SetNestedField(typo.Object, int64(2), "spec", "replica"))
+		assert.ErrorContains(t, apply(typo), "replica")
+
+		privileged := deploymentObject(t, objs).DeepCopy()
+		containers, _, err := unstructured.NestedSlice(privileged.Object, "spec", "template", "spec", "containers")
+		require.NoError(t, err)
+		require.NoError(t, unstructured.SetNestedField(containers[0].(map[string]any), true, "securityContext", "allowPrivilegeEscalation"))
+		require.NoError(t, unstructured.SetNestedSlice(privileged.Object, containers, "spec", "template", "spec", "containers"))
+		require.NoError(t, apply(privileged))
+		assert.NotEmpty(t, w.take(), "the restricted Pod Security Standard says nothing of a container that may escalate privileges")
+	})
+}
