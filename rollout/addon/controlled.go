@@ -23,7 +23,8 @@ type Plan struct {
 	// Steps are [PlanAddon]'s, with the AddOnRollout's gates.
 	Steps []Step
 	// Status is the AddOnRollout's status to write: equal to the one read
-	// when nothing changed. Zero when there is no AddOnRollout.
+	// when nothing changed. Zero when there is no AddOnRollout. Its
+	// Placements[i] is the placement of Steps[i].
 	Status v1alpha1.AddOnRolloutStatus
 	// Invalid lists every problem of the AddOnRollout's spec, each a
 	// *field.Error whose path starts at its root; the add-on is then held:

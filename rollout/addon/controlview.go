@@ -266,7 +266,7 @@ func (v view) progress(steps []Step, st v1alpha1.AddOnRolloutStatus) (string, st
 			case g.WaitsFor == string(gateApproval):
 				add(ReasonWaitingForApproval, label+" waits for an approval of revision "+ps.Revision)
 			case g.WaitsFor == string(gateVerification) && g.Phase == rollout.Blocked.String():
-				add(ReasonWaitingForVerification, label+" waits for its "+g.Message)
+				add(ReasonWaitingForVerification, label+" is held by its checks: "+g.Message)
 			case g.WaitsFor == string(gateWindow):
 				add(ReasonOutsideWindow, label+": "+strings.TrimPrefix(g.Message, "held: "))
 			}
