@@ -1,0 +1,192 @@
+package e2e_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/yaml"
+
+	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
+)
+
+// binary compiles the package at pkg (relative to the controller module)
+// into a directory of the test's own.
+func binary(t *testing.T, pkg, name string) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), name)
+	cmd := exec.Command("go", "build", "-o", bin, pkg)
+	cmd.Dir = ".."
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "go build %s: %s", pkg, out)
+	return bin
+}
+
+// freeAddr returns a free address on 127.0.0.1.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	require.NoError(t, ln.Close())
+	return addr
+}
+
+// rolloutctl runs the CLI as a person does and returns its output and
+// exit code.
+func rolloutctl(t *testing.T, bin, kubeconfig string, args ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"-kubeconfig", kubeconfig}, args...)...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		return out.String(), ee.ExitCode()
+	case err != nil:
+		t.Fatalf("rolloutctl %v: %v", args, err)
+	}
+	return out.String(), 0
+}
+
+// TestRolloutctl: the controller and rolloutctl as a person runs them,
+// compiled, against a real hub: the controller with simulated agents and
+// its metrics endpoint on; an AddOnRollout applied from YAML requires an
+// approval of prod. rolloutctl refuses to approve while nothing waits,
+// pauses and resumes, shows prod waiting for its approval (as does the
+// metrics endpoint), approves it, and shows the rollout complete.
+func TestRolloutctl(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	o := seedHub(t, e, "60s")
+	ctx := context.Background()
+	kc, err := e.hub.KubeConfig()
+	require.NoError(t, err)
+	kubeconfig := filepath.Join(t.TempDir(), "hub.kubeconfig")
+	require.NoError(t, os.WriteFile(kubeconfig, kc, 0o600))
+	ctlBin, cliBin := binary(t, ".", "controller"), binary(t, "./cmd/rolloutctl", "rolloutctl")
+
+	metricsAddr := freeAddr(t)
+	ctl := exec.Command(ctlBin, "-kubeconfig", kubeconfig, "-lifecycle", testhub.Lifecycle, "-simulate-agents", applyTime.String(),
+		"-metrics-bind-address", metricsAddr, "-health-probe-bind-address", "0")
+	logs, err := os.Create(filepath.Join(t.TempDir(), "controller.log"))
+	require.NoError(t, err)
+	ctl.Stdout, ctl.Stderr = logs, logs
+	require.NoError(t, ctl.Start())
+	t.Cleanup(func() {
+		_ = ctl.Process.Signal(os.Interrupt)
+		_ = ctl.Wait() // a clean stop or a kill: the log is what matters
+		if t.Failed() {
+			b, _ := os.ReadFile(logs.Name())
+			t.Logf("controller log:\n%s", tailOf(b, 8000))
+		}
+	})
+	oldHash, newHash := specHash(t, testhub.Image), specHash(t, newImage)
+	e.installed(t, o, addonName, oldHash, 60*time.Second)
+
+	manifest := []byte(`apiVersion: rolloutkit.io/v1alpha1
+kind: AddOnRollout
+metadata:
+  name: cluster-proxy
+spec:
+  approvalRequired: [prod]
+`)
+	var ar v1alpha1.AddOnRollout
+	require.NoError(t, yaml.UnmarshalStrict(manifest, &ar))
+	require.NoError(t, e.c.Create(ctx, &ar))
+
+	out, code := rolloutctl(t, cliBin, kubeconfig, "approve", addonName, "prod")
+	assert.Equal(t, 1, code, out)
+	assert.Contains(t, out, "nothing")
+
+	out, code = rolloutctl(t, cliBin, kubeconfig, "pause", addonName)
+	require.Equal(t, 0, code, out)
+	require.NoError(t, testhub.SetAgentImage(ctx, e.c, newImage))
+	eventually(t, 30*time.Second, "dev held by the pause", func() (bool, string) {
+		out, _ := rolloutctl(t, cliBin, kubeconfig, "status", addonName)
+		return lineWith(out, "dev", "Blocked", "Paused") != "", out
+	})
+	time.Sleep(2 * soak)
+	for _, c := range o.Clusters() {
+		assert.Equal(t, oldHash, e.addon(t, c, addonName).desired, "%s started while paused", c)
+	}
+
+	out, code = rolloutctl(t, cliBin, kubeconfig, "resume", addonName)
+	require.Equal(t, 0, code, out)
+	eventually(t, 60*time.Second, "prod waits for its approval", func() (bool, string) {
+		out, _ := rolloutctl(t, cliBin, kubeconfig, "status", addonName)
+		return lineWith(out, "prod", "Blocked", "Approval") != "", out
+	})
+	assert.Equal(t, oldHash, e.addon(t, "prod-cluster", addonName).desired)
+	metrics := scrapeURL(t, "http://"+metricsAddr+"/metrics")
+	assert.Contains(t, metrics, `rolloutkit_pending_approvals{addon="cluster-proxy",group="prod",placement="open-cluster-management/cluster-proxy-placement"} 1`)
+	assert.Contains(t, metrics, `rolloutkit_group_phase{addon="cluster-proxy",group="prod",phase="Blocked",placement="open-cluster-management/cluster-proxy-placement"} 1`)
+	assert.Contains(t, metrics, `rolloutkit_group_phase{addon="cluster-proxy",group="stg",phase="Complete",placement="open-cluster-management/cluster-proxy-placement"} 1`)
+
+	out, code = rolloutctl(t, cliBin, kubeconfig, "approve", addonName, "prod")
+	require.Equal(t, 0, code, out)
+	e.installed(t, o, addonName, newHash, 60*time.Second)
+	eventually(t, 30*time.Second, "status complete", func() (bool, string) {
+		out, _ := rolloutctl(t, cliBin, kubeconfig, "status", addonName)
+		return lineWith(out, "prod", "Complete") != "" && !strings.Contains(out, "Approval"), out
+	})
+	metrics = scrapeURL(t, "http://"+metricsAddr+"/metrics")
+	assert.Contains(t, metrics, `rolloutkit_pending_approvals{addon="cluster-proxy",group="prod",placement="open-cluster-management/cluster-proxy-placement"} 0`)
+}
+
+// lineWith returns the first line of out that has every one of words as
+// a field, "" when none has.
+func lineWith(out string, words ...string) string {
+next:
+	for _, line := range strings.Split(out, "\n") {
+		fields := strings.Fields(line)
+		for _, w := range words {
+			found := false
+			for _, f := range fields {
+				if f == w {
+					found = true
+					break
+				}
+			}
+			if !found {
+				continue next
+			}
+		}
+		return line
+	}
+	return ""
+}
+
+// scrapeURL reads a metrics endpoint.
+func scrapeURL(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", b)
+	return string(b)
+}
+
+// tailOf returns the last n bytes of b.
+func tailOf(b []byte, n int) string {
+	if len(b) > n {
+		b = b[len(b)-n:]
+	}
+	return fmt.Sprintf("...%s", b)
+}
