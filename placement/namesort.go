@@ -28,7 +28,9 @@ type nameKey struct {
 // Instead this sorts 16-byte nameKeys, which order as the names do: when
 // two keys differ, so do the names, in the same direction; equal keys
 // fall back to the names. At 100,000 clusters this halves the time of the
-// sort (BenchmarkSchedule).
+// sort (BenchmarkSchedule). The keys are sorted by radix (sortKeys), which
+// takes about a quarter of the time of comparing them
+// (BenchmarkScheduleHubPaired).
 func byName(entries []sortEntry) []nameKey {
 	if len(entries) == 0 {
 		return nil
@@ -49,13 +51,75 @@ func byName(entries []sortEntry) []nameKey {
 		}
 		keys[i] = nameKey{head, int32(i)}
 	}
-	slices.SortFunc(keys, func(a, b nameKey) int {
-		if c := cmp.Compare(a.head, b.head); c != 0 {
-			return c
-		}
-		return strings.Compare(entries[a.at].name, entries[b.at].name)
-	})
+	sortKeys(keys, 0, func(a, b nameKey) int { return strings.Compare(entries[a.at].name, entries[b.at].name) })
 	return keys
+}
+
+// radixMin is the size below which sortKeys compares keys instead of
+// distributing them: the distribution reads its 256 counters twice
+// whatever the number of keys.
+const radixMin = 16
+
+// sortKeys sorts keys whose heads agree on their first digit bytes, by
+// head and then by tie (their names), with a most-significant-byte radix
+// sort in place (an "American flag" sort): the keys are counted by the
+// next byte of their heads, each one is swapped into the range of its
+// byte, and every range is sorted on the byte after. A byte that every key
+// shares (the digits of a long common prefix, or the zeros that pad a
+// short name) costs one counting pass and no move.
+func sortKeys(keys []nameKey, digit int, tie func(a, b nameKey) int) {
+	for len(keys) > 1 {
+		if digit == 8 {
+			slices.SortFunc(keys, tie) // the heads are equal
+			return
+		}
+		if len(keys) < radixMin {
+			slices.SortFunc(keys, func(a, b nameKey) int {
+				if c := cmp.Compare(a.head, b.head); c != 0 {
+					return c
+				}
+				return tie(a, b)
+			})
+			return
+		}
+		shift := 56 - 8*digit
+		var count [256]int32
+		for _, k := range keys {
+			count[byte(k.head>>shift)]++
+		}
+		if int(count[byte(keys[0].head>>shift)]) == len(keys) {
+			digit++ // one byte for all: nothing moves
+			continue
+		}
+		// next[b] is where the next key of byte b goes; end[b] where
+		// byte b's range ends.
+		var next, end [256]int32
+		var at int32
+		for b := range 256 {
+			next[b] = at
+			at += count[b]
+			end[b] = at
+		}
+		for b := range 256 {
+			for next[b] < end[b] {
+				k := keys[next[b]]
+				for d := byte(k.head >> shift); int(d) != b; d = byte(k.head >> shift) {
+					keys[next[d]], k = k, keys[next[d]]
+					next[d]++
+				}
+				keys[next[b]] = k
+				next[b]++
+			}
+		}
+		start := int32(0)
+		for b := range 256 {
+			if count[b] > 1 {
+				sortKeys(keys[start:end[b]], digit+1, tie)
+			}
+			start = end[b]
+		}
+		return
+	}
 }
 
 // commonPrefix returns the length of the longest common prefix of a and b.
