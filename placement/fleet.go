@@ -57,15 +57,20 @@ func readFleet(p *clusterv1beta1.Placement, clusters []*clusterv1.ManagedCluster
 	if len(errs) > 0 {
 		return fleet{}, errs
 	}
+	own := 0 // the size of f.own, about: a map that grows rehashes
 	for _, pd := range decisions {
-		if !f.isOwn(pd) {
-			continue
+		if f.isOwn(pd) {
+			own += len(pd.Status.Decisions)
 		}
-		if f.own == nil {
-			f.own = map[string]struct{}{}
-		}
-		for _, d := range pd.Status.Decisions {
-			f.own[d.ClusterName] = struct{}{}
+	}
+	if own > 0 {
+		f.own = make(map[string]struct{}, own)
+	}
+	for _, pd := range decisions {
+		if f.isOwn(pd) {
+			for _, d := range pd.Status.Decisions {
+				f.own[d.ClusterName] = struct{}{}
+			}
 		}
 	}
 	return f, nil

@@ -44,7 +44,13 @@ func scores(f *fleet, ps []prioritizer, feasible []int, now time.Time) (total []
 // a cluster with none scores 100, the busiest -100, and the others in
 // between, in OCM's floating-point arithmetic.
 func balanceScores(f *fleet, feasible []int, weight int64, total []int64) {
-	counts := map[string]int64{}
+	others := 0 // the size of counts, about: a map that grows rehashes
+	for _, pd := range f.decisions {
+		if !f.isOwn(pd) {
+			others += len(pd.Status.Decisions)
+		}
+	}
+	counts := make(map[string]int64, others)
 	var most int64
 	for _, pd := range f.decisions {
 		if f.isOwn(pd) {
