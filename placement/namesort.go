@@ -28,9 +28,9 @@ type nameKey struct {
 // Instead this sorts 16-byte nameKeys, which order as the names do: when
 // two keys differ, so do the names, in the same direction; equal keys
 // fall back to the names. At 100,000 clusters this halves the time of the
-// sort (BenchmarkSchedule). The keys are sorted by radix (sortKeys), which
-// takes about a quarter of the time of comparing them
-// (BenchmarkScheduleHubPaired).
+// sort (BenchmarkSchedule). The keys are then sorted by radix (sortKeys),
+// in 0.4x to 0.5x the time of comparing them, from 1,000 to 100,000
+// names "cluster-NNNNNN".
 func byName(entries []sortEntry) []nameKey {
 	if len(entries) == 0 {
 		return nil
@@ -66,7 +66,9 @@ const radixMin = 16
 // next byte of their heads, each one is swapped into the range of its
 // byte, and every range is sorted on the byte after. A byte that every key
 // shares (the digits of a long common prefix, or the zeros that pad a
-// short name) costs one counting pass and no move.
+// short name) costs one counting pass and no move, and the passes over
+// the 256 possible bytes cover only the range of those met (ten, for
+// digits).
 func sortKeys(keys []nameKey, digit int, tie func(a, b nameKey) int) {
 	for len(keys) > 1 {
 		if digit == 8 {
@@ -84,10 +86,13 @@ func sortKeys(keys []nameKey, digit int, tie func(a, b nameKey) int) {
 		}
 		shift := 56 - 8*digit
 		var count [256]int32
+		lo, hi := byte(255), byte(0) // the range of bytes met
 		for _, k := range keys {
-			count[byte(k.head>>shift)]++
+			d := byte(k.head >> shift)
+			count[d]++
+			lo, hi = min(lo, d), max(hi, d)
 		}
-		if int(count[byte(keys[0].head>>shift)]) == len(keys) {
+		if lo == hi {
 			digit++ // one byte for all: nothing moves
 			continue
 		}
@@ -95,12 +100,12 @@ func sortKeys(keys []nameKey, digit int, tie func(a, b nameKey) int) {
 		// byte b's range ends.
 		var next, end [256]int32
 		var at int32
-		for b := range 256 {
+		for b := int(lo); b <= int(hi); b++ {
 			next[b] = at
 			at += count[b]
 			end[b] = at
 		}
-		for b := range 256 {
+		for b := int(lo); b <= int(hi); b++ {
 			for next[b] < end[b] {
 				k := keys[next[b]]
 				for d := byte(k.head >> shift); int(d) != b; d = byte(k.head >> shift) {
@@ -112,7 +117,7 @@ func sortKeys(keys []nameKey, digit int, tie func(a, b nameKey) int) {
 			}
 		}
 		start := int32(0)
-		for b := range 256 {
+		for b := int(lo); b <= int(hi); b++ {
 			if count[b] > 1 {
 				sortKeys(keys[start:end[b]], digit+1, tie)
 			}
