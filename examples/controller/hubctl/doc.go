@@ -46,11 +46,13 @@
 //  2. creates a ManagedClusterAddOn, controlled by the
 //     ClusterManagementAddOn, on every selected cluster, and deletes the
 //     add-on of a cluster no placement selects any more (addon.Install);
-//  3. plans the step with addon.PlanAddon, the call -dry-run and
-//     examples/plan make too: a cluster that several placements select
-//     belongs to the last, Progressive's default window is the
-//     Placement's clustersPerDecisionGroup, config spec hashes are
-//     hash.Spec of the config objects in the cache;
+//  3. plans the step with addon.PlanControlled, the call -dry-run,
+//     examples/plan and rolloutctl make too: addon.PlanAddon under the
+//     add-on's AddOnRollout when it has one (see "Operator controls"
+//     below); a cluster that several placements select belongs to the
+//     last, Progressive's default window is the Placement's
+//     clustersPerDecisionGroup, config spec hashes are hash.Spec of the
+//     config objects in the cache;
 //  4. writes status.configReferences[].desiredConfig and the Configured
 //     condition of the add-ons the step changes, and the
 //     ClusterManagementAddOn's status.installProgressions;
@@ -67,6 +69,25 @@
 // is rolled out for it, and the add-on's other placements are. A write
 // that fails is logged and reported in an event; the other writes are
 // made, and the reconcile runs again within seconds.
+//
+// # Operator controls
+//
+// On a hub that serves rolloutkit.io's CRDs (examples/controller/config/crd),
+// an add-on's AddOnRollout, named after it, pauses its rollout, names the
+// groups that wait for a RolloutApproval of the revision rolled out, the
+// time windows groups start in, and the verifications (a webhook, a
+// Prometheus query) a group must pass before the groups after it start.
+// The reconciler runs the checks the plan finds due ([Verifier]), records
+// their results and plans again in the same reconcile; it writes the
+// AddOnRollout's status (per placement its revision and each group's
+// phase, what it waits for and why) and each approval's Approved
+// condition, and sends events ([EventGroupPhase], [EventBreached],
+// [EventVerificationFailed], [EventApprovalRequested], [EventApprovalUsed],
+// ...). [Metrics] export each group's phase and clusters, pending
+// approvals, breaches, verification results and the time from a
+// revision's start to its completion. An add-on without an AddOnRollout is
+// rolled out as OCM would; on a hub without the CRDs, the controller says
+// so once and rolls every add-on out that way.
 //
 // The progress reconciler ([ProgressReconciler]) does what OCM's
 // addonprogressing controller does: it writes each taken add-on's
