@@ -105,6 +105,66 @@ func TestManifests(t *testing.T) {
 		}
 	})
 
+	// Every rule, so that a new one is a deliberate change of this test
+	// too: TestRBACLeastPrivilege shows the controller works with these,
+	// and config/rbac says why each is there.
+	t.Run("rules", func(t *testing.T) {
+		t.Parallel()
+		got := map[string][]string{}
+		for _, o := range objs {
+			var rules []rbacv1.PolicyRule
+			switch o.GetKind() {
+			case "ClusterRole":
+				rules = as(t, o, &rbacv1.ClusterRole{}).Rules
+			case "Role":
+				rules = as(t, o, &rbacv1.Role{}).Rules
+			default:
+				continue
+			}
+			for _, r := range rules {
+				line := strings.Join(r.APIGroups, ",") + " " + strings.Join(r.Resources, ",") + " " + strings.Join(r.Verbs, ",")
+				if len(r.ResourceNames) > 0 {
+					line += " " + strings.Join(r.ResourceNames, ",")
+				}
+				got[o.GetKind()+" "+o.GetName()] = append(got[o.GetKind()+" "+o.GetName()], line)
+			}
+		}
+		assert.Equal(t, map[string][]string{
+			"ClusterRole rolloutkit-controller": {
+				"addon.open-cluster-management.io clustermanagementaddons list,watch",
+				"addon.open-cluster-management.io clustermanagementaddons/status patch",
+				"addon.open-cluster-management.io managedclusteraddons list,watch,create,delete",
+				"addon.open-cluster-management.io managedclusteraddons/status patch",
+				"addon.open-cluster-management.io clustermanagementaddons/finalizers update",
+				"apiextensions.k8s.io customresourcedefinitions get clustermanagementaddons.addon.open-cluster-management.io,managedclusteraddons.addon.open-cluster-management.io",
+				"cluster.open-cluster-management.io placements,placementdecisions list,watch",
+				"work.open-cluster-management.io manifestworks list,watch",
+				"rolloutkit.io addonrollouts,rolloutapprovals list,watch",
+				"rolloutkit.io addonrollouts/status,rolloutapprovals/status patch",
+				"events.k8s.io events create,patch",
+				"authorization.k8s.io selfsubjectaccessreviews create",
+			},
+			"ClusterRole rolloutkit-controller-configs": {
+				"addon.open-cluster-management.io addondeploymentconfigs,addontemplates list,watch",
+				"proxy.open-cluster-management.io managedproxyconfigurations list,watch",
+			},
+			"ClusterRole rolloutkit-controller-placements": {
+				"cluster.open-cluster-management.io managedclusters,managedclustersets,managedclustersetbindings,addonplacementscores list,watch",
+				"cluster.open-cluster-management.io placementdecisions create,patch,delete",
+				"cluster.open-cluster-management.io placements/status,placementdecisions/status patch",
+				"cluster.open-cluster-management.io placements/finalizers update",
+			},
+			"Role rolloutkit-leader-election": {
+				"coordination.k8s.io leases create",
+				"coordination.k8s.io leases get,update rolloutkit-controller",
+				" events create,patch",
+			},
+			"ClusterRole rolloutkit-approver": {
+				"rolloutkit.io rolloutapprovals create",
+			},
+		}, got)
+	})
+
 	t.Run("bindings name the service account", func(t *testing.T) {
 		t.Parallel()
 		for _, o := range objs {

@@ -200,6 +200,11 @@ func Start() (*Hub, error) {
 	// kube-apiserver v1.37 will not reconcile its endpoint on a loopback
 	// address; nothing here needs that endpoint.
 	env.ControlPlane.GetAPIServer().Configure().Set("endpoint-reconciler-type", "none")
+	// envtest authorizes with RBAC (system:masters for the admin Config).
+	// As on OpenShift, setting an owner reference that blocks its owner's
+	// deletion takes update of the owner's finalizers: a controller whose
+	// RBAC lacks it fails here as it would there (TestRBACLeastPrivilege).
+	env.ControlPlane.GetAPIServer().Configure().Append("enable-admission-plugins", "OwnerReferencesPermissionEnforcement")
 	cfg, err := env.Start()
 	if err != nil {
 		_ = env.Stop()
