@@ -11,7 +11,9 @@
 //   - manager/: the namespace and the Deployment (two replicas under
 //     leader election, probed, locked down);
 //   - default/: all of it, in the namespace its kustomization sets:
-//     kubectl apply -k examples/controller/config/default.
+//     kubectl apply -k examples/controller/config/default;
+//   - ocm-placement/: default/ for a hub where OCM's placement controller
+//     runs: -placements=false, and no RBAC for Placements.
 //
 // TestManifests checks what they promise; TestManifestsApply applies them
 // to the test hub with a server-side dry run; TestRBACLeastPrivilege

@@ -58,8 +58,9 @@ func as[T any](t *testing.T, u *unstructured.Unstructured, out *T) *T {
 // what a platform team relies on: everything lands in the namespace the
 // kustomization sets (and moves with it), no RBAC rule has a wildcard, the
 // Deployment runs two replicas under leader election, probed, with a
-// locked-down security context and resource requests; and config/rbac
-// read as kubectl apply -f reads it is the same RBAC.
+// locked-down security context and resource requests; config/rbac
+// read as kubectl apply -f reads it is the same RBAC; and
+// config/ocm-placement is config/default with Placements left to OCM.
 func TestManifests(t *testing.T) {
 	t.Parallel()
 	objs := render(t)
@@ -237,6 +238,16 @@ func TestManifests(t *testing.T) {
 		}
 	})
 
+	t.Run("ocm-placement", func(t *testing.T) {
+		t.Parallel()
+		ocm, err := manifests.Render("ocm-placement")
+		require.NoError(t, err)
+		want := slices.DeleteFunc(ids(objs), func(id string) bool { return strings.HasSuffix(id, " /rolloutkit-controller-placements") })
+		assert.Equal(t, want, ids(ocm), "config/default without the placements role and binding")
+		c := deployment(t, ocm).Spec.Template.Spec.Containers[0]
+		assert.Equal(t, append(slices.Clone(deployment(t, objs).Spec.Template.Spec.Containers[0].Args), "-placements=false"), c.Args)
+	})
+
 	t.Run("namespace set in one place", func(t *testing.T) {
 		t.Parallel()
 		dir := t.TempDir()
@@ -300,8 +311,9 @@ func (w *warnings) take() []string {
 	return out
 }
 
-// TestManifestsApply applies every object of config/default, and of
-// config/rbac as kubectl apply -f reads it, to the test hub with
+// TestManifestsApply applies every object of config/default, of
+// config/rbac as kubectl apply -f reads it, and config/ocm-placement's
+// Deployment, to the test hub with
 // server-side apply in dry-run mode: a field the API does not know, a
 // value it refuses, or a pod the namespace's restricted Pod Security
 // Standard would refuse fails, so that a typo fails CI. Only the namespace
@@ -325,7 +337,9 @@ func TestManifestsApply(t *testing.T) {
 
 	plain, err := manifests.ReadDir("rbac")
 	require.NoError(t, err)
-	for _, o := range append(objs, plain...) {
+	ocm, err := manifests.Render("ocm-placement")
+	require.NoError(t, err)
+	for _, o := range slices.Concat(objs, plain, []*unstructured.Unstructured{deploymentObject(t, ocm)}) {
 		assert.NoError(t, apply(o), "%s %s/%s", o.GetKind(), o.GetNamespace(), o.GetName())
 		assert.Empty(t, w.take(), "warnings for %s %s/%s", o.GetKind(), o.GetNamespace(), o.GetName())
 	}
