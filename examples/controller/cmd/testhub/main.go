@@ -12,7 +12,9 @@
 //	go -C examples/controller run ./cmd/testhub -kubeconfig /tmp/hub.kubeconfig -set-agent-image quay.io/open-cluster-management/cluster-proxy:v0.9.1
 //
 // The second form does not start a hub: it changes the agent image on the
-// running one, the change the seed rolls out.
+// running one, the change the seed rolls out. With -seed=false the hub has
+// OCM's CRDs and nothing else, for a test that writes its own objects
+// (internal/sidebyside runs it so).
 //
 // Exit codes: 0 after a clean stop, 1 on a run-time error, 2 for bad flags.
 package main
@@ -46,6 +48,7 @@ type options struct {
 	deadline   time.Duration
 	lifecycle  string
 	setImage   string
+	seed       bool
 }
 
 func parse(args []string, stderr io.Writer) (options, error) {
@@ -57,6 +60,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.deadline, "deadline", 2*time.Minute, "progressDeadline of the seed's rollout strategy (the seed says 15m)")
 	fs.StringVar(&o.lifecycle, "lifecycle", testhub.Lifecycle, "value of the ClusterManagementAddOn's annotation addon.open-cluster-management.io/lifecycle: "+
 		testhub.Lifecycle+" hands the add-on to the controller (its -lifecycle default); the seed's own addon-manager leaves it to OCM's add-on manager")
+	fs.BoolVar(&o.seed, "seed", true, "seed the story; false: the CRDs only, for a test that writes its own objects")
 	fs.StringVar(&o.setImage, "set-agent-image", "", "do not start a hub: set spec.proxyAgent.image of the running hub's ManagedProxyConfiguration, and exit")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -123,6 +127,11 @@ func serve(ctx context.Context, o options, stdout io.Writer) error {
 	}
 	if err := os.WriteFile(o.kubeconfig, kc, 0o600); err != nil {
 		return err
+	}
+	if !o.seed {
+		fmt.Fprintf(stdout, "hub running at %s with OCM's CRDs, nothing seeded\n  kubeconfig: %s\n", h.Describe(), o.kubeconfig)
+		<-ctx.Done()
+		return nil
 	}
 	c, err := newClient(o.kubeconfig)
 	if err != nil {

@@ -1,0 +1,294 @@
+// Command ocm-addon-manager runs OCM v1.2.0's own add-on manager
+// (open-cluster-management.io/ocm, pkg/addon) against a hub, for the
+// side-by-side comparison with the rolloutkit controller
+// (TestAddOnManagerSideBySide). It builds the five controllers that install
+// add-ons and roll their configs out, with OCM's own constructors, indexers
+// and filter (utils.ManagedByAddonManager), two workers each, as
+// RunControllerManagerWithInformers in ocm's pkg/addon/manager.go does:
+//
+//   - addonmanagement (install and removal),
+//   - addonconfiguration (the rollout, and the install progressions'
+//     conditions),
+//   - addonowner (the owner reference of each ManagedClusterAddOn),
+//   - addonprogressing (progress from the ManifestWorks),
+//   - cmainstallprogression (the install progressions and default configs).
+//
+// Left out are the two controllers of that function that have nothing to
+// do with a rollout: addontemplate (template add-ons, whose CRD the test
+// hub does not install) and addontokeninfra (token-based registration).
+//
+// Beside them it runs addon-framework v1.2.0's cmaconfig controller, which
+// on a real hub runs in each add-on's own manager: it writes the spec hashes
+// of the ClusterManagementAddOn's default configs into its status, which is
+// where OCM's add-on manager reads the config to roll out. It takes the
+// same add-ons as the others (the rolloutkit controller computes those
+// hashes itself).
+//
+//	ocm-addon-manager -kubeconfig FILE [-metrics-bind-address 127.0.0.1:8090]
+//
+// The metrics endpoint serves rest_client_requests_total{code,method,host},
+// the API requests the process made, as controller-runtime names them.
+//
+// Exit codes: 0 after a clean stop (SIGINT or SIGTERM), 1 on a run-time
+// error, 2 for bad flags.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/clientcmd"
+	clientmetrics "k8s.io/client-go/tools/metrics"
+	"k8s.io/klog/v2"
+	"open-cluster-management.io/addon-framework/pkg/addonmanager/controllers/cmaconfig"
+	"open-cluster-management.io/addon-framework/pkg/index"
+	"open-cluster-management.io/addon-framework/pkg/utils"
+	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
+	addonclient "open-cluster-management.io/api/client/addon/clientset/versioned"
+	addoninformers "open-cluster-management.io/api/client/addon/informers/externalversions"
+	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
+	clusterinformers "open-cluster-management.io/api/client/cluster/informers/externalversions"
+	workclient "open-cluster-management.io/api/client/work/clientset/versioned"
+	workinformers "open-cluster-management.io/api/client/work/informers/externalversions"
+	"open-cluster-management.io/ocm/pkg/addon/controllers/addonconfiguration"
+	"open-cluster-management.io/ocm/pkg/addon/controllers/addonmanagement"
+	"open-cluster-management.io/ocm/pkg/addon/controllers/addonowner"
+	"open-cluster-management.io/ocm/pkg/addon/controllers/addonprogressing"
+	"open-cluster-management.io/ocm/pkg/addon/controllers/cmainstallprogression"
+	addonindex "open-cluster-management.io/ocm/pkg/addon/index"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stderr))
+}
+
+// options are the parsed flags.
+type options struct {
+	kubeconfig  string
+	qps         float64
+	burst       int
+	workers     int
+	metricsAddr string
+	configs     []schema.GroupVersionResource
+}
+
+// The defaults of OCM's own add-on manager command (pkg/common/options):
+// 50 requests a second, bursts of 100.
+const (
+	defaultQPS   = 50
+	defaultBurst = 100
+)
+
+// defaultConfig is the config resource of the seed's add-on.
+const defaultConfig = "managedproxyconfigurations.v1alpha1.proxy.open-cluster-management.io"
+
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("ocm-addon-manager", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig of the hub (required)")
+	fs.Float64Var(&o.qps, "kube-api-qps", defaultQPS, "requests per second to the API server (OCM's default)")
+	fs.IntVar(&o.burst, "kube-api-burst", defaultBurst, "requests to the API server in a burst (OCM's default)")
+	fs.IntVar(&o.workers, "workers", 2, "workers of each controller (OCM's manager runs 2)")
+	fs.StringVar(&o.metricsAddr, "metrics-bind-address", "0", `address of the metrics endpoint ("0": off)`)
+	configs := fs.String("config-resources", defaultConfig, "comma-separated config resources (resource.version.group) whose spec hashes the cmaconfig controller writes")
+	klogFlags := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(klogFlags)
+	fs.Var(klogFlags.Lookup("v").Value, "v", "log verbosity (klog)")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: ocm-addon-manager -kubeconfig FILE [flags]\n\n"+
+			"Runs OCM v1.2.0's add-on manager controllers against a hub.\n"+
+			"Exit codes: 0 stopped cleanly, 1 run-time error, 2 bad flags.\n\nflags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	var errs []error
+	if fs.NArg() > 0 {
+		errs = append(errs, fmt.Errorf("unexpected arguments %q: every option is a flag", fs.Args()))
+	}
+	if o.kubeconfig == "" {
+		errs = append(errs, errors.New("-kubeconfig is required"))
+	}
+	if o.qps <= 0 || o.burst <= 0 || o.workers <= 0 {
+		errs = append(errs, fmt.Errorf("-kube-api-qps %g, -kube-api-burst %d, -workers %d: want positive numbers", o.qps, o.burst, o.workers))
+	}
+	for _, c := range strings.Split(*configs, ",") {
+		if c = strings.TrimSpace(c); c == "" {
+			continue
+		}
+		gvr, _ := schema.ParseResourceArg(c)
+		if gvr == nil {
+			errs = append(errs, fmt.Errorf("-config-resources %q: want resource.version.group", c))
+			continue
+		}
+		o.configs = append(o.configs, *gvr)
+	}
+	return o, errors.Join(errs...)
+}
+
+func run(ctx context.Context, args []string, stderr io.Writer) int {
+	o, err := parseFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "ocm-addon-manager: %v\n", err)
+		return 2
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", o.kubeconfig)
+	if err != nil {
+		fmt.Fprintf(stderr, "ocm-addon-manager: -kubeconfig %q: %v\n", o.kubeconfig, err)
+		return 2
+	}
+	cfg.QPS, cfg.Burst = float32(o.qps), o.burst
+	if err := serve(ctx, cfg, o); err != nil {
+		fmt.Fprintf(stderr, "ocm-addon-manager: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func serve(ctx context.Context, cfg *rest.Config, o options) error {
+	if o.metricsAddr != "0" {
+		if err := serveMetrics(ctx, o.metricsAddr); err != nil {
+			return err
+		}
+	}
+	addonClient, err := addonclient.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	clusterClient, err := clusterclient.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	workClient, err := workclient.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	dynamicClient, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	// The informer factories and their resync periods are manager.go's;
+	// its ManifestWork informer sees only works labelled with an add-on.
+	clusterInformers := clusterinformers.NewSharedInformerFactory(clusterClient, 30*time.Minute)
+	addonInformers := addoninformers.NewSharedInformerFactory(addonClient, 10*time.Minute)
+	works := workinformers.NewSharedInformerFactoryWithOptions(workClient, 10*time.Minute,
+		workinformers.WithTweakListOptions(func(lo *metav1.ListOptions) {
+			lo.LabelSelector = metav1.FormatLabelSelector(&metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+				{Key: addonv1alpha1.AddonLabelKey, Operator: metav1.LabelSelectorOpExists},
+			}})
+		}))
+	dynamicInformers := dynamicinformer.NewDynamicSharedInformerFactory(dynamicClient, 10*time.Minute)
+
+	if err := addIndexers(addonInformers, works); err != nil {
+		return err
+	}
+	mcas := addonInformers.Addon().V1alpha1().ManagedClusterAddOns()
+	cmas := addonInformers.Addon().V1alpha1().ClusterManagementAddOns()
+	placements := clusterInformers.Cluster().V1beta1().Placements()
+	decisions := clusterInformers.Cluster().V1beta1().PlacementDecisions()
+	filter := utils.ManagedByAddonManager
+
+	gvrs := make(map[schema.GroupVersionResource]bool, len(o.configs))
+	for _, g := range o.configs {
+		gvrs[g] = true
+	}
+	controllers := map[string]interface{ Run(context.Context, int) }{
+		"addonmanagement":       addonmanagement.NewAddonManagementController(addonClient, mcas, cmas, placements, decisions, filter),
+		"addonconfiguration":    addonconfiguration.NewAddonConfigurationController(addonClient, mcas, cmas, placements, decisions, filter),
+		"addonowner":            addonowner.NewAddonOwnerController(addonClient, mcas, cmas, filter),
+		"addonprogressing":      addonprogressing.NewAddonProgressingController(addonClient, mcas, cmas, works.Work().V1().ManifestWorks(), filter),
+		"cmainstallprogression": cmainstallprogression.NewCMAInstallProgressionController(addonClient, mcas, cmas, filter),
+		"cmaconfig":             cmaconfig.NewCMAConfigController(addonClient, cmas, dynamicInformers, gvrs, filter),
+	}
+	for name, c := range controllers {
+		klog.InfoS("starting controller", "name", name, "workers", o.workers)
+		go c.Run(ctx, o.workers)
+	}
+	clusterInformers.Start(ctx.Done())
+	addonInformers.Start(ctx.Done())
+	works.Start(ctx.Done())
+	dynamicInformers.Start(ctx.Done())
+	<-ctx.Done()
+	return nil
+}
+
+// addIndexers adds the indexers manager.go adds that these controllers
+// use.
+func addIndexers(addons addoninformers.SharedInformerFactory, works workinformers.SharedInformerFactory) error {
+	err := works.Work().V1().ManifestWorks().Informer().AddIndexers(cache.Indexers{
+		index.ManifestWorkByAddon:           index.IndexManifestWorkByAddon,
+		index.ManifestWorkByHostedAddon:     index.IndexManifestWorkByHostedAddon,
+		index.ManifestWorkHookByHostedAddon: index.IndexManifestWorkHookByHostedAddon,
+	})
+	if err != nil {
+		return err
+	}
+	err = addons.Addon().V1alpha1().ManagedClusterAddOns().Informer().AddIndexers(cache.Indexers{
+		addonindex.ManagedClusterAddonByName: addonindex.IndexManagedClusterAddonByName,
+		index.ManagedClusterAddonByNamespace: index.IndexManagedClusterAddonByNamespace,
+		index.AddonByConfig:                  index.IndexAddonByConfig,
+	})
+	if err != nil {
+		return err
+	}
+	return addons.Addon().V1alpha1().ClusterManagementAddOns().Informer().AddIndexers(cache.Indexers{
+		addonindex.ClusterManagementAddonByPlacement: addonindex.IndexClusterManagementAddonByPlacement,
+		index.ClusterManagementAddonByConfig:         index.IndexClusterManagementAddonByConfig,
+	})
+}
+
+// requests counts the API requests of the process's clients.
+type requests struct{ c *prometheus.CounterVec }
+
+func (r requests) Increment(_ context.Context, code, method, host string) {
+	r.c.WithLabelValues(code, method, host).Inc()
+}
+
+// serveMetrics registers the client's request counter and the process
+// collectors, and serves them on addr until ctx ends.
+func serveMetrics(ctx context.Context, addr string) error {
+	reg := prometheus.NewRegistry()
+	counter := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "rest_client_requests_total",
+		Help: "Number of HTTP requests, partitioned by status code, method, and host.",
+	}, []string{"code", "method", "host"})
+	reg.MustRegister(counter, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	clientmetrics.Register(clientmetrics.RegisterOpts{RequestResult: requests{counter}})
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("-metrics-bind-address %q: %w", addr, err)
+	}
+	srv := &http.Server{Handler: promhttp.HandlerFor(reg, promhttp.HandlerOpts{}), ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(l) }()
+	go func() {
+		<-ctx.Done()
+		_ = srv.Close()
+	}()
+	return nil
+}
