@@ -39,21 +39,17 @@ type choice struct {
 func (c *config) choose(f *fleet, sets *boundSets, now time.Time) choice {
 	var ch choice
 	stopped := len(c.predicateErrs)+len(c.numberErrs) > 0
-	// OCM reads the taints only past the predicates, with no problem of
-	// the tolerations (when some cluster matched: else there is nothing to
-	// read) or of the prioritizer policy.
-	taints := !stopped && len(c.tolerationErrs) == 0 && len(c.prioritizerErrs) == 0
-	seen := screen(f, sets, c, !stopped, taints, now)
-	var matched, dropped int
-	for i := range seen {
-		if seen[i].candidate {
-			ch.available++
+	var matched []int
+	if !stopped {
+		matched = make([]int, 0, len(f.clusters))
+	}
+	for i := range f.clusters {
+		if f.meta[i].deleting || !sets.member(f.clusters[i].Labels) {
+			continue
 		}
-		if seen[i].matched {
-			matched++
-		}
-		if seen[i].dropped {
-			dropped++
+		ch.available++
+		if !stopped && c.selects(f.clusters[i]) {
+			matched = append(matched, i)
 		}
 	}
 	if stopped {
@@ -65,22 +61,12 @@ func (c *config) choose(f *fleet, sets *boundSets, now time.Time) choice {
 		}
 		return ch
 	}
-	ch.tolerationsChecked = matched > 0
+	ch.tolerationsChecked = len(matched) > 0
 	if len(c.tolerationErrs) > 0 && ch.tolerationsChecked || len(c.prioritizerErrs) > 0 {
 		return ch
 	}
-	feasible := make([]int, 0, matched-dropped)
-	if dropped > 0 {
-		ch.drops = make([]drop, 0, dropped)
-	}
-	for i := range seen {
-		switch s := &seen[i]; {
-		case s.dropped:
-			ch.drops = append(ch.drops, drop{cluster: i, taint: int(s.taint), expired: s.expired})
-		case s.matched:
-			feasible = append(feasible, i)
-		}
-	}
+	feasible, drops := filterTaints(f, c.tolerations, matched, now)
+	ch.drops = drops
 	var scoresExpire time.Time
 	ch.chosen, ch.byScore, scoresExpire = c.rank(f, feasible, now)
 	if c.number >= 0 {

@@ -17,10 +17,6 @@ type fleet struct {
 	// clusters are sorted by name, and meta[i] is more of clusters[i].
 	clusters []grouping.Cluster
 	meta     []clusterMeta
-	// inInput are the indices of clusters in the order of the input, the
-	// order in which a list or a cache usually holds the ManagedClusters
-	// in memory (see screen).
-	inInput []int32
 	// input are the ManagedClusters as given.
 	input []*clusterv1.ManagedCluster
 	// namespace and name are the Placement's.
@@ -51,7 +47,7 @@ func readFleet(p *clusterv1beta1.Placement, clusters []*clusterv1.ManagedCluster
 	scores []*clusterv1alpha1.AddOnPlacementScore, withClaims bool) (fleet, []error) {
 	f := fleet{namespace: p.Namespace, name: p.Name, decisions: decisions, scores: scores, input: clusters}
 	var errs []error
-	f.clusters, f.meta, f.inInput, errs = readClusters(clusters, withClaims)
+	f.clusters, f.meta, errs = readClusters(clusters, withClaims)
 	errs = append(errs, checkObjects("decisions", "PlacementDecision", decisions)...)
 	errs = append(errs, checkObjects("scores", "AddOnPlacementScore", scores)...)
 	if len(errs) > 0 {
@@ -99,14 +95,13 @@ func (f *fleet) find(name string) int {
 }
 
 // readClusters reads what grouping needs of each ManagedCluster, sorted by
-// name, with the rest of what the scheduler needs in the same order and
-// their indices in input order, and reports nil entries, empty names and
-// duplicates. It does not call
+// name, with the rest of what the scheduler needs in the same order, and reports nil
+// entries, empty names and duplicates. It does not call
 // grouping.FromManagedCluster: that copies the label maps, which makes
 // Schedule about 3× slower at 10k clusters. Here the label maps are shared
 // with the ManagedClusters, as nothing writes to them, and claims are read
 // only when some selector looks at them.
-func readClusters(clusters []*clusterv1.ManagedCluster, withClaims bool) ([]grouping.Cluster, []clusterMeta, []int32, []error) {
+func readClusters(clusters []*clusterv1.ManagedCluster, withClaims bool) ([]grouping.Cluster, []clusterMeta, []error) {
 	var errs []error
 	entries := make([]sortEntry, 0, len(clusters))
 	for i, mc := range clusters {
@@ -122,11 +117,9 @@ func readClusters(clusters []*clusterv1.ManagedCluster, withClaims bool) ([]grou
 	}
 	read := make([]grouping.Cluster, len(entries))
 	meta := make([]clusterMeta, len(entries))
-	inInput := make([]int32, len(entries))
 	for i, k := range byName(entries) {
 		e := &entries[k.at]
 		read[i], meta[i] = grouping.Cluster{Name: e.name, Labels: e.labels}, e.clusterMeta
-		inInput[k.at] = int32(i)
 		if !withClaims {
 			continue
 		}
@@ -140,5 +133,5 @@ func readClusters(clusters []*clusterv1.ManagedCluster, withClaims bool) ([]grou
 	for _, name := range grouping.DuplicateNames(read) {
 		errs = append(errs, fmt.Errorf("duplicate ManagedCluster %q: want each cluster once", name))
 	}
-	return read, meta, inInput, errs
+	return read, meta, errs
 }

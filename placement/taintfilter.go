@@ -20,6 +20,26 @@ type timed struct {
 	requeue, until time.Time
 }
 
+// filterTaints keeps the clusters of matched (ascending indices, filtered
+// in place) whose taints the tolerations tolerate at now, and returns the
+// clusters dropped, in the order of matched.
+func filterTaints(f *fleet, ts []clusterv1beta1.Toleration, matched []int, now time.Time) (feasible []int, drops []drop) {
+	feasible = matched[:0]
+	for _, i := range matched {
+		if !f.meta[i].tainted {
+			feasible = append(feasible, i)
+			continue
+		}
+		t := tolerate(f.managed(i), ts, func() bool { return f.inDecisions(i) }, now)
+		if !t.tolerated {
+			drops = append(drops, drop{cluster: i, taint: t.blocking, expired: t.expired})
+			continue
+		}
+		feasible = append(feasible, i)
+	}
+	return feasible, drops
+}
+
 // timesOf returns the chosen clusters (ascending) that tolerations with
 // tolerationSeconds keep, with when they stop, in the same order. A chosen
 // cluster is read as one of the Placement's decisions, which it is once
