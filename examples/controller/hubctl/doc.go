@@ -66,9 +66,13 @@
 // validate, a missing Placement, a config object that cannot be read) is
 // reported on its install progression (Progressing False, with the reason
 // and a message naming the field or the object) and in an event; nothing
-// is rolled out for it, and the add-on's other placements are. A write
-// that fails is logged and reported in an event; the other writes are
-// made, and the reconcile runs again within seconds.
+// is rolled out for it, and the add-on's other placements are. A config
+// resource the controller's RBAC does not let it list and watch is such a
+// config: the controller asks (SelfSubjectAccessReviews) before it first
+// watches a resource, and reports ConfigurationError naming the resource
+// instead of starting a watch that would never sync. A write that fails
+// is logged and reported in an event; the other writes are made, and the
+// reconcile runs again within seconds.
 //
 // # Operator controls
 //
