@@ -162,7 +162,7 @@ func (r *AddonReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	installErr := r.install(ctx, snap, cma, inputs, mcas)
+	installErr := errors.Join(r.install(ctx, snap, cma, inputs, mcas), r.adopt(ctx, snap, cma, mcas))
 	ctl, err := r.controls(ctx, cma.Name)
 	if err != nil {
 		return ctrl.Result{}, err

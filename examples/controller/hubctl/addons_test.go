@@ -459,7 +459,7 @@ func TestAddonReconcileInstall(t *testing.T) {
 			// does; there is no install progression.
 			gone := h.addon("gone-cluster", seedAddonName)
 			assert.Equal(t, specHashOf(t, cfg), desiredHash(t, gone))
-			assert.Equal(t, int64(1), h.writes.Load(), "one write: the add-on's status")
+			assert.Equal(t, int64(2), h.writes.Load(), "two writes: the add-on's adoption (owner.go) and its status")
 			assert.Empty(t, h.cma(seedAddonName).Status.InstallProgressions)
 		})
 	}

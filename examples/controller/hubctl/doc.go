@@ -46,6 +46,9 @@
 //  2. creates a ManagedClusterAddOn, controlled by the
 //     ClusterManagementAddOn, on every selected cluster, and deletes the
 //     add-on of a cluster no placement selects any more (addon.Install);
+//     it makes every other add-on of a taken ClusterManagementAddOn (made
+//     by hand, say) controlled by it too, as OCM's addonowner does, so
+//     that the garbage collector deletes them all with it;
 //  3. plans the step with addon.PlanControlled, the call -dry-run,
 //     examples/plan and rolloutctl make too: addon.PlanAddon under the
 //     add-on's AddOnRollout when it has one (see "Operator controls"
@@ -108,8 +111,9 @@
 // fields OCM's add-on manager owns: desiredConfig, lastAppliedConfig and
 // the Configured and Progressing conditions of a ManagedClusterAddOn
 // (every other condition, such as the ManifestApplied condition the
-// add-on's own manager writes, is carried over as read), and the install
-// progressions of a ClusterManagementAddOn. Every write is a merge patch
+// add-on's own manager writes, is carried over as read) and its owner
+// reference to its ClusterManagementAddOn when it has none, and the
+// install progressions of a ClusterManagementAddOn. Every write is a merge patch
 // that carries the resourceVersion it was computed from (patch.go), so a
 // concurrent write by anyone else makes it fail with a conflict and the
 // reconcile runs again on fresh data; nothing is ever forced over newer

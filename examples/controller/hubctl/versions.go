@@ -217,6 +217,12 @@ func (s *snapshot) read(key types.NamespacedName) (client.Object, error) {
 	return obj, nil
 }
 
+// wrote records obj, as a write returned it, as the object read for its
+// key: the later writes of the reconcile are locked on its resourceVersion.
+func (s *snapshot) wrote(obj client.Object) {
+	s.raw[client.ObjectKeyFromObject(obj)] = obj
+}
+
 // patchAddonStatus writes the status.configReferences and
 // status.conditions of mca (v1beta1) onto the ManagedClusterAddOn as read,
 // in the hub's version, when they differ, with the read's resourceVersion
