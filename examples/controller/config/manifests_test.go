@@ -134,7 +134,7 @@ func TestManifests(t *testing.T) {
 			"ClusterRole rolloutkit-controller": {
 				"addon.open-cluster-management.io clustermanagementaddons list,watch",
 				"addon.open-cluster-management.io clustermanagementaddons/status patch",
-				"addon.open-cluster-management.io managedclusteraddons list,watch,create,delete",
+				"addon.open-cluster-management.io managedclusteraddons list,watch,create,patch,delete",
 				"addon.open-cluster-management.io managedclusteraddons/status patch",
 				"addon.open-cluster-management.io clustermanagementaddons/finalizers update",
 				"apiextensions.k8s.io customresourcedefinitions get clustermanagementaddons.addon.open-cluster-management.io,managedclusteraddons.addon.open-cluster-management.io",
