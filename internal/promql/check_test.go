@@ -1,6 +1,7 @@
 package promql
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -79,7 +80,7 @@ func TestCheckRefuses(t *testing.T) {
 		{`{a}`, `1:3: unexpected "}", want =, !=, =~ or !~ after the label name a`},
 		{`{a=}`, `1:4: unexpected "}", want a quoted value after a=, e.g. a="api"`},
 		{`up{job="a}`, `1:8: the string starting "\"a}" is not terminated: want a closing " on its line`},
-		{`"\z"`, `1:1: unknown escape sequence "\z" in the string starting "\"\\z\""`},
+		{`"\z"`, "1:1: unknown escape sequence `\\z` in the string starting \"\\\"\\\\z\\\"\""},
 		{"foo =~ \"a\"", `1:5: unexpected "=~" outside braces: want it in a label matcher, e.g. {job=~"api.*"}`},
 		{"foo[x]", `1:5: unexpected character 'x' inside "[...]": want a duration, e.g. [5m]`},
 		{"foo[5m:1m:1m]", `1:10: unexpected second ":" in a subquery's [range:step]`},
@@ -198,6 +199,24 @@ func TestCheckDepth(t *testing.T) {
 				assert.Contains(t, err.Error(), "the query nests deeper than 1000 levels here: want a simpler query")
 			}
 			assert.Error(t, Check(tt.query(1_000_000)), "no stack overflow")
+		})
+	}
+}
+
+// BenchmarkCheck checks a verification's typical query, and one with
+// regular expressions, which compiling dominates.
+func BenchmarkCheck(b *testing.B) {
+	for _, q := range []string{
+		`sum by (job) (rate(http_requests_total{code=~"5.."}[5m])) / sum by (job) (rate(http_requests_total[5m])) > 0.01`,
+		`histogram_quantile(0.99, sum by (le) (rate(addon_request_seconds_bucket{job="addon", path!~"/healthz|/metrics"}[10m]))) < 0.5`,
+	} {
+		b.Run(strconv.Itoa(len(q)), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := Check(q); err != nil {
+					b.Fatal(err)
+				}
+			}
 		})
 	}
 }

@@ -9,19 +9,22 @@
 // Prometheus v0.316.0 (promql/parser: lex.go, generated_parser.y,
 // functions.go), followed by the parser's type checks. It accepts:
 //
-//	expr       = operand modifier* | ("+" | "-") expr | expr binop binmods expr
-//	operand    = number | duration | string | "(" expr ")" | selector
-//	           | function "(" [expr {"," expr}] ")"
-//	           | aggregation [grouping] "(" [expr {"," expr}] ")" [grouping]
-//	selector   = metric ["{" matchers "}"] | "{" matchers "}"
-//	matchers   = [matcher {"," matcher} [","]]
-//	matcher    = (label | string) ("=" | "!=" | "=~" | "!~") string | string
-//	modifier   = "[" duration-expr "]" | "[" duration-expr ":" [duration-expr] "]"
-//	           | "offset" duration-expr | "@" ["+"|"-"] number | "@" ("start"|"end") "()"
-//	           | "anchored" | "smoothed"
-//	grouping   = ("by" | "without") "(" [label {"," label} [","]] ")"
-//	binmods    = ["bool"] [("on" | "ignoring") labels [("group_left" | "group_right") [labels]]]
-//	             [fill-modifiers]
+//	expr      = operand {modifier} | ("+" | "-") expr | expr binop binmods expr
+//	operand   = number | duration | string | "(" expr ")" | selector
+//	          | function "(" [expr {"," expr}] ")"
+//	          | aggregation [grouping] "(" [expr {"," expr}] ")" [grouping]
+//	selector  = metric ["{" matchers "}"] | "{" matchers "}"
+//	matchers  = [matcher {"," matcher} [","]]
+//	matcher   = (label | string) ("=" | "!=" | "=~" | "!~") string | string
+//	modifier  = "[" durexpr "]" | "[" durexpr ":" [durexpr] "]"
+//	          | "offset" durexpr | "@" ["+" | "-"] number | "@" ("start" | "end") "(" ")"
+//	          | "anchored" | "smoothed"
+//	grouping  = ("by" | "without") labels
+//	labels    = "(" [label {"," label} [","]] ")"
+//	binmods   = ["bool"] [("on" | "ignoring") labels [("group_left" | "group_right") [labels]]]
+//	            [fill "(" ["+" | "-"] number ")" [fill "(" ["+" | "-"] number ")"]]
+//	durexpr   = number | duration | "step()" | "range()" | ("max_of" | "min_of") "(" durexpr "," durexpr ")"
+//	          | "(" durexpr ")" | ("+" | "-") durexpr | durexpr ("+" | "-" | "*" | "/" | "%" | "^") durexpr
 //
 // with Prometheus's precedence, loosest first: or; and, unless;
 // comparisons (== != < <= > >= and the histogram trims </ >/); + -;
@@ -32,8 +35,9 @@
 // duration expression inside [...] and after offset is Prometheus 3.x's
 // duration arithmetic (5m * 2, step(), max_of(5m, step())). Keywords are
 // case-insensitive; function names are not. A quoted metric or label name
-// may hold any UTF-8 ({"http.requests"}); regular expressions are RE2 as
-// Go's regexp/syntax parses them.
+// may hold any UTF-8 ({"http.requests"}); regular expressions are RE2, with
+// the Unicode class names of Prometheus's regexp package. A query may nest
+// 1,000 levels deep.
 //
 // The checks after the parse are Prometheus's: a function's argument
 // count and types (rate takes a range vector, so rate(foo) is refused);

@@ -448,7 +448,7 @@ func (l *lexer) escape(quote rune) string {
 	case -1:
 		return "an escape sequence is not terminated"
 	default:
-		return fmt.Sprintf(`unknown escape sequence "\%c"`, r)
+		return "unknown escape sequence " + quoteRaw(`\`+string(r))
 	}
 	if r != 'x' && r != 'u' && r != 'U' {
 		l.pos -= w // the first octal digit is a digit of the value

@@ -16,14 +16,16 @@ import (
 // token, or fail, at the same place.
 func (l *lexer) numberOrDuration() (token, bool) {
 	start := l.pos
-	if end, ok := scanNumber(l.src, start); ok {
+	end, ok := scanNumber(l.src, start)
+	if ok {
 		l.pos = end
 		return l.emit(tokNumber, start)
-	} else if end, ok := scanDurationRest(l.src, end); ok {
-		l.pos = end
+	}
+	// Not a number: a duration's units may follow where the scan stopped.
+	end, ok = scanDurationRest(l.src, end)
+	l.pos = end
+	if ok {
 		return l.emit(tokDuration, start)
-	} else {
-		l.pos = end
 	}
 	return l.errorf(start, "bad number or duration %q", l.src[start:l.pos])
 }

@@ -363,7 +363,7 @@ func (p *parser) groupingLabels() []string {
 		case t.kind == tokString:
 			name := unquote(t.text)
 			if !validLabelName(name) {
-				p.report(t.pos, "invalid label name %s in a label list: want a non-empty UTF-8 string", t.text)
+				p.report(t.pos, "invalid label name %s in a label list: want a non-empty UTF-8 string", t.spelling())
 			}
 			labels = append(labels, name)
 		default:

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"regexp"
 	"regexp/syntax"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -49,11 +48,11 @@ func (p *parser) labelMatcher() labelMatcher {
 	}
 	op := p.tok
 	if !op.kind.isMatchOperator() {
-		p.unexpected(fmt.Sprintf(`=, !=, =~ or !~ after the label name %s`, name.text))
+		p.unexpected(fmt.Sprintf(`=, !=, =~ or !~ after the label name %s`, name.spelling()))
 	}
 	p.advance()
 	if p.tok.kind != tokString {
-		p.unexpected(fmt.Sprintf(`a quoted value after %s%s, e.g. %s%s"api"`, name.text, op.text, name.text, op.text))
+		p.unexpected(fmt.Sprintf(`a quoted value after %s%s, e.g. %s%s"api"`, name.spelling(), op.text, name.spelling(), op.text))
 	}
 	value := unquote(p.tok.text)
 	p.advance()
@@ -68,9 +67,9 @@ func (p *parser) labelMatcher() labelMatcher {
 		var syntaxErr *syntax.Error
 		switch {
 		case errors.As(err, &syntaxErr): // its text quotes the expression as it is, line breaks and all
-			p.report(name.pos, "invalid regular expression %s for label %q: %s: %s", quoteRegexp(value), label, syntaxErr.Code, quoteRegexp(syntaxErr.Expr))
+			p.report(name.pos, "invalid regular expression %s for label %q: %s: %s", quoteRaw(value), label, syntaxErr.Code, quoteRaw(syntaxErr.Expr))
 		case err != nil:
-			p.report(name.pos, "invalid regular expression %s for label %q: %v", quoteRegexp(value), label, err)
+			p.report(name.pos, "invalid regular expression %s for label %q: %v", quoteRaw(value), label, err)
 		}
 		m.matchesEmpty = matches == (op.kind == tokEqlRegex)
 	}
@@ -167,7 +166,7 @@ func unicodeClasses(re string) (string, error) {
 		}
 		name = strings.TrimPrefix(name, "^")
 		if name != "Any" && unicode.Categories[name] == nil && unicode.Scripts[name] == nil {
-			return "", fmt.Errorf("invalid character class %s: want a Unicode category or script, e.g. \\p{L} or \\p{Greek}", quoteRegexp(seq))
+			return "", fmt.Errorf("invalid character class %s: want a Unicode category or script, e.g. \\p{L} or \\p{Greek}", quoteRaw(seq))
 		}
 		b.WriteString(re[done:i])
 		b.WriteString(re[i:i+2] + "L")
@@ -176,15 +175,6 @@ func unicodeClasses(re string) (string, error) {
 	}
 	b.WriteString(re[done:])
 	return b.String(), nil
-}
-
-// quoteRegexp quotes a regular expression for a message, in backquotes
-// unless it holds a backquote or a control character.
-func quoteRegexp(re string) string {
-	if strconv.CanBackquote(re) {
-		return "`" + re + "`"
-	}
-	return strconv.Quote(re)
 }
 
 // validLabelName reports whether name may be a label name: a non-empty

@@ -137,7 +137,16 @@ func (t token) String() string {
 	case tokDuration:
 		return "duration " + t.text
 	case tokString:
-		return "string " + t.text
+		return "string " + t.spelling()
+	}
+	return strconv.Quote(t.text)
+}
+
+// spelling is the token's text for a message: as it is, or quoted when it
+// holds a line break or another control character (a string may).
+func (t token) spelling() string {
+	if strconv.CanBackquote(t.text) {
+		return t.text
 	}
 	return strconv.Quote(t.text)
 }
@@ -233,4 +242,14 @@ func position(src string, pos int) string {
 		}
 	}
 	return fmt.Sprintf("%d:%d", line, pos-lineStart+1)
+}
+
+// quoteRaw quotes s for a message in backquotes, as text with
+// backslashes reads best (`\p{Greek}`), unless s holds a backquote or a
+// control character.
+func quoteRaw(s string) string {
+	if strconv.CanBackquote(s) {
+		return "`" + s + "`"
+	}
+	return strconv.Quote(s)
 }
