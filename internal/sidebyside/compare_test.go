@@ -11,20 +11,30 @@ import (
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 )
 
-// truncation is how early a soak may end by the clocks of the hub: a
-// condition's lastTransitionTime is stored in whole seconds, so a
-// controller that measures a soak from it may start the next cluster up to
-// a second before the soak has run in real time; the rest is the time a
-// watch event takes to arrive.
-const truncation = time.Second + 300*time.Millisecond
+// Soaks are checked twice (soakRecord): from when each predecessor's work
+// became ready, as the recorder saw it, and from its add-on's Completed
+// condition, the time a controller measures the soak from.
+//
+// readyTolerance is how early, by the first, a kept soak may still seem to
+// end: a condition's lastTransitionTime is stored in whole seconds, so a
+// controller may start the next cluster up to a second before the soak has
+// run in real time, and the recorder sees a work become ready a little
+// after the controller does (more on a loaded machine).
+//
+// conditionTolerance is the same by the second, which has neither: the
+// recorder sees a start after the controller makes it.
+const (
+	readyTolerance     = 1500 * time.Millisecond
+	conditionTolerance = 100 * time.Millisecond
+)
 
 // phaseOutcome is what one side did in one phase.
 type phaseOutcome struct {
-	starts  map[string]time.Time // first time each cluster had the target desired
-	applied map[string]time.Time // first time each cluster had the target applied
-	// since is, for each cluster in applied, the lastTransitionTime of its
-	// add-on's Progressing condition when it first had the target
-	// applied: the time a controller measures the soak from.
+	starts map[string]time.Time // first time each cluster had the target desired
+	ready  map[string]time.Time // first time its work, rendered for the target, was ready
+	// since is, for each cluster, the lastTransitionTime of its add-on's
+	// Progressing condition when it first had the target applied: the time
+	// a controller measures the soak from.
 	since   map[string]time.Time
 	waves   [][]string // the clusters started together, in order
 	created []string   // add-ons created in the phase
@@ -35,6 +45,7 @@ type phaseOutcome struct {
 // recorded history of its add-on.
 func (r *run) outcomes(s side) []phaseOutcome {
 	events, _ := r.rec.history(s.addon)
+	works := r.rec.workHistory(s.addon)
 	out := make([]phaseOutcome, len(r.phases))
 	state := map[string]addonState{}
 	i := 0
@@ -43,7 +54,13 @@ func (r *run) outcomes(s side) []phaseOutcome {
 		if pi+1 < len(r.phases) {
 			end = r.phases[pi+1].start
 		}
-		o := phaseOutcome{starts: map[string]time.Time{}, applied: map[string]time.Time{}, since: map[string]time.Time{}}
+		o := phaseOutcome{starts: map[string]time.Time{}, ready: map[string]time.Time{}, since: map[string]time.Time{}}
+		applied := map[string]bool{}
+		for _, w := range works {
+			if _, ok := o.ready[w.cluster]; !ok && w.ready && w.target == p.target && !w.at.Before(p.start) && w.at.Before(end) {
+				o.ready[w.cluster] = w.at
+			}
+		}
 		for ; i < len(events) && events[i].at.Before(end); i++ {
 			e := events[i]
 			prev := state[e.cluster]
@@ -60,8 +77,8 @@ func (r *run) outcomes(s side) []phaseOutcome {
 			if _, ok := o.starts[e.cluster]; !ok && e.state.desired == p.target && prev.desired != p.target {
 				o.starts[e.cluster] = e.at
 			}
-			if _, ok := o.applied[e.cluster]; !ok && e.state.applied == p.target && prev.applied != p.target {
-				o.applied[e.cluster] = e.at
+			if !applied[e.cluster] && e.state.applied == p.target && prev.applied != p.target {
+				applied[e.cluster] = true
 				if c := e.state.progressing; c != nil {
 					o.since[e.cluster] = c.LastTransitionTime.Time
 				}
@@ -116,10 +133,12 @@ func (b soakBreak) String() string {
 // soakBreaks lists the clusters a side started before their predecessors
 // had soaked, each predecessor's soak measured from from(cluster): group
 // by group, a cluster of a later group started less than the soak after a
-// cluster of an earlier group; with a Progressive window, a cluster started
+// cluster of an earlier group that started before it (a cluster that joins
+// an earlier group later is no predecessor of those already started); with
+// a Progressive window, a cluster started
 // while the window was full (every cluster started and not yet soaked
 // holds a slot). Predecessors that never applied the config are left out.
-func (r *run) soakBreaks(o phaseOutcome, from map[string]time.Time) []soakBreak {
+func (r *run) soakBreaks(o phaseOutcome, from map[string]time.Time, tolerance time.Duration) []soakBreak {
 	soak := r.setup.soak
 	var out []soakBreak
 	for c, s := range o.starts {
@@ -134,7 +153,7 @@ func (r *run) soakBreaks(o phaseOutcome, from map[string]time.Time) []soakBreak 
 				switch {
 				case !ok:
 					held = append(held, x)
-				case a.Add(soak).After(s.Add(truncation)):
+				case a.Add(soak).After(s.Add(tolerance)):
 					held = append(held, x)
 					early = max(early, a.Add(soak).Sub(s))
 				}
@@ -146,7 +165,7 @@ func (r *run) soakBreaks(o phaseOutcome, from map[string]time.Time) []soakBreak 
 			continue
 		}
 		for d, a := range from {
-			if _, started := o.starts[d]; started && groupOf(d) < groupOf(c) && a.Add(soak).After(s.Add(truncation)) {
+			if sd, started := o.starts[d]; started && sd.Before(s) && groupOf(d) < groupOf(c) && a.Add(soak).After(s.Add(tolerance)) {
 				out = append(out, soakBreak{cluster: c, before: []string{d}, early: a.Add(soak).Sub(s)})
 			}
 		}
@@ -243,26 +262,26 @@ func (o order) sequence() []string {
 }
 
 // soakRecord is how a side kept the soaks of a phase: the breaks measured
-// by the real time each predecessor applied the config, and those by the
-// time its add-on's condition says it completed, the time a controller
-// measures from.
+// from when each predecessor's work became ready, and those from when its
+// add-on's condition says it completed, the time a controller measures
+// from.
 type soakRecord struct {
-	byApply, byCondition []soakBreak
+	byWork, byCondition []soakBreak
 }
 
 func (s soakRecord) String() string {
-	if len(s.byApply) == 0 {
+	if len(s.byWork) == 0 {
 		return soakKept
 	}
-	parts := make([]string, len(s.byApply))
-	for i, b := range s.byApply {
+	parts := make([]string, len(s.byWork))
+	for i, b := range s.byWork {
 		parts[i] = b.String()
 	}
 	return strings.Join(parts, "; ")
 }
 
 func (r *run) soak(o phaseOutcome) soakRecord {
-	return soakRecord{byApply: r.soakBreaks(o, o.applied), byCondition: r.soakBreaks(o, o.since)}
+	return soakRecord{byWork: r.soakBreaks(o, o.ready, readyTolerance), byCondition: r.soakBreaks(o, o.since, conditionTolerance)}
 }
 
 func describeAddon(s addonState) string {

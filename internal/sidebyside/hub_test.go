@@ -20,6 +20,7 @@ import (
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 	addonclient "open-cluster-management.io/api/client/addon/clientset/versioned"
 	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
+	workclient "open-cluster-management.io/api/client/work/clientset/versioned"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
@@ -70,6 +71,7 @@ type hub struct {
 	kube    kubernetes.Interface
 	cluster clusterclient.Interface
 	addon   addonclient.Interface
+	work    workclient.Interface
 	dyn     dynamic.Interface
 	// kubeconfig is the file every side reads.
 	kubeconfig string
@@ -92,6 +94,9 @@ func newHub(tb testing.TB, kubeconfig string) *hub {
 		tb.Fatal(err)
 	}
 	if h.addon, err = addonclient.NewForConfig(cfg); err != nil {
+		tb.Fatal(err)
+	}
+	if h.work, err = workclient.NewForConfig(cfg); err != nil {
 		tb.Fatal(err)
 	}
 	if h.dyn, err = dynamic.NewForConfig(cfg); err != nil {
@@ -283,13 +288,13 @@ func (h *hub) setAgentImage(ctx context.Context, v string) error {
 	return err
 }
 
-// createAddons creates the two ClusterManagementAddOns: the seed's, named
-// for each side and annotated with its lifecycle value, installing with
-// strategy. They are written in v1alpha1, the version OCM's CRDs store
-// (the hub has no conversion webhook), converted from the seed's v1beta1
-// by the api module's conversion.
-func (h *hub) createAddons(ctx context.Context, strategy clusterv1alpha1.RolloutStrategy) error {
-	for _, s := range sides {
+// createAddons creates the ClusterManagementAddOns of the sides given: the
+// seed's, named for each side and annotated with its lifecycle value,
+// installing with strategy. They are written in v1alpha1, the version
+// OCM's CRDs store (the hub has no conversion webhook), converted from the
+// seed's v1beta1 by the api module's conversion.
+func (h *hub) createAddons(ctx context.Context, strategy clusterv1alpha1.RolloutStrategy, of ...side) error {
+	for _, s := range of {
 		cma, err := seed.ClusterManagementAddOn()
 		if err != nil {
 			return err

@@ -2,7 +2,11 @@ package sidebyside
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -13,6 +17,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	watchtools "k8s.io/client-go/tools/watch"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
+	workv1 "open-cluster-management.io/api/work/v1"
 )
 
 // addonState is what the recorder keeps of one cluster's add-on.
@@ -30,6 +35,16 @@ type addonEvent struct {
 	state   addonState
 }
 
+// workEvent is one version of an add-on's ManifestWork on a cluster: the
+// configs it was rendered for (their spec hashes, as agent.Target joins
+// them) and whether it is applied and available at its generation.
+type workEvent struct {
+	at      time.Time
+	cluster string
+	target  string
+	ready   bool
+}
+
 // cmaEvent is one version of a ClusterManagementAddOn's install
 // progressions, and when the watch delivered it.
 type cmaEvent struct {
@@ -37,15 +52,16 @@ type cmaEvent struct {
 	progressions []addonv1alpha1.InstallProgression
 }
 
-// recorder watches every ManagedClusterAddOn and ClusterManagementAddOn of
-// the hub and keeps every version of them, with the time it was seen:
-// the history both sides are compared on.
+// recorder watches every ManagedClusterAddOn, ClusterManagementAddOn and
+// add-on ManifestWork of the hub and keeps every version of them, with the
+// time it was seen: the history both sides are compared on.
 type recorder struct {
 	mu      sync.Mutex
 	changed chan struct{}                    // closed, and replaced, at every event
 	addons  map[string][]addonEvent          // by add-on name
 	current map[string]map[string]addonState // add-on -> cluster -> state
 	cmas    map[string][]cmaEvent            // by add-on name
+	works   map[string][]workEvent           // by add-on name
 	cma     map[string]addonv1alpha1.InstallProgression
 	writes  map[string]int // versions seen per add-on, ManagedClusterAddOns and its ClusterManagementAddOn
 }
@@ -58,11 +74,13 @@ func record(ctx context.Context, tb testing.TB, h *hub) *recorder {
 		addons:  map[string][]addonEvent{},
 		current: map[string]map[string]addonState{},
 		cmas:    map[string][]cmaEvent{},
+		works:   map[string][]workEvent{},
 		cma:     map[string]addonv1alpha1.InstallProgression{},
 		writes:  map[string]int{},
 	}
 	mcas := h.addon.AddonV1alpha1().ManagedClusterAddOns("")
 	cmas := h.addon.AddonV1alpha1().ClusterManagementAddOns()
+	works := h.work.WorkV1().ManifestWorks("")
 	for _, w := range []struct {
 		list  func() (string, error)
 		watch func(metav1.ListOptions) (watch.Interface, error)
@@ -81,6 +99,13 @@ func record(ctx context.Context, tb testing.TB, h *hub) *recorder {
 			}
 			return l.ResourceVersion, nil
 		}, func(o metav1.ListOptions) (watch.Interface, error) { return cmas.Watch(ctx, o) }},
+		{func() (string, error) {
+			l, err := works.List(ctx, metav1.ListOptions{Limit: 1})
+			if err != nil {
+				return "", err
+			}
+			return l.ResourceVersion, nil
+		}, func(o metav1.ListOptions) (watch.Interface, error) { return works.Watch(ctx, o) }},
 	} {
 		rv, err := w.list()
 		if err != nil {
@@ -145,6 +170,12 @@ func (r *recorder) observe(ev watch.Event) {
 			r.cma[o.Name] = ps[0]
 		}
 		r.writes[o.Name]++
+	case *workv1.ManifestWork:
+		name := o.Labels[addonv1alpha1.AddonLabelKey]
+		if name == "" || ev.Type == watch.Deleted {
+			return
+		}
+		r.works[name] = append(r.works[name], workEvent{at: now, cluster: o.Namespace, target: workTarget(o), ready: workReady(o)})
 	default:
 		return // a bookmark, or an error the retry watcher reports
 	}
@@ -184,6 +215,42 @@ func (r *recorder) waitFor(tb testing.TB, timeout time.Duration, what string, co
 		case <-time.After(min(left, time.Second)):
 		}
 	}
+}
+
+// workTarget joins the spec hashes of a work's config-spec-hash
+// annotation in the order of their keys, as the simulated agents'
+// agent.Target does; "" without one.
+func workTarget(w *workv1.ManifestWork) string {
+	var hashes map[string]string
+	if err := json.Unmarshal([]byte(w.Annotations[workv1.ManifestConfigSpecHashAnnotationKey]), &hashes); err != nil {
+		return ""
+	}
+	keys := slices.Sorted(maps.Keys(hashes))
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = hashes[k]
+	}
+	return strings.Join(out, ",")
+}
+
+// workReady tells whether a work is Applied and Available at its
+// generation.
+func workReady(w *workv1.ManifestWork) bool {
+	for _, t := range []string{workv1.WorkApplied, workv1.WorkAvailable} {
+		c := meta.FindStatusCondition(w.Status.Conditions, t)
+		if c == nil || c.Status != metav1.ConditionTrue || c.ObservedGeneration != w.Generation {
+			return false
+		}
+	}
+	return true
+}
+
+// workHistory returns a copy of the recorded versions of the named
+// add-on's works.
+func (r *recorder) workHistory(name string) []workEvent {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]workEvent(nil), r.works[name]...)
 }
 
 // history returns copies of what was recorded of the named add-on.

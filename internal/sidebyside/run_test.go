@@ -78,7 +78,7 @@ func newRun(tb testing.TB, s setup, failing ...string) *run {
 	r.startOCM()
 	r.startOurs()
 	r.phases = append(r.phases, phase{name: "install", target: configHash(tb, "v1"), start: time.Now()})
-	if err := r.hub.createAddons(ctx, s.strategy); err != nil {
+	if err := r.hub.createAddons(ctx, s.strategy, sides...); err != nil {
 		tb.Fatal(err)
 	}
 	r.waitRolledOut("install", 3*time.Minute)

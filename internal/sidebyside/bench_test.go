@@ -1,0 +1,374 @@
+package sidebyside
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
+)
+
+var benchQPS = flag.Int("sidebyside.qps", 0, "BenchmarkAddOnManagerSideBySide: the client rate limit of both sides (0: each its own default, rolloutkit 100, OCM 50)")
+
+// The benchmark's rollout: groups of 10%, 30% and 60% of the clusters, a
+// work agent applying in 2s, a soak of 5s. No rollout can take less than
+// the floor, 3 x (2s + 5s).
+const (
+	benchApply = 2 * time.Second
+	benchSoak  = 5 * time.Second
+	benchFloor = 3 * (benchApply + benchSoak)
+)
+
+// BenchmarkAddOnManagerSideBySide rolls one config change out over 1,000
+// and 3,500 clusters with each side: OCM v1.2.0's add-on manager, then the
+// rolloutkit controller, one after the other, each on a fresh hub of its
+// own seeded alike (so that neither pays for the other's objects or CPU on
+// a 2-core machine), with the same shared agents: rolloutkit's Placement
+// scheduler, and the simulated add-on deployer and work agents, not rate
+// limited (each cluster has a work agent of its own). Each side first
+// installs its add-on on every cluster; the timer covers the change only.
+// It reports, per side:
+//
+//   - s/rollout: from the config change to the install progression's
+//     Completed with the new config as last known good; x-floor, that over
+//     the floor (floor-s);
+//   - writes/cluster and reads: the side's own API requests during the
+//     rollout (rest_client_requests_total: POST, PUT, PATCH and DELETE;
+//     GET, which counts LISTs);
+//   - peak-MiB: the side's peak resident memory (VmHWM), install included;
+//     cpu-s: its CPU time during the rollout;
+//   - apiserver-cpu-s, etcd-cpu-s, agents-cpu-s: the CPU the rest of the
+//     hub spent in the meantime, and write-ms: the API server's mean time
+//     for a write of a ManagedClusterAddOn (apiserver_request_duration_seconds).
+//
+// It logs where the time went, group by group. Run it by hand:
+//
+//	go test -run '^$' -bench 'SideBySide/clusters=1000' -benchtime 1x -timeout 60m .
+//
+// (-sidebyside.qps N gives both sides the same client rate limit.)
+func BenchmarkAddOnManagerSideBySide(b *testing.B) {
+	needHub(b)
+	for _, n := range []int{1000, 3500} {
+		sizes := [3]int{n / 10, 3 * n / 10, n - n/10 - 3*n/10}
+		for _, s := range sides {
+			b.Run(fmt.Sprintf("clusters=%d/side=%s", n, s.name), func(b *testing.B) {
+				for range b.N {
+					m := measureRollout(b, s, sizes)
+					b.ReportMetric(m.seconds, "s/rollout")
+					b.ReportMetric(benchFloor.Seconds(), "floor-s")
+					b.ReportMetric(m.seconds/benchFloor.Seconds(), "x-floor")
+					b.ReportMetric(m.writes/float64(n), "writes/cluster")
+					b.ReportMetric(m.reads, "reads")
+					b.ReportMetric(m.side.peakMiB, "peak-MiB")
+					b.ReportMetric(m.side.cpuSeconds, "cpu-s")
+					b.ReportMetric(m.apiserver.cpuSeconds, "apiserver-cpu-s")
+					b.ReportMetric(m.etcd.cpuSeconds, "etcd-cpu-s")
+					b.ReportMetric(m.agents.cpuSeconds, "agents-cpu-s")
+					b.ReportMetric(m.writeMillis, "write-ms")
+				}
+			})
+		}
+	}
+}
+
+// rolloutMeasure is what one rollout cost one side.
+type rolloutMeasure struct {
+	seconds       float64
+	writes, reads float64
+	writeMillis   float64
+	// side: peak memory over its whole life, CPU during the rollout; the
+	// others: CPU during the rollout.
+	side, apiserver, etcd, agents usage
+}
+
+// measureRollout starts a hub, seeds it with sizes, runs side and the
+// shared agents, installs, and measures one config change.
+func measureRollout(b *testing.B, s side, sizes [3]int) rolloutMeasure {
+	b.StopTimer()
+	dir := b.TempDir()
+	bin := programs(b)
+	hubProc, kubeconfig := startHub(b, bin, dir)
+	defer hubProc.stop(b)
+	h := newHub(b, kubeconfig)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel() // before the hub stops: it waits for open watches
+	if err := h.seedHub(ctx, sizes, nil); err != nil {
+		b.Fatal(err)
+	}
+	var clusters []string
+	for _, names := range clusterNames(sizes) {
+		clusters = append(clusters, names...)
+	}
+	rec := record(ctx, b, h)
+	agents := start(b, dir, "agents", bin.controller, "-kubeconfig", kubeconfig, "-addons=false", "-placements",
+		"-simulate-agents", benchApply.String(), "-kube-api-qps", "10000", "-kube-api-burst", "20000",
+		"-health-probe-bind-address", "0", "-zap-log-level", "error")
+	defer agents.stop(b)
+	addr := freeAddr(b)
+	var ctl *proc
+	var rate []string
+	if *benchQPS > 0 {
+		rate = []string{"-kube-api-qps", strconv.Itoa(*benchQPS), "-kube-api-burst", strconv.Itoa(2 * *benchQPS)}
+	}
+	if s == ocmSide {
+		ctl = start(b, dir, "ocm-addon-manager", bin.ocm, append([]string{"-kubeconfig", kubeconfig, "-metrics-bind-address", addr}, rate...)...)
+	} else {
+		ctl = start(b, dir, "rolloutkit-controller", bin.controller, append([]string{"-kubeconfig", kubeconfig, "-placements=false",
+			"-lifecycle", lifecycleOurs, "-metrics-bind-address", addr, "-health-probe-bind-address", "0", "-zap-log-level", "error"}, rate...)...)
+	}
+	defer ctl.stop(b)
+	strategy := clusterv1alpha1.RolloutStrategy{
+		Type: clusterv1alpha1.ProgressivePerGroup,
+		ProgressivePerGroup: &clusterv1alpha1.RolloutProgressivePerGroup{RolloutConfig: clusterv1alpha1.RolloutConfig{
+			MinSuccessTime: metav1.Duration{Duration: benchSoak}, ProgressDeadline: "10m", MaxFailures: intstr.FromInt32(0),
+		}},
+	}
+	if err := h.createAddons(ctx, strategy, s); err != nil {
+		b.Fatal(err)
+	}
+	exited := func() string {
+		for _, p := range []*proc{agents, ctl} {
+			if done, err := p.exited(); done {
+				return fmt.Sprintf("\n%s exited (%v):\n%s", p.name, err, p.tail(20))
+			}
+		}
+		return ""
+	}
+	v1, v2 := configHash(b, "v1"), configHash(b, "v2")
+	rec.waitFor(b, 30*time.Minute, "install", func(v view) (bool, string) {
+		ok, msg := rolledOut(v, s.addon, clusters, v1)
+		return ok, msg + exited()
+	})
+	time.Sleep(2 * time.Second) // the last writes of the install settle
+
+	hubPIDs := children(b, hubProc.cmd.Process.Pid)
+	before := snapshot(b, h, addr, ctl, agents, hubPIDs)
+	changed := time.Now()
+	if err := h.setAgentImage(ctx, "v2"); err != nil {
+		b.Fatal(err)
+	}
+	b.StartTimer()
+	rec.waitFor(b, 30*time.Minute, "rollout", func(v view) (bool, string) {
+		ok, msg := rolledOut(v, s.addon, clusters, v2)
+		return ok, msg + exited()
+	})
+	b.StopTimer()
+	after := snapshot(b, h, addr, ctl, agents, hubPIDs)
+	events, cmas := rec.history(s.addon)
+	done := completedAt(cmas, v2, changed)
+	b.Logf("%s, %d clusters:%s", s.name, len(clusters), breakdown(events, v2, changed, done))
+
+	m := rolloutMeasure{
+		seconds:   done.Sub(changed).Seconds(),
+		writes:    after.client.writes - before.client.writes,
+		reads:     after.client.reads - before.client.reads,
+		side:      usage{peakMiB: after.side.peakMiB, cpuSeconds: after.side.cpuSeconds - before.side.cpuSeconds},
+		apiserver: usage{cpuSeconds: after.apiserver.cpuSeconds - before.apiserver.cpuSeconds},
+		etcd:      usage{cpuSeconds: after.etcd.cpuSeconds - before.etcd.cpuSeconds},
+		agents:    usage{cpuSeconds: after.agents.cpuSeconds - before.agents.cpuSeconds},
+	}
+	if n := after.api.addonWrites - before.api.addonWrites; n > 0 {
+		m.writeMillis = 1000 * (after.api.addonWriteSeconds - before.api.addonWriteSeconds) / n
+	}
+	return m
+}
+
+// measures are the counters read before and after a rollout.
+type measures struct {
+	client          clientCounts
+	api             apiCounts
+	side, agents    usage
+	apiserver, etcd usage
+}
+
+// snapshot reads every counter the benchmark reports.
+func snapshot(b *testing.B, h *hub, addr string, ctl, agents *proc, hub map[string]int) measures {
+	b.Helper()
+	var m measures
+	m.client = scrapeClient(b, addr)
+	m.api = scrapeAPIServer(b, h)
+	var err error
+	if m.side, err = procUsage(ctl.cmd.Process.Pid); err != nil {
+		b.Fatal(err)
+	}
+	if m.agents, err = procUsage(agents.cmd.Process.Pid); err != nil {
+		b.Fatal(err)
+	}
+	if m.apiserver, err = procUsage(hub["kube-apiserver"]); err != nil {
+		b.Fatal(err)
+	}
+	if m.etcd, err = procUsage(hub["etcd"]); err != nil {
+		b.Fatal(err)
+	}
+	return m
+}
+
+// children returns the child processes of pid by their command name.
+func children(b *testing.B, pid int) map[string]int {
+	b.Helper()
+	// A child is listed under the thread that started it.
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var pids []string
+	for _, t := range tasks {
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", pid, t.Name()))
+		if err != nil {
+			continue // the thread ended
+		}
+		pids = append(pids, strings.Fields(string(data))...)
+	}
+	out := map[string]int{}
+	for _, f := range pids {
+		c, err := strconv.Atoi(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", c))
+		if err != nil {
+			b.Fatal(err)
+		}
+		out[strings.TrimSpace(string(comm))] = c
+	}
+	for _, want := range []string{"etcd", "kube-apiserver"} {
+		if out[want] == 0 {
+			b.Fatalf("the test hub (pid %d) runs no %s: %v", pid, want, out)
+		}
+	}
+	return out
+}
+
+// clientCounts are a side's API requests, from its own metrics.
+type clientCounts struct{ writes, reads float64 }
+
+func scrapeClient(b *testing.B, addr string) clientCounts {
+	b.Helper()
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var c clientCounts
+	err = eachSample(bufio.NewScanner(resp.Body), func(name, labels string, v float64) {
+		if name != "rest_client_requests_total" {
+			return
+		}
+		switch {
+		case strings.Contains(labels, `method="GET"`):
+			c.reads += v
+		case strings.Contains(labels, `method="POST"`), strings.Contains(labels, `method="PUT"`),
+			strings.Contains(labels, `method="PATCH"`), strings.Contains(labels, `method="DELETE"`):
+			c.writes += v
+		}
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return c
+}
+
+// apiCounts are the API server's own counters of ManagedClusterAddOn
+// writes.
+type apiCounts struct{ addonWrites, addonWriteSeconds float64 }
+
+func scrapeAPIServer(b *testing.B, h *hub) apiCounts {
+	b.Helper()
+	raw, err := h.kube.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	var c apiCounts
+	err = eachSample(bufio.NewScanner(strings.NewReader(string(raw))), func(name, labels string, v float64) {
+		if !strings.Contains(labels, `resource="managedclusteraddons"`) ||
+			!(strings.Contains(labels, `verb="PATCH"`) || strings.Contains(labels, `verb="UPDATE"`)) {
+			return
+		}
+		switch name {
+		case "apiserver_request_duration_seconds_count":
+			c.addonWrites += v
+		case "apiserver_request_duration_seconds_sum":
+			c.addonWriteSeconds += v
+		}
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return c
+}
+
+// eachSample calls f with every sample of a Prometheus text exposition.
+func eachSample(sc *bufio.Scanner, f func(name, labels string, v float64)) error {
+	sc.Buffer(make([]byte, 1<<20), 1<<22)
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		i := strings.LastIndexByte(line, ' ')
+		if i < 0 {
+			continue
+		}
+		v, err := strconv.ParseFloat(line[i+1:], 64)
+		if err != nil {
+			continue
+		}
+		series := line[:i]
+		name, labels := series, ""
+		if j := strings.IndexByte(series, '{'); j >= 0 {
+			name, labels = series[:j], series[j:]
+		}
+		f(name, labels, v)
+	}
+	return sc.Err()
+}
+
+// breakdown tells where a rollout's time went, group by group: when the
+// group's clusters got the new config desired (first and last), when
+// they applied it (first and last), counting from the change, and when
+// the side said it was complete.
+func breakdown(events []addonEvent, target string, start, done time.Time) string {
+	type span struct{ first, last time.Time }
+	extend := func(s *span, at time.Time) {
+		if s.first.IsZero() || at.Before(s.first) {
+			s.first = at
+		}
+		if at.After(s.last) {
+			s.last = at
+		}
+	}
+	desired := make([]span, len(environments))
+	applied := make([]span, len(environments))
+	seenDesired, seenApplied := map[string]bool{}, map[string]bool{}
+	for _, e := range events {
+		g := groupOf(e.cluster)
+		if e.at.Before(start) || g < 0 {
+			continue
+		}
+		if e.state.desired == target && !seenDesired[e.cluster] {
+			seenDesired[e.cluster] = true
+			extend(&desired[g], e.at)
+		}
+		if e.state.applied == target && !seenApplied[e.cluster] {
+			seenApplied[e.cluster] = true
+			extend(&applied[g], e.at)
+		}
+	}
+	off := func(t time.Time) float64 { return t.Sub(start).Seconds() }
+	var sb strings.Builder
+	for g, env := range environments {
+		fmt.Fprintf(&sb, "\n  %-4s desired +%.1fs..+%.1fs, applied +%.1fs..+%.1fs", env,
+			off(desired[g].first), off(desired[g].last), off(applied[g].first), off(applied[g].last))
+	}
+	fmt.Fprintf(&sb, "\n  Completed +%.1fs", off(done))
+	return sb.String()
+}
