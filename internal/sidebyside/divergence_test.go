@@ -192,7 +192,7 @@ func d5(stalled ...string) divergence {
 	}}
 }
 
-// a6 explains OCM giving the new config to the add-on of a cluster that
+// a8 explains OCM giving the new config to the add-on of a cluster that
 // has just left every placement: OCM's addonconfiguration puts an add-on
 // that no strategy placement selects into its "defaults" node, which rolls
 // the default configs out to all its add-ons at once, and when it syncs
@@ -201,7 +201,7 @@ func d5(stalled ...string) divergence {
 // controllers race, so it shows in some runs only. It removes the leaving
 // clusters from both sides' orders, and claims the soaks OCM broke by
 // starting them.
-func a6(leaving ...string) divergence {
+func a8(leaving ...string) divergence {
 	left := make(map[string]bool, len(leaving))
 	for _, c := range leaving {
 		left[c] = true
@@ -219,7 +219,7 @@ func a6(leaving ...string) divergence {
 		o.waves = out
 		return o, changed
 	}
-	return divergence{id: "A6", racy: true,
+	return divergence{id: "A8", racy: true,
 		claims: func(s side, b soakBreak, _ soakRecord) bool { return s == ocmSide && left[b.cluster] },
 		normalize: func(ocm, ours order) (order, order, bool) {
 			ocm, changed := without(ocm)

@@ -140,7 +140,7 @@ func scenarios() []scenario {
 			r.removeCluster("prod-0001")
 			r.waitRolledOut("change", 2*time.Minute)
 		},
-		explain: append(always, a6("prod-0001")),
+		explain: append(always, a8("prod-0001")),
 	}, {
 		name:  "revert mid-rollout",
 		setup: seedStory,
