@@ -20,6 +20,7 @@ import (
 	workv1 "open-cluster-management.io/api/work/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -53,6 +54,8 @@ type Deployer struct {
 	Version string
 	// Clock stamps the ManifestApplied condition. Nil: the real clock.
 	Clock clock.PassiveClock
+	// Workers is how many add-ons are rendered at once. 0: one.
+	Workers int
 }
 
 // gvk is the ManagedClusterAddOn kind in d's version.
@@ -66,6 +69,7 @@ func (d *Deployer) SetupWithManager(mgr ctrl.Manager) error {
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(d.gvk())
 	return ctrl.NewControllerManagedBy(mgr).Named("simulated-addon-manager").
+		WithOptions(controller.Options{MaxConcurrentReconciles: max(d.Workers, 1)}).
 		For(u).
 		Watches(&workv1.ManifestWork{}, handler.EnqueueRequestsFromMapFunc(addonOfWork)).
 		Complete(d)

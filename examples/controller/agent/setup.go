@@ -31,17 +31,31 @@ type Options struct {
 	// Clock stamps the conditions and times the applies. Nil: the real
 	// clock.
 	Clock clock.PassiveClock
+	// Workers is how many add-ons the add-on manager renders, and how many
+	// works the work agents apply, at once. 0: DefaultWorkers.
+	Workers int
 }
+
+// DefaultWorkers is the number of add-ons rendered and of works applied at
+// once unless Options say otherwise. On a hub every cluster has a work
+// agent of its own; one worker applying the works of a whole fleet one
+// after another, each a status write, would make a group's applies spread
+// over seconds that a real fleet does not take.
+const DefaultWorkers = 16
 
 // Setup registers the simulated add-on manager (a Deployer) and work agent
 // (a WorkAgent) with mgr. mgr's scheme must hold OCM's add-on and work
 // types.
 func Setup(mgr ctrl.Manager, o Options) error {
-	d := &Deployer{Client: mgr.GetClient(), Mapper: mgr.GetRESTMapper(), Version: o.AddonVersion, Clock: o.Clock}
+	workers := o.Workers
+	if workers <= 0 {
+		workers = DefaultWorkers
+	}
+	d := &Deployer{Client: mgr.GetClient(), Mapper: mgr.GetRESTMapper(), Version: o.AddonVersion, Clock: o.Clock, Workers: workers}
 	if err := d.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the simulated add-on manager: %w", err)
 	}
-	w := &WorkAgent{Client: mgr.GetClient(), Delay: o.Delay, Fail: o.Fail, Clock: o.Clock}
+	w := &WorkAgent{Client: mgr.GetClient(), Delay: o.Delay, Fail: o.Fail, Clock: o.Clock, Workers: workers}
 	if err := w.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the simulated work agent: %w", err)
 	}

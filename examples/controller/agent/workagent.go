@@ -11,6 +11,7 @@ import (
 	workv1 "open-cluster-management.io/api/work/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/rolloutkit/rolloutkit/clock"
@@ -47,6 +48,8 @@ type WorkAgent struct {
 	// Clock times the applies and stamps the conditions. Nil: the real
 	// clock.
 	Clock clock.PassiveClock
+	// Workers is how many works are handled at once. 0: one.
+	Workers int
 
 	mu      sync.Mutex
 	started map[string]begun // namespace/name -> the apply under way
@@ -60,7 +63,9 @@ type begun struct {
 
 // SetupWithManager registers w with mgr.
 func (w *WorkAgent) SetupWithManager(mgr ctrl.Manager) error {
-	return ctrl.NewControllerManagedBy(mgr).Named("simulated-work-agent").For(&workv1.ManifestWork{}).Complete(w)
+	return ctrl.NewControllerManagedBy(mgr).Named("simulated-work-agent").
+		WithOptions(controller.Options{MaxConcurrentReconciles: max(w.Workers, 1)}).
+		For(&workv1.ManifestWork{}).Complete(w)
 }
 
 // Reconcile moves one work's apply forward.

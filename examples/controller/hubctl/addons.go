@@ -285,12 +285,8 @@ func (r *AddonReconciler) write(ctx context.Context, snap *snapshot, obj client.
 		}
 		r.phases.observe(logger, cma.Name, s.Ref, s.Result.Groups)
 		recheck = sooner(recheck, s.Result.RecheckAfter)
-		for _, w := range s.Writes {
-			m := byCluster[w.Cluster].DeepCopy()
-			m.Status.ConfigReferences, m.Status.Conditions = w.ConfigReferences, w.Conditions
-			if err := snap.patchAddonStatus(ctx, r.Client, m); err != nil {
-				errs = append(errs, err)
-			}
+		if err := r.writeAddons(ctx, snap, byCluster, s.Writes); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	if !equality.Semantic.DeepEqual(cma.Status.InstallProgressions, next.Status.InstallProgressions) {

@@ -10,6 +10,7 @@ import (
 	workv1 "open-cluster-management.io/api/work/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -55,7 +56,7 @@ func (r *ProgressReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	works, err := r.works(ctx, mca)
+	works, err := addonWorks(ctx, r.Client, mca)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -74,10 +75,11 @@ func (r *ProgressReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	return ctrl.Result{}, nil
 }
 
-// works lists the ManifestWorks that can be the add-on's: those labelled
-// with its name in its cluster's namespace and, for a hosted add-on, in
-// its hosting cluster's. addon.Progressing picks its own among them.
-func (r *ProgressReconciler) works(ctx context.Context, mca *addonv1beta1.ManagedClusterAddOn) ([]*workv1.ManifestWork, error) {
+// addonWorks lists the ManifestWorks that can be the add-on's: those
+// labelled with its name in its cluster's namespace and, for a hosted
+// add-on, in its hosting cluster's. addon.Progressing picks its own among
+// them.
+func addonWorks(ctx context.Context, c client.Reader, mca *addonv1beta1.ManagedClusterAddOn) ([]*workv1.ManifestWork, error) {
 	namespaces := []string{mca.Namespace}
 	if h := mca.Annotations[addonv1beta1.HostingClusterNameAnnotationKey]; h != "" && h != mca.Namespace {
 		namespaces = append(namespaces, h)
@@ -85,7 +87,7 @@ func (r *ProgressReconciler) works(ctx context.Context, mca *addonv1beta1.Manage
 	var out []*workv1.ManifestWork
 	for _, ns := range namespaces {
 		var l workv1.ManifestWorkList
-		if err := r.Client.List(ctx, &l, client.InNamespace(ns), client.MatchingLabels{addonv1beta1.AddonLabelKey: mca.Name}); err != nil {
+		if err := c.List(ctx, &l, client.InNamespace(ns), client.MatchingLabels{addonv1beta1.AddonLabelKey: mca.Name}); err != nil {
 			return nil, fmt.Errorf("listing manifestworks in %q: %w", ns, err)
 		}
 		for i := range l.Items {
@@ -94,6 +96,12 @@ func (r *ProgressReconciler) works(ctx context.Context, mca *addonv1beta1.Manage
 	}
 	return out, nil
 }
+
+// progressWorkers is how many add-ons the progress reconciler handles at
+// once: each of its reconciles is one add-on, and when a group's works
+// become ready together it has one patch to send for each of them, which
+// one worker sends one after another (OCM's addonprogressing runs two).
+const progressWorkers = 8
 
 // SetupWithManager registers the reconciler with mgr. It runs for a
 // ManagedClusterAddOn when it changes, when one of its ManifestWorks
@@ -107,6 +115,7 @@ func (r *ProgressReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	r.api = api
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("addon-progress").
+		WithOptions(controller.Options{MaxConcurrentReconciles: progressWorkers}).
 		For(api.newMCA()).
 		Watches(&workv1.ManifestWork{}, handler.EnqueueRequestsFromMapFunc(addonOfWork)).
 		Watches(api.newCMA(), handler.EnqueueRequestsFromMapFunc(r.addonsOfCMA)).

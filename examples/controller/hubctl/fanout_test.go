@@ -1,0 +1,81 @@
+package hubctl
+
+import (
+	"context"
+
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	clockfake "github.com/rolloutkit/rolloutkit/clock/fake"
+)
+
+// TestAddonReconcileStartWritesProgress: the patch that gives an add-on
+// its new desired configs also carries the Progressing condition its works
+// give for them, so the progress reconciler has nothing left to write: one
+// write where OCM's add-on manager sends two. An add-on never deployed
+// waits for its manifests (WaitingForManifestApplied, as OCM says before
+// anything is applied); one whose work already carries the new configs,
+// applied, is Completed at once with them as last applied.
+func TestAddonReconcileStartWritesProgress(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name         string
+		deployed     bool
+		reason       string
+		lastApplied bool
+	}{
+		{"never deployed", false, "WaitingForManifestApplied", false},
+		{"work already rendered", true, addonv1beta1.ProgressingReasonCompleted, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			cfg := proxyConfig(t, "cluster-proxy", "v1.0.0")
+			dev := freshAddon("dev-cluster", seedAddonName)
+			objs := hubObjects([]client.Object{seedAddon(t, DefaultLifecycle), cfg}, seedPlacement(t),
+				freshAddons(seedAddonName, "stg-cluster", "prod-cluster"))
+			refs := []addonv1beta1.ConfigReference{{ConfigGroupResource: proxyGR, DesiredConfig: &addonv1beta1.ConfigSpecHash{
+				ConfigReferent: addonv1beta1.ConfigReferent{Name: "cluster-proxy"}, SpecHash: specHashOf(t, cfg)}}}
+			if tc.deployed {
+				dev.Status.Conditions = rolledOut().Status.Conditions[:1] // ManifestApplied True
+				objs = append(objs, deployWork(t, refs))
+			}
+			objs = append(objs, dev)
+			h := newAddonHub(t, V1alpha1, nil, objs...)
+			devWrites := 0
+			h.client = interceptor.NewClient(h.client.(client.WithWatch), interceptor.Funcs{
+				SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+					if obj.GetNamespace() == "dev-cluster" && obj.GetName() == seedAddonName {
+						devWrites++
+					}
+					return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+				},
+			})
+			_, err := reconcileAddon(h.addonReconciler(clockfake.New(start), nil), seedAddonName)
+			require.NoError(t, err)
+			assert.Equal(t, 1, devWrites, "writes to dev's add-on")
+			m := h.addon("dev-cluster", seedAddonName)
+			assert.Equal(t, specHashOf(t, cfg), desiredHash(t, m))
+			cond := meta.FindStatusCondition(m.Status.Conditions, addonv1beta1.ManagedClusterAddOnConditionProgressing)
+			require.NotNil(t, cond, "the start write carries no Progressing condition")
+			assert.Equal(t, tc.reason, cond.Reason)
+			assert.Equal(t, metav1.NewTime(start).Unix(), cond.LastTransitionTime.Unix())
+			if tc.lastApplied {
+				require.NotNil(t, m.Status.ConfigReferences[0].LastAppliedConfig)
+				assert.Equal(t, specHashOf(t, cfg), m.Status.ConfigReferences[0].LastAppliedConfig.SpecHash)
+			} else {
+				assert.Nil(t, m.Status.ConfigReferences[0].LastAppliedConfig)
+			}
+
+			_, err = reconcileProgress(h.progressReconciler(start), "dev-cluster", seedAddonName)
+			require.NoError(t, err)
+			assert.Equal(t, 1, devWrites, "the progress reconciler wrote after the start write")
+		})
+	}
+}
