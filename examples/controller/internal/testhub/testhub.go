@@ -29,11 +29,11 @@ const EnvAssets = "KUBEBUILDER_ASSETS"
 // no test API server instead of skipping it.
 const EnvRequire = "ROLLOUTKIT_REQUIRE_APISERVER"
 
-// ForTest starts a hub of the test's own, stopped when the test ends, and
-// returns it with an uncached client of the controller's scheme. Without
-// the test API server the test is skipped and says so (failed when
+// ForTest starts a hub of the test's own, with opts, stopped when the test
+// ends, and returns it with an uncached client of the controller's scheme.
+// Without the test API server the test is skipped and says so (failed when
 // EnvRequire is set); in -short mode it is skipped.
-func ForTest(t testing.TB) (*Hub, client.Client) {
+func ForTest(t testing.TB, opts ...Option) (*Hub, client.Client) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("needs a real kube-apiserver: not in -short mode")
@@ -44,7 +44,7 @@ func ForTest(t testing.TB) (*Hub, client.Client) {
 		}
 		t.Skipf("SKIP (no test API server): %v", err)
 	}
-	h, err := Start()
+	h, err := Start(opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,6 +76,7 @@ type Hub struct {
 	// Config reaches the API server as an administrator.
 	Config *rest.Config
 	env    *envtest.Environment
+	files  string // the hub's own directory (restart.go)
 }
 
 // Assets returns the directory holding etcd and kube-apiserver: $KUBEBUILDER_ASSETS
@@ -172,9 +173,9 @@ func ProxyConfigCRD() *apiextensionsv1.CustomResourceDefinition {
 	}
 }
 
-// Start starts etcd and kube-apiserver and installs the CRDs. Stop the hub
-// when done.
-func Start() (*Hub, error) {
+// Start starts etcd and kube-apiserver, with opts, and installs the CRDs.
+// Stop the hub when done.
+func Start(opts ...Option) (*Hub, error) {
 	assets, err := Assets()
 	if err != nil {
 		return nil, err
@@ -205,12 +206,17 @@ func Start() (*Hub, error) {
 	// deletion takes update of the owner's finalizers: a controller whose
 	// RBAC lacks it fails here as it would there (TestRBACLeastPrivilege).
 	env.ControlPlane.GetAPIServer().Configure().Append("enable-admission-plugins", "OwnerReferencesPermissionEnforcement")
+	h := &Hub{env: env}
+	if err := h.configure(opts); err != nil {
+		return nil, errors.Join(err, os.RemoveAll(h.files))
+	}
 	cfg, err := env.Start()
 	if err != nil {
-		_ = env.Stop()
+		_ = h.Stop()
 		return nil, fmt.Errorf("starting the test hub: %w", err)
 	}
-	return &Hub{Config: cfg, env: env}, nil
+	h.Config = cfg
+	return h, nil
 }
 
 // KubeConfig returns a kubeconfig for an administrator of the hub.
@@ -224,7 +230,7 @@ func (h *Hub) KubeConfig() ([]byte, error) {
 
 // Stop stops kube-apiserver, then etcd.
 func (h *Hub) Stop() error {
-	return h.env.Stop()
+	return errors.Join(h.env.Stop(), os.RemoveAll(h.files))
 }
 
 // Describe names the hub for a person: the API server's address.
