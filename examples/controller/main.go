@@ -51,6 +51,7 @@ type options struct {
 	lifecycles     []string
 	leaderElect    bool
 	leaderNS       string
+	lease          leaseTimes
 	probeAddr      string
 	metricsAddr    string
 	qps            float64
@@ -74,6 +75,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.addonVersion, "addon-version", "", "add-on API version to read and write, v1alpha1 or v1beta1 (default: the version the hub stores)")
 	fs.BoolVar(&o.leaderElect, "leader-elect", false, "elect a leader with a Lease, so that only one replica writes")
 	fs.StringVar(&o.leaderNS, "leader-elect-namespace", "kube-system", "namespace of the leader-election Lease")
+	o.lease.bindFlags(fs)
 	fs.StringVar(&o.probeAddr, "health-probe-bind-address", "127.0.0.1:8081", `address of the /healthz and /readyz probes ("0" turns them off)`)
 	fs.StringVar(&o.metricsAddr, "metrics-bind-address", "0", `address of the metrics endpoint ("0": off)`)
 	fs.Float64Var(&o.qps, "kube-api-qps", 100, "requests per second to the API server, sustained")
@@ -113,6 +115,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 			return o, fmt.Errorf("-lifecycle %q: want comma-separated annotation values, none empty (an add-on without the annotation is OCM's add-on manager's: take it with addon-manager)", lifecycle)
 		}
 		o.lifecycles = append(o.lifecycles, l)
+	}
+	if err := o.lease.validate(); err != nil {
+		return o, err
 	}
 	if o.qps <= 0 || o.burst <= 0 {
 		return o, fmt.Errorf("-kube-api-qps %g, -kube-api-burst %d: want positive numbers", o.qps, o.burst)
@@ -187,6 +192,9 @@ func newManager(cfg *rest.Config, o options, logger logr.Logger) (ctrl.Manager, 
 		LeaderElection:          o.leaderElect,
 		LeaderElectionID:        "rolloutkit-controller",
 		LeaderElectionNamespace: o.leaderNS,
+		LeaseDuration:           &o.lease.duration,
+		RenewDeadline:           &o.lease.renewDeadline,
+		RetryPeriod:             &o.lease.retryPeriod,
 	})
 }
 

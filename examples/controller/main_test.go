@@ -42,6 +42,9 @@ func TestFlags(t *testing.T) {
 		{"no kubeconfig", []string{"-kubeconfig", "/nonexistent/kubeconfig"}, 2, `-kubeconfig "/nonexistent/kubeconfig"`},
 		{"empty lifecycle", []string{"-lifecycle", ""}, 2, `-lifecycle "": want comma-separated annotation values, none empty`},
 		{"empty lifecycle in a list", []string{"-lifecycle", "rolloutkit,,addon-manager"}, 2, `-lifecycle "rolloutkit,,addon-manager": want comma-separated annotation values, none empty`},
+		{"lease shorter than renewal", []string{"-leader-elect-lease-duration", "5s", "-leader-elect-renew-deadline", "10s"}, 2,
+			"-leader-elect-lease-duration 5s, -leader-elect-renew-deadline 10s, -leader-elect-retry-period 2s: want lease duration > renew deadline > 1.2 x retry period > 0"},
+		{"no retry period", []string{"-leader-elect-retry-period", "0s"}, 2, "-leader-elect-retry-period 0s: want lease duration > renew deadline"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
