@@ -226,7 +226,11 @@ func serve(ctx context.Context, cfg *rest.Config, o options, logger logr.Logger)
 		if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 			return err
 		}
-		if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		ready, err := apiServerAnswers(cfg)
+		if err != nil {
+			return err
+		}
+		if err := mgr.AddReadyzCheck("apiserver", ready); err != nil {
 			return err
 		}
 	}
