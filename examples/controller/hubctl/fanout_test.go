@@ -26,9 +26,9 @@ import (
 func TestAddonReconcileStartWritesProgress(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		name         string
-		deployed     bool
-		reason       string
+		name        string
+		deployed    bool
+		reason      string
 		lastApplied bool
 	}{
 		{"never deployed", false, "WaitingForManifestApplied", false},
