@@ -128,15 +128,23 @@ func (r *running) stop(t testing.TB) {
 	}
 }
 
-// start runs a manager with what setup registers, its API writes counted.
+// start runs a manager as the hub's administrator with what setup
+// registers, its API writes counted.
 func (e *env) start(t testing.TB, setup func(ctrl.Manager) error) *running {
 	t.Helper()
-	cfg := rest.CopyConfig(e.hub.Config)
+	return e.startManager(t, e.hub.Config, func(*ctrl.Options) {}, setup)
+}
+
+// startManager runs a manager as cfg's identity, its options changed by
+// tune, with what setup registers, its API writes counted.
+func (e *env) startManager(t testing.TB, cfg *rest.Config, tune func(*ctrl.Options), setup func(ctrl.Manager) error) *running {
+	t.Helper()
+	cfg = rest.CopyConfig(cfg)
 	w := &writes{}
 	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { w.inner = rt; return w }
 	scheme, err := hubctl.NewScheme()
 	require.NoError(t, err)
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+	opts := ctrl.Options{
 		Scheme:                 scheme,
 		Client:                 client.Options{Cache: &client.CacheOptions{Unstructured: true}},
 		Metrics:                metricsserver.Options{BindAddress: "0"},
@@ -144,7 +152,9 @@ func (e *env) start(t testing.TB, setup func(ctrl.Manager) error) *running {
 		Logger:                 zap.New(zap.WriteTo(testWriter{t}), zap.UseDevMode(true)),
 		// Several managers run the same controllers in one test process.
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-	})
+	}
+	tune(&opts)
+	mgr, err := ctrl.NewManager(cfg, opts)
 	require.NoError(t, err)
 	require.NoError(t, setup(mgr))
 	ctx, cancel := context.WithCancel(context.Background())

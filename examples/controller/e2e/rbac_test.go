@@ -31,9 +31,6 @@ import (
 	workv1 "open-cluster-management.io/api/work/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
@@ -96,36 +93,10 @@ func (e *env) serviceAccountConfig(t testing.TB) *rest.Config {
 // when it stops, so that the next manager leads at once.
 func (e *env) startAs(t testing.TB, cfg *rest.Config, setup func(ctrl.Manager) error) *running {
 	t.Helper()
-	cfg = rest.CopyConfig(cfg)
-	w := &writes{}
-	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { w.inner = rt; return w }
-	scheme, err := hubctl.NewScheme()
-	require.NoError(t, err)
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                        scheme,
-		Client:                        client.Options{Cache: &client.CacheOptions{Unstructured: true}},
-		Metrics:                       metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress:        "0",
-		Logger:                        zap.New(zap.WriteTo(testWriter{t}), zap.UseDevMode(true)),
-		Controller:                    config.Controller{SkipNameValidation: ptr.To(true)},
-		LeaderElection:                true,
-		LeaderElectionID:              leaseName,
-		LeaderElectionNamespace:       controllerNamespace,
-		LeaderElectionReleaseOnCancel: true,
-	})
-	require.NoError(t, err)
-	require.NoError(t, setup(mgr))
-	ctx, cancel := context.WithCancel(context.Background())
-	r := &running{cancel: cancel, done: make(chan struct{}), writes: w}
-	go func() {
-		r.err = mgr.Start(ctx)
-		close(r.done)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-r.done
-	})
-	return r
+	return e.startManager(t, cfg, func(o *ctrl.Options) {
+		o.LeaderElection, o.LeaderElectionID, o.LeaderElectionNamespace = true, leaseName, controllerNamespace
+		o.LeaderElectionReleaseOnCancel = true
+	}, setup)
 }
 
 // refused returns the writes the API server refused as forbidden.
