@@ -207,16 +207,16 @@ func (f InFlight) doing(now time.Time) string {
 	case f.Until == nil:
 		return strings.ToLower(f.Status) + ", no deadline"
 	case f.Status == "Succeeded":
-		return "soaking until " + clockTime(*f.Until, now)
+		return "soaking until " + ClockTime(*f.Until, now)
 	case f.Status == "Failed":
-		return "failed, retrying until the deadline " + clockTime(*f.Until, now)
+		return "failed, retrying until the deadline " + ClockTime(*f.Until, now)
 	}
-	return strings.ToLower(f.Status) + ", deadline " + clockTime(*f.Until, now)
+	return strings.ToLower(f.Status) + ", deadline " + ClockTime(*f.Until, now)
 }
 
-// clockTime formats t in now's location, with the date when it is not
-// now's day.
-func clockTime(t, now time.Time) string {
+// ClockTime formats t as a report shows a time: in now's location, with
+// the date when it is not now's day.
+func ClockTime(t, now time.Time) string {
 	t = t.In(now.Location())
 	if y, m, d := t.Date(); y != now.Year() || m != now.Month() || d != now.Day() {
 		return t.Format(time.DateTime)

@@ -155,7 +155,7 @@ func groupRow(g planreport.Group, now time.Time) row {
 	if s := g.Status; s != nil {
 		r := row{phase: s.Phase, waitsFor: orDash(s.WaitsFor), counts: countsOf(s.Counts), until: "-", message: s.Message}
 		if s.Until != nil {
-			r.until = clockTime(s.Until.Time, now)
+			r.until = planreport.ClockTime(s.Until.Time, now)
 		}
 		return r
 	}
@@ -163,7 +163,7 @@ func groupRow(g planreport.Group, now time.Time) row {
 	if g.Wait != nil {
 		r.waitsFor = g.Wait.Kind
 		if g.Wait.Until != nil {
-			r.until = clockTime(*g.Wait.Until, now)
+			r.until = planreport.ClockTime(*g.Wait.Until, now)
 		}
 	}
 	return r
@@ -206,15 +206,6 @@ func writeControls(b *strings.Builder, addOn string, placements bool, r *planrep
 	return tw.Flush()
 }
 
-// clockTime formats t in now's location, with the date when it is not
-// now's day.
-func clockTime(t, now time.Time) string {
-	t = t.In(now.Location())
-	if y, m, d := t.Date(); y != now.Year() || m != now.Month() || d != now.Day() {
-		return t.Format(time.DateTime)
-	}
-	return t.Format(time.TimeOnly)
-}
 
 func orDash(s string) string {
 	if s == "" {
