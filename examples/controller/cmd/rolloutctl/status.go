@@ -206,7 +206,6 @@ func writeControls(b *strings.Builder, addOn string, placements bool, r *planrep
 	return tw.Flush()
 }
 
-
 func orDash(s string) string {
 	if s == "" {
 		return "-"
