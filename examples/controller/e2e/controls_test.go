@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
@@ -70,9 +71,12 @@ func (c *controlled) govern(t *testing.T, spec v1alpha1.AddOnRolloutSpec) {
 // has written its status for it.
 func (c *controlled) setSpec(t *testing.T, change func(*v1alpha1.AddOnRolloutSpec)) {
 	t.Helper()
-	ar := c.rollout(t)
-	change(&ar.Spec)
-	require.NoError(t, c.c.Update(context.Background(), ar))
+	// The controller writes the status meanwhile: read again on a conflict.
+	require.NoError(t, retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		ar := c.rollout(t)
+		change(&ar.Spec)
+		return c.c.Update(context.Background(), ar)
+	}))
 	c.observed(t)
 }
 
