@@ -285,8 +285,12 @@ func (r *AddonReconciler) write(ctx context.Context, snap *snapshot, obj client.
 		}
 		r.phases.observe(logger, cma.Name, s.Ref, s.Result.Groups)
 		recheck = sooner(recheck, s.Result.RecheckAfter)
-		if err := r.writeAddons(ctx, snap, byCluster, s.Writes); err != nil {
+		left, err := r.writeAddons(ctx, snap, byCluster, s.Writes)
+		if err != nil {
 			errs = append(errs, err)
+		}
+		if left > 0 {
+			recheck = sooner(recheck, waitingRetry)
 		}
 	}
 	if !equality.Semantic.DeepEqual(cma.Status.InstallProgressions, next.Status.InstallProgressions) {

@@ -2,6 +2,8 @@ package hubctl
 
 import (
 	"context"
+	"fmt"
+	"time"
 
 	"testing"
 
@@ -10,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
+	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
@@ -78,4 +81,48 @@ func TestAddonReconcileStartWritesProgress(t *testing.T) {
 			assert.Equal(t, 1, devWrites, "the progress reconciler wrote after the start write")
 		})
 	}
+}
+
+// TestAddonReconcileWaitingWritesInBatches: a rollout's first step starts
+// its first group and turns every other add-on's Configured condition
+// False; of those flips one reconcile writes waitingWrites at most, after
+// the starts, and asks to run again within waitingRetry; the next writes
+// the rest, and then waits for the first group's deadline.
+func TestAddonReconcileWaitingWritesInBatches(t *testing.T) {
+	t.Parallel()
+	cfg := proxyConfig(t, "cluster-proxy", "v1.0.0")
+	first := &clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Namespace: seedRef.Namespace, Name: seedRef.Name + "-decision-1",
+		Labels: map[string]string{clusterv1beta1.PlacementLabel: seedRef.Name, clusterv1beta1.DecisionGroupIndexLabel: "0", clusterv1beta1.DecisionGroupNameLabel: "dev"}},
+		Status: clusterv1beta1.PlacementDecisionStatus{Decisions: []clusterv1beta1.ClusterDecision{{ClusterName: "dev-0000"}}}}
+	rest := &clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Namespace: seedRef.Namespace, Name: seedRef.Name + "-decision-2",
+		Labels: map[string]string{clusterv1beta1.PlacementLabel: seedRef.Name, clusterv1beta1.DecisionGroupIndexLabel: "1", clusterv1beta1.DecisionGroupNameLabel: "prod"}}}
+	waiting := make([]string, waitingWrites+50)
+	for i := range waiting {
+		waiting[i] = fmt.Sprintf("prod-%04d", i)
+		rest.Status.Decisions = append(rest.Status.Decisions, clusterv1beta1.ClusterDecision{ClusterName: waiting[i]})
+	}
+	h := newAddonHub(t, V1alpha1, nil, hubObjects(
+		[]client.Object{seedAddon(t, DefaultLifecycle), cfg, placementIn(seedRef.Namespace, seedRef.Name), first, rest},
+		freshAddons(seedAddonName, append([]string{"dev-0000"}, waiting...)...))...)
+	r := h.addonReconciler(clockfake.New(start), nil)
+	flipped := func() int {
+		n := 0
+		for _, c := range waiting {
+			if configuredStatus(h.addon(c, seedAddonName)) == metav1.ConditionFalse {
+				n++
+			}
+		}
+		return n
+	}
+
+	res, err := reconcileAddon(r, seedAddonName)
+	require.NoError(t, err)
+	assert.Equal(t, specHashOf(t, cfg), desiredHash(t, h.addon("dev-0000", seedAddonName)), "the first group did not start")
+	assert.Equal(t, waitingWrites, flipped())
+	assert.Equal(t, waitingRetry, res.RequeueAfter)
+
+	res, err = reconcileAddon(r, seedAddonName)
+	require.NoError(t, err)
+	assert.Equal(t, len(waiting), flipped())
+	assert.Equal(t, 15*time.Minute, res.RequeueAfter, "the first group's progress deadline")
 }
