@@ -26,6 +26,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -78,8 +79,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	o.lease.bindFlags(fs)
 	fs.StringVar(&o.probeAddr, "health-probe-bind-address", "127.0.0.1:8081", `address of the /healthz and /readyz probes ("0" turns them off)`)
 	fs.StringVar(&o.metricsAddr, "metrics-bind-address", "0", `address of the metrics endpoint ("0": off)`)
-	fs.Float64Var(&o.qps, "kube-api-qps", 100, "requests per second to the API server, sustained")
-	fs.IntVar(&o.burst, "kube-api-burst", 200, "requests to the API server in a burst")
+	fs.Float64Var(&o.qps, "kube-api-qps", 500, "requests per second to the API server, sustained")
+	fs.IntVar(&o.burst, "kube-api-burst", 1000, "requests to the API server in a burst")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "read the hub, print each add-on's next rollout step as examples/plan does, write nothing, and exit")
 	fs.DurationVar(&o.simulateAgents, "simulate-agents", 0, "also play each add-on's manager (render its ManifestWork from the desired configs) and the work agents (apply it after this long, e.g. 2s), for a hub with no real clusters")
 	var fail string
@@ -145,9 +146,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "controller: %v\n", err)
 		return 2
 	}
-	// A rollout writes one status per cluster it starts: client-go's
-	// default of 5 requests a second would make a 1,000-cluster group wait
-	// minutes on the client, not on the hub.
+	// A rollout writes one status per cluster it starts, and two more as
+	// the cluster's work is applied, in bursts of thousands when a large
+	// group starts: client-go's default of 5 requests a second would make
+	// a 1,000-cluster group wait minutes on the client, and even 100 made
+	// a 3,500-cluster rollout wait on the client rather than on the API
+	// server (docs/performance.md). The hub's API Priority and Fairness,
+	// not the client, is what protects the API server.
 	cfg.QPS, cfg.Burst = float32(o.qps), o.burst
 	logger := zap.New(zap.UseFlagOptions(&o.zap), zap.WriteTo(stderr))
 	ctrl.SetLogger(logger)
@@ -177,7 +182,9 @@ func restConfig(kubeconfig string) (*rest.Config, error) {
 }
 
 // newManager builds the manager every mode shares: a cache that also holds
-// unstructured config objects, probes, metrics and leader election.
+// unstructured config objects (without their managedFields, which nothing
+// here reads: they are most of an add-on's bytes, and every read from the
+// cache copies them), probes, metrics and leader election.
 func newManager(cfg *rest.Config, o options, logger logr.Logger) (ctrl.Manager, error) {
 	scheme, err := hubctl.NewScheme()
 	if err != nil {
@@ -187,6 +194,7 @@ func newManager(cfg *rest.Config, o options, logger logr.Logger) (ctrl.Manager, 
 		Scheme:                  scheme,
 		Logger:                  logger,
 		Client:                  client.Options{Cache: &client.CacheOptions{Unstructured: true}},
+		Cache:                   cache.Options{DefaultTransform: cache.TransformStripManagedFields()},
 		Metrics:                 metricsserver.Options{BindAddress: o.metricsAddr},
 		HealthProbeBindAddress:  o.probeAddr,
 		LeaderElection:          o.leaderElect,
