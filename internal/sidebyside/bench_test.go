@@ -2,11 +2,15 @@ package sidebyside
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,7 +21,11 @@ import (
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 )
 
-var benchQPS = flag.Int("sidebyside.qps", 0, "BenchmarkAddOnManagerSideBySide: the client rate limit of both sides (0: each its own default, rolloutkit 100, OCM 50)")
+var (
+	benchQPS        = flag.Int("sidebyside.qps", 0, "BenchmarkAddOnManagerSideBySide: the client rate limit of both sides (0: each its own default: rolloutkit 500, OCM 50)")
+	benchController = flag.String("sidebyside.controller", "", "BenchmarkAddOnManagerSideBySide: run this rolloutkit controller binary on our side (an older build, to compare); the shared agents stay this tree's")
+	benchProfile    = flag.String("sidebyside.apiserver-profile", "", "BenchmarkAddOnManagerSideBySide: write a 20s CPU profile of kube-apiserver, taken from the config change on, to this file prefix (one file per run)")
+)
 
 // The benchmark's rollout: groups of 10%, 30% and 60% of the clusters, a
 // work agent applying in 2s, a soak of 5s. No rollout can take less than
@@ -108,7 +116,7 @@ func measureRollout(b *testing.B, s side, sizes [3]int) rolloutMeasure {
 	for _, names := range clusterNames(sizes) {
 		clusters = append(clusters, names...)
 	}
-	rec := record(ctx, b, h)
+	rec := record(ctx, b, h, false)
 	agents := start(b, dir, "agents", bin.controller, "-kubeconfig", kubeconfig, "-addons=false", "-placements",
 		"-simulate-agents", benchApply.String(), "-kube-api-qps", "10000", "-kube-api-burst", "20000",
 		"-health-probe-bind-address", "0", "-zap-log-level", "error")
@@ -122,7 +130,11 @@ func measureRollout(b *testing.B, s side, sizes [3]int) rolloutMeasure {
 	if s == ocmSide {
 		ctl = start(b, dir, "ocm-addon-manager", bin.ocm, append([]string{"-kubeconfig", kubeconfig, "-metrics-bind-address", addr}, rate...)...)
 	} else {
-		ctl = start(b, dir, "rolloutkit-controller", bin.controller, append([]string{"-kubeconfig", kubeconfig, "-placements=false",
+		ours := bin.controller
+		if *benchController != "" {
+			ours = *benchController
+		}
+		ctl = start(b, dir, "rolloutkit-controller", ours, append([]string{"-kubeconfig", kubeconfig, "-placements=false",
 			"-lifecycle", lifecycleOurs, "-metrics-bind-address", addr, "-health-probe-bind-address", "0", "-zap-log-level", "error"}, rate...)...)
 	}
 	defer ctl.stop(b)
@@ -157,12 +169,35 @@ func measureRollout(b *testing.B, s side, sizes [3]int) rolloutMeasure {
 		b.Fatal(err)
 	}
 	b.StartTimer()
+	sampling := sampleCPU([]int{ctl.cmd.Process.Pid, agents.cmd.Process.Pid, hubPIDs["kube-apiserver"], hubPIDs["etcd"]})
+	profiled := make(chan error, 1)
+	if *benchProfile != "" {
+		go func() {
+			profiled <- profileAPIServer(h, fmt.Sprintf("%s-%s-%d.pprof", *benchProfile, s.name, len(clusters)))
+		}()
+	} else {
+		profiled <- nil
+	}
 	rec.waitFor(b, 30*time.Minute, "rollout", func(v view) (bool, string) {
 		ok, msg := rolledOut(v, s.addon, clusters, v2)
 		return ok, msg + exited()
 	})
 	b.StopTimer()
+	cpu := sampling()
 	after := snapshot(b, h, addr, ctl, agents, hubPIDs)
+	if err := <-profiled; err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("API server, during the rollout:%s", apiActivity(before.api, after.api))
+	b.Logf("CPU, by second of the rollout (cores; the machine has %d):%s", runtime.NumCPU(), cpu)
+	if len(after.client.reconciles) > 0 {
+		var sb strings.Builder
+		for _, c := range slices.Sorted(maps.Keys(after.client.reconciles)) {
+			fmt.Fprintf(&sb, " %s %.0f in %.1fs;", c, after.client.reconciles[c]-before.client.reconciles[c],
+				after.client.reconcileSecs[c]-before.client.reconcileSecs[c])
+		}
+		b.Logf("%s's reconciles during the rollout:%s", s.name, sb.String())
+	}
 	events, cmas := rec.history(s.addon)
 	done := completedAt(cmas, v2, changed)
 	b.Logf("%s, %d clusters:%s", s.name, len(clusters), breakdown(events, v2, changed, done))
@@ -248,8 +283,14 @@ func children(b *testing.B, pid int) map[string]int {
 	return out
 }
 
-// clientCounts are a side's API requests, from its own metrics.
-type clientCounts struct{ writes, reads float64 }
+// clientCounts are a side's API requests, from its own metrics, and, for
+// a controller-runtime side, its reconciles and the seconds they took by
+// controller.
+type clientCounts struct {
+	writes, reads float64
+	reconciles    map[string]float64
+	reconcileSecs map[string]float64
+}
 
 func scrapeClient(b *testing.B, addr string) clientCounts {
 	b.Helper()
@@ -258,9 +299,17 @@ func scrapeClient(b *testing.B, addr string) clientCounts {
 		b.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var c clientCounts
+	c := clientCounts{reconciles: map[string]float64{}, reconcileSecs: map[string]float64{}}
 	err = eachSample(bufio.NewScanner(resp.Body), func(name, labels string, v float64) {
-		if name != "rest_client_requests_total" {
+		switch name {
+		case "controller_runtime_reconcile_total":
+			c.reconciles[label(labels, "controller")] += v
+			return
+		case "controller_runtime_reconcile_time_seconds_sum":
+			c.reconcileSecs[label(labels, "controller")] += v
+			return
+		case "rest_client_requests_total":
+		default:
 			return
 		}
 		switch {
@@ -277,9 +326,13 @@ func scrapeClient(b *testing.B, addr string) clientCounts {
 	return c
 }
 
-// apiCounts are the API server's own counters of ManagedClusterAddOn
-// writes.
-type apiCounts struct{ addonWrites, addonWriteSeconds float64 }
+// apiCounts are the API server's own counters: of ManagedClusterAddOn
+// writes, and of every request and watch event by kind.
+type apiCounts struct {
+	addonWrites, addonWriteSeconds float64
+	requests                       map[string]float64 // "VERB resource" -> count
+	watchEvents, watchBytes        map[string]float64 // kind -> events sent to watchers, and their bytes
+}
 
 func scrapeAPIServer(b *testing.B, h *hub) apiCounts {
 	b.Helper()
@@ -287,8 +340,16 @@ func scrapeAPIServer(b *testing.B, h *hub) apiCounts {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var c apiCounts
+	c := apiCounts{requests: map[string]float64{}, watchEvents: map[string]float64{}, watchBytes: map[string]float64{}}
 	err = eachSample(bufio.NewScanner(strings.NewReader(string(raw))), func(name, labels string, v float64) {
+		switch name {
+		case "apiserver_request_total":
+			c.requests[label(labels, "verb")+" "+label(labels, "resource")+subresource(labels)] += v
+		case "apiserver_watch_events_total":
+			c.watchEvents[label(labels, "resource")] += v
+		case "apiserver_watch_events_sizes_sum":
+			c.watchBytes[label(labels, "resource")] += v
+		}
 		if !strings.Contains(labels, `resource="managedclusteraddons"`) ||
 			!(strings.Contains(labels, `verb="PATCH"`) || strings.Contains(labels, `verb="UPDATE"`)) {
 			return
@@ -371,4 +432,145 @@ func breakdown(events []addonEvent, target string, start, done time.Time) string
 	}
 	fmt.Fprintf(&sb, "\n  Completed +%.1fs", off(done))
 	return sb.String()
+}
+
+// label returns the value of a label in a sample's labels ({a="b",...}).
+func label(labels, name string) string {
+	i := strings.Index(labels, name+`="`)
+	if i < 0 || (i > 0 && labels[i-1] != '{' && labels[i-1] != ',') {
+		return ""
+	}
+	rest := labels[i+len(name)+2:]
+	if j := strings.IndexByte(rest, '"'); j >= 0 {
+		return rest[:j]
+	}
+	return ""
+}
+
+func subresource(labels string) string {
+	if s := label(labels, "subresource"); s != "" {
+		return "/" + s
+	}
+	return ""
+}
+
+// apiActivity tells the requests the API server served and the watch
+// events it sent between two scrapes, the busiest first.
+func apiActivity(before, after apiCounts) string {
+	type row struct {
+		what string
+		n    float64
+	}
+	top := func(a, b map[string]float64, min float64) []row {
+		var rows []row
+		for k, v := range b {
+			if d := v - a[k]; d >= min {
+				rows = append(rows, row{k, d})
+			}
+		}
+		slices.SortFunc(rows, func(x, y row) int { return cmp.Compare(y.n, x.n) })
+		return rows
+	}
+	var sb strings.Builder
+	sb.WriteString("\n  requests:")
+	for _, r := range top(before.requests, after.requests, 10) {
+		fmt.Fprintf(&sb, " %s %.0f;", r.what, r.n)
+	}
+	sb.WriteString("\n  watch events sent:")
+	for _, r := range top(before.watchEvents, after.watchEvents, 10) {
+		fmt.Fprintf(&sb, " %s %.0f (%.1f MiB);", r.what, r.n, (after.watchBytes[r.what]-before.watchBytes[r.what])/(1<<20))
+	}
+	return sb.String()
+}
+
+// profileAPIServer writes a 20-second CPU profile of kube-apiserver to
+// file.
+func profileAPIServer(h *hub, file string) error {
+	raw, err := h.kube.CoreV1().RESTClient().Get().AbsPath("/debug/pprof/profile").Param("seconds", "20").
+		Timeout(time.Minute).DoRaw(context.Background())
+	if err != nil {
+		return fmt.Errorf("profiling kube-apiserver: %w", err)
+	}
+	return os.WriteFile(file, raw, 0o644)
+}
+
+// cpuSeconds reads the CPU time of processes (user and system, summed) and
+// of the whole machine (busy, that is all but idle and iowait).
+func cpuSeconds(pids []int) (procs, machine float64, err error) {
+	for _, p := range pids {
+		u, err := procUsage(p)
+		if err != nil {
+			return 0, 0, err
+		}
+		procs += u.cpuSeconds
+	}
+	data, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0, err
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	f := strings.Fields(line) // cpu user nice system idle iowait irq softirq steal ...
+	for i, v := range f[1:] {
+		n, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return 0, 0, err
+		}
+		if i != 3 && i != 4 && i < 8 {
+			machine += n / clockTicks
+		}
+	}
+	return procs, machine, nil
+}
+
+// sampleCPU samples, every second until the returned function is called,
+// the cores the processes pids used and the cores the whole machine used,
+// and then describes them: the median, the 90th percentile and the
+// largest second, and how many seconds the processes used 1.5 cores or
+// more.
+func sampleCPU(pids []int) func() string {
+	stop := make(chan struct{})
+	done := make(chan string)
+	go func() {
+		var procs, machine []float64
+		p0, m0, err := cpuSeconds(pids)
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for err == nil {
+			select {
+			case <-stop:
+				done <- describeCPU(procs, machine)
+				return
+			case <-tick.C:
+				var p1, m1 float64
+				if p1, m1, err = cpuSeconds(pids); err == nil {
+					procs, machine = append(procs, p1-p0), append(machine, m1-m0)
+					p0, m0 = p1, m1
+				}
+			}
+		}
+		<-stop
+		done <- fmt.Sprintf(" not sampled: %v", err)
+	}()
+	return func() string {
+		close(stop)
+		return <-done
+	}
+}
+
+func describeCPU(procs, machine []float64) string {
+	if len(procs) == 0 {
+		return " no sample"
+	}
+	stats := func(xs []float64) string {
+		s := slices.Sorted(slices.Values(xs))
+		return fmt.Sprintf("median %.2f, p90 %.2f, max %.2f", s[len(s)/2], s[len(s)*9/10], s[len(s)-1])
+	}
+	busy := 0
+	for _, p := range procs {
+		if p >= 1.5 {
+			busy++
+		}
+	}
+	return fmt.Sprintf("\n  the rollout's processes (side, agents, kube-apiserver, etcd): %s; 1.5 cores or more in %d of %d seconds\n  the machine: %s",
+		stats(procs), busy, len(procs), stats(machine))
 }

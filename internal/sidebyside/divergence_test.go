@@ -11,7 +11,7 @@ import (
 // with the test of whether it explains a difference: what each side did,
 // as recorded. Several may explain one difference together (a cluster
 // that joins mid-rollout shows W2 in the phase where another that leaves
-// shows A6): explain applies them all.
+// shows A8): explain applies them all.
 
 // divergence explains differences: one of docs/compatibility.md's, and
 // how to recognise it.

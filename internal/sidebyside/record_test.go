@@ -63,11 +63,12 @@ type recorder struct {
 	cmas    map[string][]cmaEvent            // by add-on name
 	works   map[string][]workEvent           // by add-on name
 	cma     map[string]addonv1alpha1.InstallProgression
-	writes  map[string]int // versions seen per add-on, ManagedClusterAddOns and its ClusterManagementAddOn
 }
 
 // record starts watching the hub from now; the watches end with ctx.
-func record(ctx context.Context, tb testing.TB, h *hub) *recorder {
+// Without works, the add-ons' ManifestWorks are not watched (a benchmark
+// spares the API server their events).
+func record(ctx context.Context, tb testing.TB, h *hub, works bool) *recorder {
 	tb.Helper()
 	r := &recorder{
 		changed: make(chan struct{}),
@@ -76,12 +77,11 @@ func record(ctx context.Context, tb testing.TB, h *hub) *recorder {
 		cmas:    map[string][]cmaEvent{},
 		works:   map[string][]workEvent{},
 		cma:     map[string]addonv1alpha1.InstallProgression{},
-		writes:  map[string]int{},
 	}
 	mcas := h.addon.AddonV1alpha1().ManagedClusterAddOns("")
 	cmas := h.addon.AddonV1alpha1().ClusterManagementAddOns()
-	works := h.work.WorkV1().ManifestWorks("")
-	for _, w := range []struct {
+	workList := h.work.WorkV1().ManifestWorks("")
+	watches := []struct {
 		list  func() (string, error)
 		watch func(metav1.ListOptions) (watch.Interface, error)
 	}{
@@ -99,14 +99,20 @@ func record(ctx context.Context, tb testing.TB, h *hub) *recorder {
 			}
 			return l.ResourceVersion, nil
 		}, func(o metav1.ListOptions) (watch.Interface, error) { return cmas.Watch(ctx, o) }},
-		{func() (string, error) {
-			l, err := works.List(ctx, metav1.ListOptions{Limit: 1})
+	}
+	if works {
+		watches = append(watches, struct {
+			list  func() (string, error)
+			watch func(metav1.ListOptions) (watch.Interface, error)
+		}{func() (string, error) {
+			l, err := workList.List(ctx, metav1.ListOptions{Limit: 1})
 			if err != nil {
 				return "", err
 			}
 			return l.ResourceVersion, nil
-		}, func(o metav1.ListOptions) (watch.Interface, error) { return works.Watch(ctx, o) }},
-	} {
+		}, func(o metav1.ListOptions) (watch.Interface, error) { return workList.Watch(ctx, o) }})
+	}
+	for _, w := range watches {
 		rv, err := w.list()
 		if err != nil {
 			tb.Fatal(err)
@@ -159,7 +165,6 @@ func (r *recorder) observe(ev watch.Event) {
 		}
 		r.current[o.Name][o.Namespace] = s
 		r.addons[o.Name] = append(r.addons[o.Name], addonEvent{at: now, cluster: o.Namespace, state: s})
-		r.writes[o.Name]++
 	case *addonv1alpha1.ClusterManagementAddOn:
 		var ps []addonv1alpha1.InstallProgression
 		for _, p := range o.Status.InstallProgressions {
@@ -169,7 +174,6 @@ func (r *recorder) observe(ev watch.Event) {
 		if len(ps) > 0 {
 			r.cma[o.Name] = ps[0]
 		}
-		r.writes[o.Name]++
 	case *workv1.ManifestWork:
 		name := o.Labels[addonv1alpha1.AddonLabelKey]
 		if name == "" || ev.Type == watch.Deleted {
@@ -258,14 +262,6 @@ func (r *recorder) history(name string) ([]addonEvent, []cmaEvent) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]addonEvent(nil), r.addons[name]...), append([]cmaEvent(nil), r.cmas[name]...)
-}
-
-// versions returns how many versions of the named add-on's objects were
-// seen.
-func (r *recorder) versions(name string) int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.writes[name]
 }
 
 // rolledOut tells whether every cluster of clusters runs the config with

@@ -24,7 +24,6 @@ type setup struct {
 	apply     time.Duration                   // how long the work agent takes to apply a work
 	soak      time.Duration                   // the strategy's minSuccessTime, for the checks
 	window    int                             // Progressive's maxConcurrency, for the checks; 0: group by group
-	qps       int                             // each side's client rate limit; 0: its own default
 }
 
 // run is one scenario on a hub of its own: the two sides, what they share,
@@ -41,7 +40,6 @@ type run struct {
 	infra    *proc
 	ours     *proc
 	ocm      *proc
-	metrics  map[string]string // side name -> its metrics address
 	phases   []phase
 }
 
@@ -56,10 +54,10 @@ type phase struct {
 // newRun starts a hub, seeds it, starts both sides and the shared agents,
 // creates the two add-ons, and waits until both have installed every
 // cluster with the config's first version (phase "install").
-func newRun(tb testing.TB, s setup, failing ...string) *run {
+func newRun(tb testing.TB, s setup) *run {
 	tb.Helper()
 	needHub(tb)
-	r := &run{tb: tb, setup: s, dir: tb.TempDir(), bin: programs(tb), metrics: map[string]string{}}
+	r := &run{tb: tb, setup: s, dir: tb.TempDir(), bin: programs(tb)}
 	_, kubeconfig := startHub(tb, r.bin, r.dir)
 	// Cleanups run last first: the recorder's watches end before the hub
 	// stops, which waits for open requests.
@@ -73,8 +71,8 @@ func newRun(tb testing.TB, s setup, failing ...string) *run {
 	for _, names := range clusterNames(s.sizes) {
 		r.clusters = append(r.clusters, names...)
 	}
-	r.rec = record(ctx, tb, r.hub)
-	r.startInfra(failing...)
+	r.rec = record(ctx, tb, r.hub, true)
+	r.startInfra()
 	r.startOCM()
 	r.startOurs()
 	r.phases = append(r.phases, phase{name: "install", target: configHash(tb, "v1"), start: time.Now()})
@@ -106,25 +104,13 @@ func (r *run) restartInfra(failing ...string) {
 
 // startOCM starts OCM's add-on manager.
 func (r *run) startOCM() {
-	addr := freeAddr(r.tb)
-	r.metrics[ocmSide.name] = addr
-	args := []string{"-kubeconfig", r.hub.kubeconfig, "-metrics-bind-address", addr}
-	if r.setup.qps > 0 {
-		args = append(args, "-kube-api-qps", strconv.Itoa(r.setup.qps), "-kube-api-burst", strconv.Itoa(2*r.setup.qps))
-	}
-	r.ocm = start(r.tb, r.dir, "ocm-addon-manager", r.bin.ocm, args...)
+	r.ocm = start(r.tb, r.dir, "ocm-addon-manager", r.bin.ocm, "-kubeconfig", r.hub.kubeconfig)
 }
 
 // startOurs starts the rolloutkit controller, taking only its add-on.
 func (r *run) startOurs() {
-	addr := freeAddr(r.tb)
-	r.metrics[oursSide.name] = addr
-	args := []string{"-kubeconfig", r.hub.kubeconfig, "-placements=false", "-lifecycle", lifecycleOurs,
-		"-metrics-bind-address", addr, "-health-probe-bind-address", "0", "-zap-log-level", "info"}
-	if r.setup.qps > 0 {
-		args = append(args, "-kube-api-qps", strconv.Itoa(r.setup.qps), "-kube-api-burst", strconv.Itoa(2*r.setup.qps))
-	}
-	r.ours = start(r.tb, r.dir, "rolloutkit-controller", r.bin.controller, args...)
+	r.ours = start(r.tb, r.dir, "rolloutkit-controller", r.bin.controller, "-kubeconfig", r.hub.kubeconfig, "-placements=false",
+		"-lifecycle", lifecycleOurs, "-health-probe-bind-address", "0", "-zap-log-level", "info")
 }
 
 // restartBoth stops each side's controller, waits pause, and starts them
