@@ -413,9 +413,12 @@ func groupsOf(o testhub.SeedOptions) [][]string {
 // cluster the config whose hash is h: every cluster of the groups ahead of
 // its own had, at that moment, applied h, completed and soaked (the stored
 // Completed time plus soak, at or before the write). A cluster whose
-// newest version then was otherwise passes only if that version was
-// younger than stale and the one before it passed: a flap the controller
-// could not have seen yet. It returns how many such passes there were.
+// newest version then was otherwise passes only if a version the
+// controller may still have been reading passed: one younger than stale,
+// or the newest older than that. A flap and the recovery after it may
+// both land while the writes of one group's start are under way, all
+// planned from the view before the flap. It returns how many such passes
+// there were.
 func requireGroupOrder(t testing.TB, versions map[string][]addonVersion, groups [][]string, h string, stale time.Duration) int {
 	t.Helper()
 	group := make(map[string]int)
@@ -439,8 +442,8 @@ func requireGroupOrder(t testing.TB, versions map[string][]addonVersion, groups 
 					case soakStale:
 						stalePasses++
 					case soakNot:
-						wrong = append(wrong, fmt.Sprintf("%s got %.8s at %s before %s had completed and soaked", v.cluster, h,
-							v.at.Format("15:04:05.000000"), cl))
+						wrong = append(wrong, fmt.Sprintf("%s got %.8s at %s before %s had completed and soaked; %s's versions then: %s", v.cluster, h,
+							v.at.Format("15:04:05.000000"), cl, cl, describeVersions(history[cl], h)))
 					}
 				}
 			}
@@ -457,20 +460,43 @@ type soakVerdict int
 const (
 	soakNot   soakVerdict = iota
 	soakDone              // its newest version shows it
-	soakStale             // the version before it does; the newest is younger than the stale view
+	soakStale             // an older version does, one the controller may still have been reading: younger than the stale view, or the newest older than it
 )
 
+// soakedAt tells whether hist, a cluster's versions up to at, shows it
+// completed with h and soaked at at.
 func soakedAt(hist []addonVersion, h string, at time.Time, stale time.Duration) soakVerdict {
 	done := func(v addonVersion) bool {
 		return v.completedWith(h) && !v.progressing.LastTransitionTime.Add(soak).After(at)
 	}
-	switch n := len(hist); {
-	case n > 0 && done(hist[n-1]):
+	n := len(hist)
+	if n > 0 && done(hist[n-1]) {
 		return soakDone
-	case n > 1 && at.Sub(hist[n-1].at) < stale && done(hist[n-2]):
-		return soakStale
+	}
+	// hist[i] may still have been the controller's view while the version
+	// after it is younger than the stale view.
+	for i := n - 2; i >= 0 && hist[i+1].at.After(at.Add(-stale)); i-- {
+		if done(hist[i]) {
+			return soakStale
+		}
 	}
 	return soakNot
+}
+
+// describeVersions tells a cluster's last versions (at most four): when
+// each was stored, and whether it had completed with h and when.
+func describeVersions(hist []addonVersion, h string) string {
+	var sb strings.Builder
+	for _, v := range hist[max(0, len(hist)-4):] {
+		fmt.Fprintf(&sb, " [%s", v.at.Format("15:04:05.000000"))
+		if v.completedWith(h) {
+			fmt.Fprintf(&sb, " completed at %s", v.progressing.LastTransitionTime.Format("15:04:05"))
+		} else if v.progressing != nil {
+			fmt.Fprintf(&sb, " %s", v.progressing.Reason)
+		}
+		sb.WriteString("]")
+	}
+	return sb.String()
 }
 
 // replicaWrites counts, by cluster, the replicas' accepted writes to the
