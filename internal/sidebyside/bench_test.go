@@ -25,7 +25,21 @@ var (
 	benchQPS        = flag.Int("sidebyside.qps", 0, "BenchmarkAddOnManagerSideBySide: the client rate limit of both sides (0: each its own default: rolloutkit 500, OCM 50)")
 	benchController = flag.String("sidebyside.controller", "", "BenchmarkAddOnManagerSideBySide: run this rolloutkit controller binary on our side (an older build, to compare); the shared agents stay this tree's")
 	benchProfile    = flag.String("sidebyside.apiserver-profile", "", "BenchmarkAddOnManagerSideBySide: write a 20s CPU profile of kube-apiserver, taken from the config change on, to this file prefix (one file per run)")
+	benchClusters   = flag.String("sidebyside.clusters", "1000,3500", "BenchmarkAddOnManagerSideBySide: the hub sizes to run, comma-separated (each at least 10)")
 )
+
+// benchSizes parses -sidebyside.clusters.
+func benchSizes() ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(*benchClusters, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 10 {
+			return nil, fmt.Errorf("-sidebyside.clusters %q: %q is not a whole number of at least 10", *benchClusters, f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
 
 // The benchmark's rollout: groups of 10%, 30% and 60% of the clusters, a
 // work agent applying in 2s, a soak of 5s. No rollout can take less than
@@ -62,10 +76,15 @@ const (
 //
 //	go test -run '^$' -bench 'SideBySide/clusters=1000' -benchtime 1x -timeout 60m .
 //
-// (-sidebyside.qps N gives both sides the same client rate limit.)
+// (-sidebyside.qps N gives both sides the same client rate limit;
+// -sidebyside.clusters 100,300 runs other sizes.)
 func BenchmarkAddOnManagerSideBySide(b *testing.B) {
 	needHub(b)
-	for _, n := range []int{1000, 3500} {
+	ns, err := benchSizes()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range ns {
 		sizes := [3]int{n / 10, 3 * n / 10, n - n/10 - 3*n/10}
 		for _, s := range sides {
 			b.Run(fmt.Sprintf("clusters=%d/side=%s", n, s.name), func(b *testing.B) {
