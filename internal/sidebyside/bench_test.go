@@ -1,11 +1,12 @@
 package sidebyside
 
 import (
-	"bufio"
+	"bytes"
 	"cmp"
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"os"
@@ -16,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
@@ -319,24 +322,19 @@ func scrapeClient(b *testing.B, addr string) clientCounts {
 	}
 	defer resp.Body.Close()
 	c := clientCounts{reconciles: map[string]float64{}, reconcileSecs: map[string]float64{}}
-	err = eachSample(bufio.NewScanner(resp.Body), func(name, labels string, v float64) {
+	err = eachSample(resp.Body, func(name string, labels map[string]string, v float64) {
 		switch name {
 		case "controller_runtime_reconcile_total":
-			c.reconciles[label(labels, "controller")] += v
-			return
+			c.reconciles[labels["controller"]] += v
 		case "controller_runtime_reconcile_time_seconds_sum":
-			c.reconcileSecs[label(labels, "controller")] += v
-			return
+			c.reconcileSecs[labels["controller"]] += v
 		case "rest_client_requests_total":
-		default:
-			return
-		}
-		switch {
-		case strings.Contains(labels, `method="GET"`):
-			c.reads += v
-		case strings.Contains(labels, `method="POST"`), strings.Contains(labels, `method="PUT"`),
-			strings.Contains(labels, `method="PATCH"`), strings.Contains(labels, `method="DELETE"`):
-			c.writes += v
+			switch labels["method"] {
+			case "GET":
+				c.reads += v
+			case "POST", "PUT", "PATCH", "DELETE":
+				c.writes += v
+			}
 		}
 	})
 	if err != nil {
@@ -360,17 +358,20 @@ func scrapeAPIServer(b *testing.B, h *hub) apiCounts {
 		b.Fatal(err)
 	}
 	c := apiCounts{requests: map[string]float64{}, watchEvents: map[string]float64{}, watchBytes: map[string]float64{}}
-	err = eachSample(bufio.NewScanner(strings.NewReader(string(raw))), func(name, labels string, v float64) {
+	err = eachSample(bytes.NewReader(raw), func(name string, labels map[string]string, v float64) {
 		switch name {
 		case "apiserver_request_total":
-			c.requests[label(labels, "verb")+" "+label(labels, "resource")+subresource(labels)] += v
+			what := labels["verb"] + " " + labels["resource"]
+			if sub := labels["subresource"]; sub != "" {
+				what += "/" + sub
+			}
+			c.requests[what] += v
 		case "apiserver_watch_events_total":
-			c.watchEvents[label(labels, "resource")] += v
+			c.watchEvents[labels["resource"]] += v
 		case "apiserver_watch_events_sizes_sum":
-			c.watchBytes[label(labels, "resource")] += v
+			c.watchBytes[labels["resource"]] += v
 		}
-		if !strings.Contains(labels, `resource="managedclusteraddons"`) ||
-			!(strings.Contains(labels, `verb="PATCH"`) || strings.Contains(labels, `verb="UPDATE"`)) {
+		if labels["resource"] != "managedclusteraddons" || (labels["verb"] != "PATCH" && labels["verb"] != "UPDATE") {
 			return
 		}
 		switch name {
@@ -386,30 +387,39 @@ func scrapeAPIServer(b *testing.B, h *hub) apiCounts {
 	return c
 }
 
-// eachSample calls f with every sample of a Prometheus text exposition.
-func eachSample(sc *bufio.Scanner, f func(name, labels string, v float64)) error {
-	sc.Buffer(make([]byte, 1<<20), 1<<22)
-	for sc.Scan() {
-		line := sc.Text()
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		i := strings.LastIndexByte(line, ' ')
-		if i < 0 {
-			continue
-		}
-		v, err := strconv.ParseFloat(line[i+1:], 64)
-		if err != nil {
-			continue
-		}
-		series := line[:i]
-		name, labels := series, ""
-		if j := strings.IndexByte(series, '{'); j >= 0 {
-			name, labels = series[:j], series[j:]
-		}
-		f(name, labels, v)
+// eachSample calls f with every sample of a Prometheus text exposition,
+// as expfmt parses it: a counter's, gauge's or untyped metric's value
+// under its name, a histogram's or summary's sum and count under
+// name_sum and name_count.
+func eachSample(r io.Reader, f func(name string, labels map[string]string, v float64)) error {
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := p.TextToMetricFamilies(r)
+	if err != nil {
+		return fmt.Errorf("reading metrics: %w", err)
 	}
-	return sc.Err()
+	for name, mf := range families {
+		for _, m := range mf.GetMetric() {
+			labels := make(map[string]string, len(m.GetLabel()))
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			switch {
+			case m.Counter != nil:
+				f(name, labels, m.GetCounter().GetValue())
+			case m.Gauge != nil:
+				f(name, labels, m.GetGauge().GetValue())
+			case m.Untyped != nil:
+				f(name, labels, m.GetUntyped().GetValue())
+			case m.Histogram != nil:
+				f(name+"_sum", labels, m.GetHistogram().GetSampleSum())
+				f(name+"_count", labels, float64(m.GetHistogram().GetSampleCount()))
+			case m.Summary != nil:
+				f(name+"_sum", labels, m.GetSummary().GetSampleSum())
+				f(name+"_count", labels, float64(m.GetSummary().GetSampleCount()))
+			}
+		}
+	}
+	return nil
 }
 
 // breakdown tells where a rollout's time went, group by group: when the
@@ -451,26 +461,6 @@ func breakdown(events []addonEvent, target string, start, done time.Time) string
 	}
 	fmt.Fprintf(&sb, "\n  Completed +%.1fs", off(done))
 	return sb.String()
-}
-
-// label returns the value of a label in a sample's labels ({a="b",...}).
-func label(labels, name string) string {
-	i := strings.Index(labels, name+`="`)
-	if i < 0 || (i > 0 && labels[i-1] != '{' && labels[i-1] != ',') {
-		return ""
-	}
-	rest := labels[i+len(name)+2:]
-	if j := strings.IndexByte(rest, '"'); j >= 0 {
-		return rest[:j]
-	}
-	return ""
-}
-
-func subresource(labels string) string {
-	if s := label(labels, "subresource"); s != "" {
-		return "/" + s
-	}
-	return ""
 }
 
 // apiActivity tells the requests the API server served and the watch
