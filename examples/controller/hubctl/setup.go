@@ -62,6 +62,9 @@ type Options struct {
 	// Verifier runs the verifications of AddOnRollouts. Its zero value
 	// uses http.DefaultClient and the real clock.
 	Verifier Verifier
+	// WorkGate serves the ManifestWork gate (WorkGate) on the manager's
+	// webhook server at WorkGatePath. Only with Addons.
+	WorkGate bool
 }
 
 // NewScheme returns a scheme with the Kubernetes types, OCM's cluster
