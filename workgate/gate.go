@@ -97,11 +97,11 @@ type Cluster struct {
 // decision.
 func Decide(r Request, c Cluster) Decision {
 	switch {
-	case r.Operation != Update || r.SubResource != "" || r.Old == nil || r.New == nil:
+	case !updatesWork(r):
 		return Decision{Reason: Exempt}
 	case !c.Taken:
 		return Decision{Reason: NotTaken}
-	case equality.Semantic.DeepEqual(r.Old.Spec.Workload, r.New.Spec.Workload):
+	case !ContentChanges(r):
 		return Decision{Reason: ContentUnchanged}
 	}
 	rendered, err := annotation(r.New)
@@ -132,6 +132,20 @@ func Decide(r Request, c Cluster) Decision {
 		return Decision{Reason: RenderingReleased}
 	}
 	return c.held(RenderingHeld, fmt.Sprintf("a new rendering of unchanged configs, which the rendering rollout has not released to %s yet", c.Name))
+}
+
+// ContentChanges reports whether r changes a work's spec.workload: the
+// only requests whose decision depends on the [Cluster]. A caller may
+// answer every other request with Decide and an empty Cluster, without
+// reading the hub.
+func ContentChanges(r Request) bool {
+	return updatesWork(r) && !equality.Semantic.DeepEqual(r.Old.Spec.Workload, r.New.Spec.Workload)
+}
+
+// updatesWork reports whether r is an update of a work itself, not of its
+// status.
+func updatesWork(r Request) bool {
+	return r.Operation == Update && r.SubResource == "" && r.Old != nil && r.New != nil
 }
 
 // CurrentHashes returns the current spec hash of every config that refs

@@ -31,6 +31,11 @@ const (
 	// from a revision's start to its completion (every group complete and
 	// verified), in seconds.
 	MetricRevisionDuration = "rolloutkit_revision_duration_seconds"
+	// MetricWorkGateRefusals counts the ManifestWork writes the work gate
+	// refused, by add-on and reason (workgate.Reason: NotHandedOver,
+	// ConfigMovedOn, RenderingHeld, Unreadable). Each replica counts the
+	// requests it answered: sum them.
+	MetricWorkGateRefusals = "rolloutkit_work_gate_refusals_total"
 )
 
 // phases are the values of MetricGroupPhase's phase label.
@@ -47,6 +52,7 @@ type Metrics struct {
 	breaches *prometheus.CounterVec
 	verified *prometheus.CounterVec
 	duration *prometheus.HistogramVec
+	refusals *prometheus.CounterVec
 
 	mu     sync.Mutex
 	groups map[string]map[groupSeries]bool // add-on -> the series it has
@@ -73,10 +79,12 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: MetricRevisionDuration,
 			Help:    "Seconds from the start of a revision of an add-on's configs to its completion on a placement.",
 			Buckets: prometheus.ExponentialBuckets(10, 2, 14)}, []string{"addon", "placement"}),
+		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{Name: MetricWorkGateRefusals,
+			Help: "ManifestWork writes the work gate refused, by add-on and reason."}, []string{"addon", "reason"}),
 		groups: make(map[string]map[groupSeries]bool),
 	}
 	var errs []error
-	for _, c := range []prometheus.Collector{m.phase, m.clusters, m.pending, m.breaches, m.verified, m.duration} {
+	for _, c := range []prometheus.Collector{m.phase, m.clusters, m.pending, m.breaches, m.verified, m.duration, m.refusals} {
 		errs = append(errs, reg.Register(c))
 	}
 	return m, errors.Join(errs...)
@@ -180,4 +188,13 @@ func boolValue(b bool) float64 {
 		return 1
 	}
 	return 0
+}
+
+// refused counts a write the work gate refused. A nil Metrics does
+// nothing.
+func (m *Metrics) refused(addOn, reason string) {
+	if m == nil {
+		return
+	}
+	m.refusals.WithLabelValues(addOn, reason).Inc()
 }

@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/clock"
@@ -138,6 +139,14 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) (string, error) 
 	p := &ProgressReconciler{Client: mgr.GetClient(), Clock: opts.Clock, Version: version, Lifecycles: opts.Lifecycles}
 	if err := p.SetupWithManager(mgr); err != nil {
 		return "", fmt.Errorf("setting up the add-on progress reconciler: %w", err)
+	}
+	if opts.WorkGate {
+		g := &WorkGate{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Mapper: mgr.GetRESTMapper(), Version: version,
+			Lifecycles: opts.Lifecycles, Metrics: metrics, Recorder: mgr.GetEventRecorder(FieldManager),
+			Decoder: admission.NewDecoder(mgr.GetScheme())}
+		if err := g.SetupWithManager(mgr); err != nil {
+			return "", fmt.Errorf("setting up the work gate: %w", err)
+		}
 	}
 	return version, nil
 }

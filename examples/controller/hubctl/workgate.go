@@ -1,5 +1,33 @@
 package hubctl
 
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
+	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
+	workv1 "open-cluster-management.io/api/work/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
+	"github.com/rolloutkit/rolloutkit/hash"
+	"github.com/rolloutkit/rolloutkit/rollout/addon"
+	"github.com/rolloutkit/rolloutkit/workgate"
+)
+
 // WorkGatePath is the path the controller's webhook server serves the
 // ManifestWork gate at: the clientConfig.service.path of the webhook in
 // config/webhook/manifests.yaml.
@@ -13,3 +41,262 @@ const WorkGateWebhook = "manifestworks.gate.rolloutkit.io"
 // WorkGateConfiguration is the name of the ValidatingWebhookConfiguration
 // that installs the gate on a hub.
 const WorkGateConfiguration = "rolloutkit-work-gate"
+
+// ReasonWorkHeld is the reason of the Warning event on a
+// ManagedClusterAddOn whose work the gate held.
+const ReasonWorkHeld = "WorkHeld"
+
+// WorkGate is the validating admission webhook of the ManifestWorks of the
+// add-ons the controller takes: it reads what the rollout says of the
+// work's cluster and answers with workgate.Decide, so that a cluster's
+// work carries content rendered from a config spec only once the rollout
+// has handed that spec to the cluster.
+//
+// It runs on every replica, leader or not: the API server calls whichever
+// the Service picks. It reads the ClusterManagementAddOn, the
+// PlacementDecisions and the AddOnRollout from the manager's cache, and
+// the ManagedClusterAddOn and the config objects from the API server
+// itself, so that a desired config the rollout has just written, or a
+// config just changed, is never judged on an older view.
+type WorkGate struct {
+	// Client reads from the manager's cache.
+	Client client.Client
+	// Reader reads from the API server (the manager's APIReader).
+	Reader client.Reader
+	// Mapper maps config resources to kinds.
+	Mapper meta.RESTMapper
+	// Version is the add-on API version the hub is read in.
+	Version string
+	// Lifecycles are the lifecycle annotation values the controller takes.
+	Lifecycles []string
+	// Metrics count the refusals. Nil: none.
+	Metrics *Metrics
+	// Recorder receives a Warning event on the ManagedClusterAddOn of each
+	// held work. Nil: none.
+	Recorder events.EventRecorder
+	// Decoder decodes the works of a request.
+	Decoder admission.Decoder
+
+	api      addonAPI
+	rollouts bool
+}
+
+// SetupWithManager registers the gate at WorkGatePath on mgr's webhook
+// server.
+func (g *WorkGate) SetupWithManager(mgr ctrl.Manager) error {
+	api, err := newAddonAPI(g.Version)
+	if err != nil {
+		return err
+	}
+	g.api = api
+	if g.rollouts, err = servesRollouts(mgr.GetRESTMapper()); err != nil {
+		return err
+	}
+	mgr.GetWebhookServer().Register(WorkGatePath, &webhook.Admission{Handler: g})
+	return nil
+}
+
+// Handle answers one admission request for a ManifestWork.
+func (g *WorkGate) Handle(ctx context.Context, req admission.Request) admission.Response {
+	r, err := g.request(req)
+	if err != nil {
+		return admission.Errored(http.StatusBadRequest, err)
+	}
+	if !workgate.ContentChanges(r) {
+		return admission.Allowed("")
+	}
+	c, err := g.cluster(ctx, r.New)
+	if err != nil {
+		// Nothing can be checked: hold, and say why. The add-on manager
+		// retries.
+		log.FromContext(ctx).Error(err, "work gate: reading the hub", "work", req.Namespace+"/"+req.Name)
+		return admission.Denied(fmt.Sprintf("%s: cannot check the work %s/%s: %v", workgate.Marker, req.Namespace, req.Name, err))
+	}
+	d := workgate.Decide(r, c)
+	if d.Allowed() {
+		return admission.Allowed(d.Reason.String())
+	}
+	c.Group, c.Waits = g.waits(ctx, c)
+	d = workgate.Decide(r, c)
+	if req.DryRun == nil || !*req.DryRun {
+		g.Metrics.refused(c.AddOn, d.Reason.String())
+		g.held(ctx, r.New, c, d)
+	}
+	return admission.Denied(d.Message)
+}
+
+// request decodes an admission request into the gate's terms.
+func (g *WorkGate) request(req admission.Request) (workgate.Request, error) {
+	r := workgate.Request{Operation: string(req.Operation), SubResource: req.SubResource}
+	if len(req.Object.Raw) > 0 {
+		r.New = &workv1.ManifestWork{}
+		if err := g.Decoder.DecodeRaw(req.Object, r.New); err != nil {
+			return r, fmt.Errorf("decoding the ManifestWork: %w", err)
+		}
+	}
+	if len(req.OldObject.Raw) > 0 {
+		r.Old = &workv1.ManifestWork{}
+		if err := g.Decoder.DecodeRaw(req.OldObject, r.Old); err != nil {
+			return r, fmt.Errorf("decoding the stored ManifestWork: %w", err)
+		}
+	}
+	return r, nil
+}
+
+// cluster reads what the rollout says of the cluster of work w, for its
+// add-on.
+func (g *WorkGate) cluster(ctx context.Context, w *workv1.ManifestWork) (workgate.Cluster, error) {
+	name := w.Labels[addonv1beta1.AddonLabelKey]
+	ns := w.Namespace
+	if hosted, ok := w.Labels[addonv1beta1.AddonNamespaceLabelKey]; ok {
+		ns = hosted
+	}
+	c := workgate.Cluster{AddOn: name, Name: ns, Renderings: workgate.RenderingsFree}
+	if name == "" {
+		return c, nil // not an add-on's work
+	}
+	snap := g.api.snapshot()
+	obj := g.api.newCMA()
+	switch err := g.Client.Get(ctx, types.NamespacedName{Name: name}, obj); {
+	case apierrors.IsNotFound(err):
+		return c, nil
+	case err != nil:
+		return c, err
+	}
+	if !lifecycles(g.Lifecycles).takes(obj.GetAnnotations()) {
+		return c, nil
+	}
+	c.Taken = true
+	mobj := g.api.newMCA()
+	switch err := g.Reader.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, mobj); {
+	case apierrors.IsNotFound(err):
+		// No add-on: the rollout has handed the cluster nothing.
+		return c, nil
+	case err != nil:
+		return c, err
+	}
+	mca, err := snap.mca(mobj)
+	if err != nil {
+		return c, err
+	}
+	c.Desired = addon.ConfigHashes(mca.Status.ConfigReferences)
+	c.Current, err = workgate.CurrentHashes(mca.Status.ConfigReferences, g.specHash(ctx))
+	if err != nil {
+		log.FromContext(ctx).Info("work gate: a config could not be read", "addon", name, "cluster", ns, "error", err.Error())
+	}
+	return c, nil
+}
+
+// specHash reads a config object from the API server and hashes its spec.
+func (g *WorkGate) specHash(ctx context.Context) func(addonv1beta1.ConfigGroupResource, addonv1beta1.ConfigReferent) (string, error) {
+	return func(gr addonv1beta1.ConfigGroupResource, ref addonv1beta1.ConfigReferent) (string, error) {
+		gvk, err := g.Mapper.KindFor(schema.GroupResource{Group: gr.Group, Resource: gr.Resource}.WithVersion(""))
+		if err != nil {
+			return "", fmt.Errorf("config resource %q is not served by the hub: %w", gr.Resource+"."+gr.Group, err)
+		}
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(gvk)
+		if err := g.Reader.Get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, u); err != nil {
+			return "", fmt.Errorf("config %s %s: %w", gr.Resource, client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}, err)
+		}
+		return hash.Spec(u)
+	}
+}
+
+// waits finds the group of cluster c and what it waits for, in the words
+// of the status: its group's message in the AddOnRollout's status, else
+// the install progression's condition of its placement.
+func (g *WorkGate) waits(ctx context.Context, c workgate.Cluster) (group, waits string) {
+	snap := g.api.snapshot()
+	obj := g.api.newCMA()
+	if err := g.Client.Get(ctx, types.NamespacedName{Name: c.AddOn}, obj); err != nil {
+		return "", ""
+	}
+	cma, err := snap.cma(obj)
+	if err != nil {
+		return "", ""
+	}
+	ref, gk, ok := g.groupOf(ctx, cma, c.Name)
+	if !ok {
+		return "", ""
+	}
+	group = gk.Name
+	if group == "" {
+		group = fmt.Sprintf("#%d", gk.Index)
+	}
+	if g.rollouts {
+		var ar v1alpha1.AddOnRollout
+		if err := g.Client.Get(ctx, types.NamespacedName{Name: c.AddOn}, &ar); err == nil {
+			for _, ps := range ar.Status.Placements {
+				if ps.Namespace != ref.Namespace || ps.Name != ref.Name {
+					continue
+				}
+				for _, gs := range ps.Groups {
+					if gs.Name == gk.Name && gs.Index == gk.Index && gs.Message != "" {
+						return group, fmt.Sprintf("group %s is %s: %s", group, gs.Phase, gs.Message)
+					}
+				}
+			}
+		}
+	}
+	for _, ip := range cma.Status.InstallProgressions {
+		if ip.PlacementRef != ref {
+			continue
+		}
+		if cond := meta.FindStatusCondition(ip.Conditions, addonv1beta1.ManagedClusterAddOnConditionProgressing); cond != nil {
+			return group, fmt.Sprintf("placement %s/%s: %s", ref.Namespace, ref.Name, cond.Message)
+		}
+	}
+	return group, ""
+}
+
+// groupKey is a decision group's name and index as the decisions label
+// them.
+type groupKey struct {
+	Name  string
+	Index int32
+}
+
+// groupOf finds the decision group of cluster among cma's install
+// placements: the last placement that selects it owns it.
+func (g *WorkGate) groupOf(ctx context.Context, cma *addonv1beta1.ClusterManagementAddOn, cluster string) (addonv1beta1.PlacementRef, groupKey, bool) {
+	var (
+		ref   addonv1beta1.PlacementRef
+		gk    groupKey
+		found bool
+	)
+	for _, ps := range cma.Spec.InstallStrategy.Placements {
+		var ds clusterv1beta1.PlacementDecisionList
+		if err := g.Client.List(ctx, &ds, client.InNamespace(ps.Namespace), client.MatchingLabels{clusterv1beta1.PlacementLabel: ps.Name}); err != nil {
+			continue
+		}
+		for _, d := range ds.Items {
+			for _, cd := range d.Status.Decisions {
+				if cd.ClusterName != cluster {
+					continue
+				}
+				var index int32
+				if _, err := fmt.Sscan(d.Labels[clusterv1beta1.DecisionGroupIndexLabel], &index); err != nil {
+					index = 0
+				}
+				ref, gk, found = ps.PlacementRef, groupKey{Name: d.Labels[clusterv1beta1.DecisionGroupNameLabel], Index: index}, true
+			}
+		}
+	}
+	return ref, gk, found
+}
+
+// held records a held work: a Warning event on its add-on.
+func (g *WorkGate) held(ctx context.Context, w *workv1.ManifestWork, c workgate.Cluster, d workgate.Decision) {
+	if g.Recorder == nil {
+		return
+	}
+	obj := g.api.newMCA()
+	if err := g.Client.Get(ctx, types.NamespacedName{Namespace: c.Name, Name: c.AddOn}, obj); err != nil {
+		if !errors.Is(err, context.Canceled) {
+			log.FromContext(ctx).V(1).Info("work gate: no add-on to send the event to", "work", w.Namespace+"/"+w.Name, "error", err.Error())
+		}
+		return
+	}
+	g.Recorder.Eventf(obj, w, corev1.EventTypeWarning, ReasonWorkHeld, "Admit", "%s", d.Message)
+}
