@@ -169,10 +169,18 @@ type PlacementStatus struct {
 	// Name is the Placement's name.
 	Name string `json:"name"`
 	// Revision is a short hash of the placement's desired configs and
-	// their spec hashes: approvals and verifications hold for one
-	// revision.
+	// their spec hashes, or, while a new rendering of unchanged configs
+	// rolls out, of that rendering revision: approvals and verifications
+	// hold for one revision.
 	// +optional
 	Revision string `json:"revision,omitempty"`
+	// Kind is the kind of revision rolling out: Config (a change of the
+	// configs' spec hashes) or Rendering (new content of the add-on's
+	// works under unchanged configs, which the work gate holds until the
+	// rendering rollout releases it).
+	// +optional
+	// +kubebuilder:validation:Enum=Config;Rendering
+	Kind string `json:"kind,omitempty"`
 	// RevisionStartTime is when the controller first saw the revision.
 	// +optional
 	RevisionStartTime *metav1.Time `json:"revisionStartTime,omitempty"`
@@ -239,6 +247,10 @@ type GroupCounts struct {
 	// Skipped counts clusters skipped.
 	// +optional
 	Skipped int32 `json:"skipped,omitempty"`
+	// Held counts the clusters whose ManifestWork the work gate holds: the
+	// add-on's manager tried to change it ahead of the rollout.
+	// +optional
+	Held int32 `json:"held,omitempty"`
 }
 
 // VerificationStatus is the last result of one check of one group for

@@ -40,6 +40,10 @@ type Plan struct {
 	// nearest of the steps' and of the next retry of a failed check; 0:
 	// nothing to wait for on the clock.
 	RecheckAfter time.Duration
+	// NewRendering is the rendering revision this call opened: write it
+	// as the ClusterManagementAddOn's RenderingAnnotation before any of
+	// the steps' Releases. Nil when none opened.
+	NewRendering *RenderingRevision
 }
 
 // Check is a verification due now for one group of one placement.
@@ -135,30 +139,40 @@ const (
 // verification. Times come from the planner's clock, read once.
 func PlanControlled(planner rollout.Planner, ctl Controls, cma *addonv1beta1.ClusterManagementAddOn, placements []PlacementInput,
 	mcas []*addonv1beta1.ManagedClusterAddOn, specHash SpecHashFunc) (Plan, error) {
+	now := clock.NowOf(planner.Clock)
+	planner.Clock = frozen(now)
 	if ctl.Rollout == nil {
 		steps, err := PlanAddon(planner, cma, placements, mcas, specHash)
-		return Plan{Steps: steps, RecheckAfter: stepsRecheck(steps)}, err
+		if err != nil || ctl.Works == nil {
+			return Plan{Steps: steps, RecheckAfter: stepsRecheck(steps)}, err
+		}
+		p := Plan{}
+		p.Steps, p.NewRendering = newRenderings(cma, placements, mcas, ctl.Works, now).stage(planner, steps, nil)
+		p.RecheckAfter = stepsRecheck(p.Steps)
+		return p, nil
 	}
 	if cma == nil {
 		return Plan{}, errors.New("plan add-on: nil ClusterManagementAddOn: want an object")
 	}
-	now := clock.NowOf(planner.Clock)
-	planner.Clock = frozen(now)
 	ar := ctl.Rollout
 	c, invalid := parseControls(ar, groupNames(placements))
 	base := len(planner.Gates)
 	kinds := make(map[int][]gateKind)
-	steps, err := planAddon(planner, cma, placements, mcas, specHash,
-		func(i int, ref addonv1beta1.PlacementRef, revision string, s clusterv1alpha1.RolloutStrategy, groups []grouping.Group) []rollout.Gate {
-			gates, ks := c.gates(invalid, ctl.Approvals, cma.Name, ref, revision, s, groups, placementStatusOf(ar.Status, ref, revision))
-			kinds[i] = ks
-			return gates
-		})
+	gates := func(i int, ref addonv1beta1.PlacementRef, revision string, s clusterv1alpha1.RolloutStrategy, groups []grouping.Group) []rollout.Gate {
+		gates, ks := c.gates(invalid, ctl.Approvals, cma.Name, ref, revision, s, groups, placementStatusOf(ar.Status, ref, revision))
+		kinds[i] = ks
+		return gates
+	}
+	steps, err := planAddon(planner, cma, placements, mcas, specHash, gates)
 	if err != nil {
 		return Plan{}, err
 	}
-	p := Plan{Steps: steps, Invalid: invalid, RecheckAfter: stepsRecheck(steps)}
-	v := view{c: c, now: now, base: base, invalid: invalid, addOn: cma.Name}
+	p := Plan{Invalid: invalid}
+	if ctl.Works != nil {
+		steps, p.NewRendering = newRenderings(cma, placements, mcas, ctl.Works, now).stage(planner, steps, gates)
+	}
+	p.Steps, p.RecheckAfter = steps, stepsRecheck(steps)
+	v := view{c: c, now: now, base: base, invalid: invalid, addOn: cma.Name, held: heldClusters(cma.Name, mcas)}
 	for _, s := range steps {
 		prev := placementStatusOf(ar.Status, s.Ref, s.Revision)
 		pv := v.placement(s, kinds[s.Index], prev)

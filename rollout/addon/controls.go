@@ -40,6 +40,10 @@ type Controls struct {
 	// Approvals are the hub's RolloutApprovals; those of other add-ons are
 	// ignored.
 	Approvals []*v1alpha1.RolloutApproval
+	// Works are, by cluster, what the add-on's ManifestWorks say: with
+	// them, a new rendering that the work gate holds is rolled out as a
+	// revision of its own ([PlanControlled]). Nil: configs only.
+	Works map[string]Works
 }
 
 // Revision returns the revision of a placement's rollout: the first 12

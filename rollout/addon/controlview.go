@@ -11,6 +11,7 @@ import (
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
+	"github.com/rolloutkit/rolloutkit/grouping"
 	"github.com/rolloutkit/rolloutkit/rollout"
 )
 
@@ -20,7 +21,8 @@ type view struct {
 	now     time.Time
 	base    int // the index in Planner.Gates of the AddOnRollout's first gate
 	invalid error
-	addOn   string // the ClusterManagementAddOn's name
+	addOn   string          // the ClusterManagementAddOn's name
+	held    map[string]bool // the clusters whose work the work gate holds
 }
 
 // gatePriority orders the kinds of gate a group can be held by: WaitsFor
@@ -32,7 +34,7 @@ func gatePriority() [5]gateKind {
 // placement returns the status of step s's placement, the checks due now
 // and when the next retry of a failed check is due.
 func (v view) placement(s Step, kinds []gateKind, prev *v1alpha1.PlacementStatus) placementView {
-	ps := v1alpha1.PlacementStatus{Namespace: s.Ref.Namespace, Name: s.Ref.Name, Revision: s.Revision}
+	ps := v1alpha1.PlacementStatus{Namespace: s.Ref.Namespace, Name: s.Ref.Name, Revision: s.Revision, Kind: s.Kind}
 	if prev != nil {
 		ps.RevisionStartTime, ps.CompletionTime = prev.RevisionStartTime.DeepCopy(), prev.CompletionTime.DeepCopy()
 		ps.Verifications = slices.Clone(prev.Verifications)
@@ -64,6 +66,7 @@ func (v view) placement(s Step, kinds []gateKind, prev *v1alpha1.PlacementStatus
 	)
 	for _, gp := range groups {
 		gs := v.group(gp, kinds)
+		gs.Counts.Held = v.heldIn(s, gp.GroupKey)
 		if gp.Phase == rollout.Blocked && v.holds(gp.Wait.HeldBy, kinds, gateApproval) {
 			approve = append(approve, gp.Name)
 		}
@@ -113,6 +116,23 @@ func (v view) placement(s Step, kinds []gateKind, prev *v1alpha1.PlacementStatus
 		ps.CompletionTime = &t
 	}
 	return placementView{status: ps, checks: checks, recheck: recheck, approve: approve}
+}
+
+// heldIn counts the clusters of group key of step s whose work the work
+// gate holds.
+func (v view) heldIn(s Step, key grouping.GroupKey) int32 {
+	var n int32
+	for _, g := range s.Groups {
+		if g.GroupKey != key {
+			continue
+		}
+		for _, c := range g.Clusters {
+			if v.held[c] {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // placementView is what the status says of one placement, and what it

@@ -100,8 +100,19 @@ type Step struct {
 	// package; empty when Err is nil.
 	Reason string
 	// Revision is a short hash of the placement's desired configs
-	// ([Revision]); empty when they could not be read.
+	// ([Revision]); empty when they could not be read. While the
+	// placement rolls a rendering out (Kind is KindRendering), the
+	// rendering revision's.
 	Revision string
+	// Kind is the kind of revision Result rolls out: KindConfig, or
+	// KindRendering once the config rollout is done and a rendering
+	// revision is in flight ([PlanControlled]). Empty from [PlanAddon],
+	// which knows configs only.
+	Kind string
+	// Releases are the rendering rollout's new releases, sorted by
+	// cluster: write each as its add-on's ReleaseAnnotation. Only under
+	// KindRendering.
+	Releases []ReleaseWrite
 }
 
 // Write is the new status of one add-on the rollout changes: its
