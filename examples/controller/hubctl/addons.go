@@ -167,6 +167,9 @@ func (r *AddonReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	if ctl.Works, err = r.works(ctx, cma.Name); err != nil {
+		return ctrl.Result{}, err
+	}
 	specHash := r.configs.specHash(ctx)
 	p, err := r.plan(ctx, withView(ctl, cma.Name), func(c addon.Controls) (addon.Plan, error) {
 		return addon.PlanControlled(rollout.Planner{Clock: r.Clock}, c, cma, inputs, mcas, specHash)
@@ -175,8 +178,9 @@ func (r *AddonReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		return ctrl.Result{}, err
 	}
 	r.Metrics.observe(cma.Name, p.Status)
+	renderingErr := r.writeRendering(ctx, snap, obj, p.Plan)
 	controlsErr := r.writeControls(ctx, ctl, p)
-	return r.write(ctx, snap, obj, cma, mcas, p.Steps, errors.Join(installErr, controlsErr), p.RecheckAfter)
+	return r.write(ctx, snap, obj, cma, mcas, p.Steps, errors.Join(installErr, renderingErr, controlsErr), p.RecheckAfter)
 }
 
 // withView returns ctl, with an AddOnRollout without controls when it has

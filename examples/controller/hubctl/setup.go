@@ -172,7 +172,10 @@ func (r *AddonReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		For(api.newCMA(), builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 		Watches(api.newMCA(), handler.EnqueueRequestsFromMapFunc(addonOfManagedAddon)).
 		Watches(&clusterv1beta1.PlacementDecision{}, handler.EnqueueRequestsFromMapFunc(r.addonsOfDecision)).
-		Watches(&clusterv1beta1.Placement{}, handler.EnqueueRequestsFromMapFunc(r.addonsOfPlacement), builder.WithPredicates(predicate.GenerationChangedPredicate{}))
+		Watches(&clusterv1beta1.Placement{}, handler.EnqueueRequestsFromMapFunc(r.addonsOfPlacement), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		// The rendering rollout counts a cluster done when its works take
+		// the new content and are ready again.
+		Watches(&workv1.ManifestWork{}, handler.EnqueueRequestsFromMapFunc(cmaOfWork), builder.WithPredicates(workMoved()))
 	if r.rollouts {
 		if err := mgr.GetFieldIndexer().IndexField(context.Background(), &v1alpha1.RolloutApproval{}, approvalAddOnIndex, func(o client.Object) []string {
 			return []string{o.(*v1alpha1.RolloutApproval).Spec.AddOn}

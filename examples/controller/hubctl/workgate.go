@@ -151,7 +151,7 @@ func (g *WorkGate) cluster(ctx context.Context, w *workv1.ManifestWork) (workgat
 	if hosted, ok := w.Labels[addonv1beta1.AddonNamespaceLabelKey]; ok {
 		ns = hosted
 	}
-	c := workgate.Cluster{AddOn: name, Name: ns, Renderings: workgate.RenderingsFree}
+	c := workgate.Cluster{AddOn: name, Name: ns}
 	if name == "" {
 		return c, nil // not an add-on's work
 	}
@@ -180,11 +180,40 @@ func (g *WorkGate) cluster(ctx context.Context, w *workv1.ManifestWork) (workgat
 		return c, err
 	}
 	c.Desired = addon.ConfigHashes(mca.Status.ConfigReferences)
+	if c.Released, err = g.released(ctx, snap, obj, mca); err != nil {
+		return c, err
+	}
 	c.Current, err = workgate.CurrentHashes(mca.Status.ConfigReferences, g.specHash(ctx))
 	if err != nil {
 		log.FromContext(ctx).Info("work gate: a config could not be read", "addon", name, "cluster", ns, "error", err.Error())
 	}
 	return c, nil
+}
+
+// released reports whether the rendering rollout has released new content
+// to mca's cluster (addon.Released). A release names the rendering
+// revision of the ClusterManagementAddOn cached, as read: one the cache
+// has not seen yet is read from the API server.
+func (g *WorkGate) released(ctx context.Context, snap *snapshot, cached client.Object, mca *addonv1beta1.ManagedClusterAddOn) (bool, error) {
+	rel, ok := addon.ReadRelease(mca)
+	if !ok || rel.DoneAt != nil {
+		return false, nil
+	}
+	cma, err := snap.cma(cached)
+	if err != nil {
+		return false, err
+	}
+	if addon.Released(cma, mca) {
+		return true, nil
+	}
+	live := g.api.newCMA()
+	if err := g.Reader.Get(ctx, client.ObjectKeyFromObject(cached), live); err != nil {
+		return false, err
+	}
+	if cma, err = snap.cma(live); err != nil {
+		return false, err
+	}
+	return addon.Released(cma, mca), nil
 }
 
 // specHash reads a config object from the API server and hashes its spec.

@@ -1,0 +1,127 @@
+package hubctl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
+	workv1 "open-cluster-management.io/api/work/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/rolloutkit/rolloutkit/rollout/addon"
+)
+
+// works reads, from the cache, what the ManifestWorks of add-on name say
+// by cluster (addon.WorksOf), for the rendering rollout.
+func (r *AddonReconciler) works(ctx context.Context, name string) (map[string]addon.Works, error) {
+	var list workv1.ManifestWorkList
+	if err := r.Client.List(ctx, &list, client.MatchingLabels{addonv1beta1.AddonLabelKey: name}); err != nil {
+		return nil, fmt.Errorf("listing the manifestworks of add-on %q: %w", name, err)
+	}
+	ptrs := make([]*workv1.ManifestWork, len(list.Items))
+	for i := range list.Items {
+		ptrs[i] = &list.Items[i]
+	}
+	return addon.WorksOf(name, ptrs), nil
+}
+
+// writeRendering writes what the plan decides of the add-on's rendering
+// rollout: the rendering revision it opened, on the ClusterManagementAddOn
+// obj (as read), then each release, on its cluster's add-on. A release is
+// a write to the add-on, which addon-framework's agentdeploy watches: the
+// add-on's manager renders the cluster's work again at once, without
+// waiting out its retry back-off.
+func (r *AddonReconciler) writeRendering(ctx context.Context, snap *snapshot, obj client.Object, p addon.Plan) error {
+	if p.NewRendering != nil {
+		v, err := p.NewRendering.Annotation()
+		if err != nil {
+			return err
+		}
+		if err := patchAnnotation(ctx, r.Client, obj, addon.RenderingAnnotation, v); err != nil {
+			return fmt.Errorf("opening rendering revision %s of clustermanagementaddon %q: %w", p.NewRendering.Revision, obj.GetName(), err)
+		}
+		log.FromContext(ctx).Info("rendering revision opened: the add-on's manager has new content for clusters whose configs did not change",
+			"revision", p.NewRendering.Revision)
+	}
+	var errs []error
+	for _, s := range p.Steps {
+		for _, w := range s.Releases {
+			cur, err := snap.read(types.NamespacedName{Namespace: w.Cluster, Name: obj.GetName()})
+			if err != nil {
+				return err
+			}
+			v, err := w.Release.Annotation()
+			if err != nil {
+				return err
+			}
+			next, err := patchedAnnotation(ctx, r.Client, cur, addon.ReleaseAnnotation, v)
+			switch {
+			case apierrors.IsNotFound(err):
+			case err != nil:
+				errs = append(errs, fmt.Errorf("releasing rendering %s to managedclusteraddon %q: %w", w.Release.Revision, w.Cluster+"/"+obj.GetName(), err))
+			default:
+				snap.wrote(next)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// patchAnnotation sets annotation key of obj (as read) to v, locked on
+// obj's resourceVersion.
+func patchAnnotation(ctx context.Context, c client.Client, obj client.Object, key, v string) error {
+	_, err := patchedAnnotation(ctx, c, obj, key, v)
+	return err
+}
+
+// patchedAnnotation sets annotation key of cur (as read) to v, locked on
+// its resourceVersion, and returns the object as written.
+func patchedAnnotation(ctx context.Context, c client.Client, cur client.Object, key, v string) (client.Object, error) {
+	next := cur.DeepCopyObject().(client.Object)
+	as := next.GetAnnotations()
+	if as == nil {
+		as = map[string]string{}
+	}
+	as[key] = v
+	next.SetAnnotations(as)
+	return next, patchObject(ctx, c, cur, next)
+}
+
+// cmaOfWork enqueues the ClusterManagementAddOn a ManifestWork belongs
+// to: the one its addon-name label names.
+func cmaOfWork(_ context.Context, o client.Object) []reconcile.Request {
+	name := o.GetLabels()[addonv1beta1.AddonLabelKey]
+	if name == "" {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: name}}}
+}
+
+// workMoved passes the creation and deletion of a work, and an update that
+// changes its generation (new content) or its readiness: what the
+// rendering rollout counts a cluster done by.
+func workMoved() predicate.Predicate {
+	return predicate.Funcs{
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			oldW, ok1 := e.ObjectOld.(*workv1.ManifestWork)
+			newW, ok2 := e.ObjectNew.(*workv1.ManifestWork)
+			if !ok1 || !ok2 {
+				return true
+			}
+			return oldW.Generation != newW.Generation || ready(oldW) != ready(newW)
+		},
+	}
+}
+
+// ready reports whether w is Applied and Available at its generation.
+func ready(w *workv1.ManifestWork) bool {
+	name := w.Labels[addonv1beta1.AddonLabelKey]
+	return addon.WorksOf(name, []*workv1.ManifestWork{w})[w.Namespace].Ready
+}
