@@ -1,0 +1,338 @@
+package workgate_test
+
+import (
+	"maps"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	workv1 "open-cluster-management.io/api/work/v1"
+
+	"github.com/rolloutkit/rolloutkit/workgate"
+)
+
+// decideCase is one request to the gate and the decision it should get.
+type decideCase struct {
+	name    string
+	req     workgate.Request
+	cluster workgate.Cluster
+	want    workgate.Reason
+	// says are parts of the held message beyond what every held message
+	// says (checkMessage).
+	says []string
+}
+
+// decideCases are the cases of TestDecide, built afresh on every call:
+// no two tests share a work or a map.
+func decideCases() []decideCase {
+	onA, onB := hashes(at(hashA)), hashes(at(hashB))
+	changed := func(stored, proposed string) workgate.Request {
+		return update(work(imageV1, stored), work(imageV2, proposed))
+	}
+	metadataOnly := func() workgate.Request {
+		stored, proposed := work(imageV1, onA), work(imageV1, onA)
+		proposed.Labels["team"], proposed.ResourceVersion, proposed.Generation = "proxy", "81301", 5
+		proposed.Spec.DeleteOption = &workv1.DeleteOption{PropagationPolicy: workv1.DeletePropagationPolicyTypeOrphan}
+		return update(stored, proposed)
+	}
+	return []decideCase{
+		// Exempt: not an update of the work itself.
+		{name: "create", req: workgate.Request{Operation: workgate.Create, New: work(imageV2, onB)},
+			cluster: prodEU1(at(hashA), at(hashB)), want: workgate.Exempt},
+		{name: "delete", req: workgate.Request{Operation: workgate.Delete, Old: work(imageV1, onA)},
+			cluster: prodEU1(at(hashA), at(hashB)), want: workgate.Exempt},
+		{name: "status subresource", req: workgate.Request{Operation: workgate.Update, SubResource: "status",
+			Old: work(imageV1, onA), New: work(imageV2, onB)},
+			cluster: prodEU1(at(hashA), at(hashB)), want: workgate.Exempt},
+		{name: "update without old", req: workgate.Request{Operation: workgate.Update, New: work(imageV2, onB)},
+			cluster: prodEU1(at(hashA), at(hashB)), want: workgate.Exempt},
+		{name: "update without new", req: workgate.Request{Operation: workgate.Update, Old: work(imageV1, onA)},
+			cluster: prodEU1(at(hashA), at(hashB)), want: workgate.Exempt},
+
+		{name: "add-on not taken", req: changed(onA, `{"not json`),
+			cluster: prodEU1(at(hashA), at(hashB), notTaken), want: workgate.NotTaken},
+
+		// ContentUnchanged: whatever the annotation says.
+		{name: "same work", req: update(work(imageV1, onA), work(imageV1, onA)),
+			cluster: prodEU1(at(hashA), at(hashB)), want: workgate.ContentUnchanged},
+		{name: "metadata and deleteOption change", req: metadataOnly(),
+			cluster: prodEU1(at(hashA), at(hashB)), want: workgate.ContentUnchanged},
+		{name: "annotation-only change to a hash not handed over", req: update(work(imageV1, onA), work(imageV1, hashes(at(hashC)))),
+			cluster: prodEU1(at(hashA), at(hashB)), want: workgate.ContentUnchanged},
+		{name: "annotation-only change to an unreadable one", req: update(work(imageV1, onA), work(imageV1, `{"`)),
+			cluster: prodEU1(at(hashA), at(hashA)), want: workgate.ContentUnchanged},
+
+		// HandedOver: the annotation moves to the desired, current hashes.
+		{name: "handover", req: changed(onA, onB),
+			cluster: prodEU1(at(hashB), at(hashB)), want: workgate.HandedOver},
+		{name: "handover of a first config", req: changed("", onB),
+			cluster: prodEU1(at(hashB), at(hashB)), want: workgate.HandedOver},
+		{name: "handover of one config of two",
+			req:     changed(hashes(map[string]string{proxyKey: hashA, deployKey: hashC}), hashes(map[string]string{proxyKey: hashB, deployKey: hashC})),
+			cluster: prodEU1(map[string]string{proxyKey: hashB, deployKey: hashC}, map[string]string{proxyKey: hashB, deployKey: hashC}),
+			want:    workgate.HandedOver},
+
+		// NotHandedOver: the annotation is not exactly the desired hashes.
+		{name: "claims a hash not handed over", req: changed(onA, hashes(at(hashC))),
+			cluster: prodEU1(at(hashB), at(hashB)), want: workgate.NotHandedOver,
+			says: []string{"it claims config " + proxyKey + " at spec " + hashC[:12] + ", but the rollout has handed prod-eu-1 spec " + hashB[:12]}},
+		{name: "lacks a desired key", req: changed(onA, "{}"),
+			cluster: prodEU1(at(hashB), at(hashB)), want: workgate.NotHandedOver,
+			says: []string{"it does not carry config " + proxyKey + " at spec " + hashB[:12] + ", which the rollout handed to prod-eu-1"}},
+		{name: "lacks the annotation", req: changed(onA, ""),
+			cluster: prodEU1(at(hashB), at(hashB)), want: workgate.NotHandedOver,
+			says: []string{"it does not carry config " + proxyKey}},
+		{name: "has an extra key", req: changed(onA, hashes(map[string]string{proxyKey: hashB, deployKey: hashC})),
+			cluster: prodEU1(at(hashB), at(hashB)), want: workgate.NotHandedOver,
+			says: []string{"it claims config " + deployKey + " at spec " + hashC[:12] + ", which the rollout has not handed to prod-eu-1"}},
+		{name: "claims an empty hash", req: changed(onA, `{"`+proxyKey+`":""}`),
+			cluster: prodEU1(at(hashB), at(hashB), ungrouped), want: workgate.NotHandedOver,
+			says: []string{`it claims config ` + proxyKey + ` at spec "", but the rollout has handed prod-eu-1 spec ` + hashB[:12]}},
+		{name: "claims a key with a line break", req: changed(onA, `{"`+proxyKey+`":"`+hashB+`","evil\n`+workgate.Marker+`":"\u0007`+hashC+`"}`),
+			cluster: prodEU1(at(hashB), at(hashB)), want: workgate.NotHandedOver,
+			says: []string{`it claims config "evil\n` + workgate.Marker + `" at spec "\a` + hashC[:11] + `", which`}},
+		{name: "claims an empty key", req: changed(onA, `{"`+proxyKey+`":"`+hashB+`","":"\ufffd"}`),
+			cluster: prodEU1(at(hashB), at(hashB)), want: workgate.NotHandedOver,
+			says: []string{"it claims config \"\" at spec \ufffd, which"}},
+
+		// ConfigMovedOn: a renderer reading by name got ahead of the rollout.
+		{name: "prod case: annotation unchanged, content of the newer spec", req: changed(onA, onA),
+			cluster: prodEU1(at(hashA), at(hashB)), want: workgate.ConfigMovedOn,
+			says: []string{"config " + proxyKey + " has moved on to spec " + hashB[:12] +
+				", which the rollout has not handed to prod-eu-1 yet (it is at " + hashA[:12] + ")"}},
+		{name: "prod case under free renderings", req: changed(onA, onA),
+			cluster: prodEU1(at(hashA), at(hashB), free, released), want: workgate.ConfigMovedOn},
+		{name: "annotation moves to the desired, which is not current", req: changed(hashes(at(hashC)), onA),
+			cluster: prodEU1(at(hashA), at(hashB)), want: workgate.ConfigMovedOn,
+			says: []string{"has moved on to spec " + hashB[:12]}},
+
+		// Unreadable: the gate holds what it cannot check.
+		{name: "annotation not JSON", req: changed(onA, `{"`+proxyKey+`":`),
+			cluster: prodEU1(at(hashA), at(hashA)), want: workgate.Unreadable,
+			says: []string{"annotation " + workv1.ManifestConfigSpecHashAnnotationKey + " ", "want a JSON object of config spec hashes"}},
+		{name: "annotation a JSON array", req: changed(onA, `["`+hashA+`"]`),
+			cluster: prodEU1(at(hashA), at(hashA)), want: workgate.Unreadable,
+			says: []string{"want a JSON object of config spec hashes"}},
+		{name: "desired config missing from current", req: changed(onA, onA),
+			cluster: prodEU1(at(hashA), map[string]string{}), want: workgate.Unreadable,
+			says: []string{"config " + proxyKey + " could not be read"}},
+
+		// New renderings of unchanged, current configs.
+		{name: "rendering held", req: changed(onA, onA),
+			cluster: prodEU1(at(hashA), at(hashA)), want: workgate.RenderingHeld,
+			says: []string{"a new rendering of unchanged configs, which the rendering rollout has not released to prod-eu-1 yet"}},
+		{name: "rendering of an add-on without configs held", req: changed("", ""),
+			cluster: prodEU1(nil, nil, ungrouped), want: workgate.RenderingHeld},
+		{name: "rendering from an unreadable old annotation held", req: changed(`{"`, onA),
+			cluster: prodEU1(at(hashA), at(hashA)), want: workgate.RenderingHeld},
+		{name: "rendering released", req: changed(onA, onA),
+			cluster: prodEU1(at(hashA), at(hashA), released), want: workgate.RenderingReleased},
+		{name: "rendering free", req: changed(onA, onA),
+			cluster: prodEU1(at(hashA), at(hashA), free), want: workgate.RenderingFree},
+		{name: "rendering free before any release", req: changed("", ""),
+			cluster: prodEU1(nil, nil, free), want: workgate.RenderingFree},
+	}
+}
+
+func TestDecide(t *testing.T) {
+	t.Parallel()
+	for _, tt := range decideCases() {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := workgate.Decide(tt.req, tt.cluster)
+			assert.Equal(t, tt.want, got.Reason, "message: %s", got.Message)
+			assert.Equal(t, tt.want.Admits(), got.Allowed())
+			checkMessage(t, tt.cluster, got)
+			for _, s := range tt.says {
+				assert.Contains(t, got.Message, s)
+			}
+		})
+	}
+}
+
+// checkMessage checks what every decision's message says: nothing when
+// admitted; when held, one line that starts with the marker and names the
+// add-on, the cluster, its group and what it waits for.
+func checkMessage(t *testing.T, c workgate.Cluster, d workgate.Decision) {
+	t.Helper()
+	if d.Allowed() {
+		assert.Empty(t, d.Message)
+		return
+	}
+	m := d.Message
+	assert.True(t, strings.HasPrefix(m, workgate.Marker+": "), "message %q does not start with the marker", m)
+	assert.NotContains(t, m, "\n")
+	assert.NotContains(t, m, "\r")
+	assert.Contains(t, m, "the work of add-on "+c.AddOn+" on cluster "+c.Name)
+	if c.Group != "" {
+		assert.Contains(t, m, "on cluster "+c.Name+" (group "+c.Group+") is held: ")
+	} else {
+		assert.Contains(t, m, "on cluster "+c.Name+" is held: ")
+	}
+	if c.Waits != "" {
+		assert.True(t, strings.HasSuffix(m, "; "+c.Waits), "message %q does not end with %q", m, c.Waits)
+	}
+}
+
+// TestDecidePure decides every case of TestDecide, and compares its inputs
+// afterwards with deep copies taken before.
+func TestDecidePure(t *testing.T) {
+	t.Parallel()
+	for _, tt := range decideCases() {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			req, cluster := deepCopy(tt.req, tt.cluster)
+			workgate.Decide(tt.req, tt.cluster)
+			assert.Equal(t, req, tt.req)
+			assert.Equal(t, cluster, tt.cluster)
+		})
+	}
+}
+
+// deepCopy copies r and c, works and maps too.
+func deepCopy(r workgate.Request, c workgate.Cluster) (workgate.Request, workgate.Cluster) {
+	r.Old, r.New = r.Old.DeepCopy(), r.New.DeepCopy()
+	c.Desired, c.Current = maps.Clone(c.Desired), maps.Clone(c.Current)
+	return r, c
+}
+
+// TestDecideDeterministic decides, many times over, updates whose maps
+// differ from what they should be at two keys: each message names the
+// first key in sorted order, and is the same every time.
+func TestDecideDeterministic(t *testing.T) {
+	t.Parallel()
+	const keyA, keyB, keyC, keyD = "a.example.io//one", "b.example.io/ns/two", "c.example.io//three", "d.example.io//four"
+	all := func(h string) map[string]string { return map[string]string{keyA: h, keyB: h, keyC: h, keyD: h} }
+	twoOff := func(h, off string) map[string]string { m := all(h); m[keyB], m[keyD] = off, off; return m }
+	for _, tt := range []struct {
+		name    string
+		old     map[string]string
+		new     map[string]string
+		cluster workgate.Cluster
+		want    workgate.Reason
+	}{
+		{name: "two claims not handed over", old: all(hashA), new: twoOff(hashB, hashC),
+			cluster: prodEU1(all(hashB), all(hashB)), want: workgate.NotHandedOver},
+		{name: "two desired keys missing", old: all(hashA), new: map[string]string{keyA: hashB, keyC: hashB},
+			cluster: prodEU1(all(hashB), all(hashB)), want: workgate.NotHandedOver},
+		{name: "two configs moved on", old: all(hashA), new: all(hashA),
+			cluster: prodEU1(all(hashA), twoOff(hashA, hashC)), want: workgate.ConfigMovedOn},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			req := update(work(imageV1, hashes(tt.old)), work(imageV2, hashes(tt.new)))
+			first := workgate.Decide(req, tt.cluster)
+			require.Equal(t, tt.want, first.Reason, first.Message)
+			assert.Contains(t, first.Message, keyB)
+			assert.NotContains(t, first.Message, keyD)
+			for range 100 {
+				require.Equal(t, first, workgate.Decide(req, tt.cluster))
+			}
+		})
+	}
+}
+
+func TestReasonString(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		reason workgate.Reason
+		want   string
+		admits bool
+	}{
+		{workgate.Exempt, "Exempt", true},
+		{workgate.NotTaken, "NotTaken", true},
+		{workgate.ContentUnchanged, "ContentUnchanged", true},
+		{workgate.HandedOver, "HandedOver", true},
+		{workgate.RenderingReleased, "RenderingReleased", true},
+		{workgate.RenderingFree, "RenderingFree", true},
+		{workgate.NotHandedOver, "NotHandedOver", false},
+		{workgate.ConfigMovedOn, "ConfigMovedOn", false},
+		{workgate.RenderingHeld, "RenderingHeld", false},
+		{workgate.Unreadable, "Unreadable", false},
+		{workgate.Unreadable + 1, "Reason(10)", false},
+		{workgate.Exempt - 1, "Reason(-1)", false},
+	} {
+		t.Run(tt.want, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tt.want, tt.reason.String())
+			assert.Equal(t, tt.admits, tt.reason.Admits())
+			d := workgate.Decision{Reason: tt.reason}
+			assert.Equal(t, tt.admits, d.Allowed())
+		})
+	}
+}
+
+func TestRenderingsString(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		renderings workgate.Renderings
+		want       string
+	}{
+		{workgate.RenderingsStaged, "Staged"},
+		{workgate.RenderingsFree, "Free"},
+		{workgate.RenderingsFree + 1, "Renderings(2)"},
+		{workgate.RenderingsStaged - 1, "Renderings(-1)"},
+	} {
+		t.Run(tt.want, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tt.want, tt.renderings.String())
+		})
+	}
+	var zero workgate.Cluster
+	assert.Equal(t, workgate.RenderingsStaged, zero.Renderings, "the zero Cluster stages renderings")
+}
+
+// TestContentChanges checks ContentChanges, which tells the requests whose
+// decision needs the hub, against equality.Semantic, whose sense of a
+// workload's equality the gate keeps.
+func TestContentChanges(t *testing.T) {
+	t.Parallel()
+	manifests := func(ms ...runtime.RawExtension) *workv1.ManifestWork {
+		w := work(imageV1, "")
+		w.Spec.Workload.Manifests = nil
+		for _, m := range ms {
+			w.Spec.Workload.Manifests = append(w.Spec.Workload.Manifests, workv1.Manifest{RawExtension: m})
+		}
+		return w
+	}
+	raw := func(image string) runtime.RawExtension { return runtime.RawExtension{Raw: deployment(image)} }
+	object := func(image string) runtime.RawExtension {
+		return runtime.RawExtension{Object: &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "apps/v1", "kind": "Deployment", "spec": map[string]any{"image": image}}}}
+	}
+	for _, tt := range []struct {
+		name string
+		req  workgate.Request
+		want bool
+	}{
+		{name: "create", req: workgate.Request{Operation: workgate.Create, New: manifests(raw(imageV2))}},
+		{name: "status", req: workgate.Request{Operation: workgate.Update, SubResource: "status",
+			Old: manifests(raw(imageV1)), New: manifests(raw(imageV2))}},
+		{name: "same manifests", req: update(manifests(raw(imageV1), raw(imageV2)), manifests(raw(imageV1), raw(imageV2)))},
+		{name: "other image", req: update(manifests(raw(imageV1)), manifests(raw(imageV2))), want: true},
+		{name: "manifests swapped", req: update(manifests(raw(imageV1), raw(imageV2)), manifests(raw(imageV2), raw(imageV1))), want: true},
+		{name: "manifest added", req: update(manifests(raw(imageV1)), manifests(raw(imageV1), raw(imageV2))), want: true},
+		{name: "no manifests, nil and empty", req: update(manifests(), func() *workv1.ManifestWork {
+			w := manifests()
+			w.Spec.Workload.Manifests = []workv1.Manifest{}
+			return w
+		}())},
+		{name: "raw nil and empty", req: update(manifests(runtime.RawExtension{}), manifests(runtime.RawExtension{Raw: []byte{}}))},
+		{name: "same objects", req: update(manifests(raw(imageV1), object(imageV1)), manifests(raw(imageV1), object(imageV1)))},
+		{name: "other objects", req: update(manifests(raw(imageV1), object(imageV1)), manifests(raw(imageV1), object(imageV2))), want: true},
+		{name: "object for raw", req: update(manifests(raw(imageV1)), manifests(object(imageV1))), want: true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tt.want, workgate.ContentChanges(tt.req))
+			if tt.req.Operation == workgate.Update && tt.req.SubResource == "" {
+				assert.Equal(t, !equality.Semantic.DeepEqual(tt.req.Old.Spec.Workload, tt.req.New.Spec.Workload), tt.want,
+					"ContentChanges disagrees with equality.Semantic")
+			}
+		})
+	}
+}
