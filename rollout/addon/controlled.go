@@ -95,6 +95,11 @@ const (
 	// ConditionApproved is a RolloutApproval's: True, reason Used, once its
 	// group started under it.
 	ConditionApproved = "Approved"
+	// ConditionWorkGate is True, reason Guarded, when the work gate guards
+	// the add-on's ManifestWorks on the hub; False, reason NotGuarded,
+	// when it does not: the works can then change ahead of the rollout.
+	// Set only when Controls.WorkGate is.
+	ConditionWorkGate = "WorkGate"
 
 	ReasonValid                  = "Valid"
 	ReasonInvalidSpec            = "InvalidSpec"
@@ -112,6 +117,8 @@ const (
 	ReasonRevisionMismatch       = "RevisionMismatch"
 	ReasonNotRequired            = "NotRequired"
 	ReasonUnknownGroup           = "UnknownGroup"
+	ReasonGuarded                = "Guarded"
+	ReasonNotGuarded             = "NotGuarded"
 )
 
 // PlanControlled is [PlanAddon] under the operator's controls ctl: the
@@ -172,7 +179,7 @@ func PlanControlled(planner rollout.Planner, ctl Controls, cma *addonv1beta1.Clu
 		steps, p.NewRendering = newRenderings(cma, placements, mcas, ctl.Works, now).stage(planner, steps, gates)
 	}
 	p.Steps, p.RecheckAfter = steps, stepsRecheck(steps)
-	v := view{c: c, now: now, base: base, invalid: invalid, addOn: cma.Name, held: heldClusters(cma.Name, mcas)}
+	v := view{c: c, now: now, base: base, invalid: invalid, addOn: cma.Name, held: heldClusters(cma.Name, mcas), gate: ctl.WorkGate}
 	for _, s := range steps {
 		prev := placementStatusOf(ar.Status, s.Ref, s.Revision)
 		pv := v.placement(s, kinds[s.Index], prev)

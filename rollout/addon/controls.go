@@ -44,6 +44,20 @@ type Controls struct {
 	// them, a new rendering that the work gate holds is rolled out as a
 	// revision of its own ([PlanControlled]). Nil: configs only.
 	Works map[string]Works
+	// WorkGate says whether the work gate guards the add-on's works on
+	// the hub (workgate.Guards): the status's WorkGate condition. Nil: not
+	// known, and no such condition.
+	WorkGate *GateCheck
+}
+
+// GateCheck is what the hub says of the work gate, for one add-on.
+type GateCheck struct {
+	// Guarded reports whether every update of the add-on's works goes
+	// through the gate.
+	Guarded bool
+	// Message says where the gate is installed, or why it does not guard
+	// the works.
+	Message string
 }
 
 // Revision returns the revision of a placement's rollout: the first 12

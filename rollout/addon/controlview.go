@@ -23,6 +23,7 @@ type view struct {
 	invalid error
 	addOn   string          // the ClusterManagementAddOn's name
 	held    map[string]bool // the clusters whose work the work gate holds
+	gate    *GateCheck      // whether the work gate guards the works; nil: not known
 }
 
 // gatePriority orders the kinds of gate a group can be held by: WaitsFor
@@ -254,7 +255,15 @@ func (v view) conditions(ar *v1alpha1.AddOnRollout, steps []Step, st v1alpha1.Ad
 	if reason == ReasonCompleted {
 		status = metav1.ConditionFalse
 	}
-	return setConditions(ar.Status.Conditions, valid, paused, conditionAt(ConditionProgressing, status, reason, msg, gen, v.now))
+	conds := []metav1.Condition{valid, paused, conditionAt(ConditionProgressing, status, reason, msg, gen, v.now)}
+	if v.gate != nil {
+		gate := conditionAt(ConditionWorkGate, metav1.ConditionTrue, ReasonGuarded, v.gate.Message, gen, v.now)
+		if !v.gate.Guarded {
+			gate.Status, gate.Reason = metav1.ConditionFalse, ReasonNotGuarded
+		}
+		conds = append(conds, gate)
+	}
+	return setConditions(ar.Status.Conditions, conds...)
 }
 
 // progress is the reason and message of the Progressing condition: what

@@ -116,12 +116,20 @@ type AddonReconciler struct {
 	// Metrics receive each group's phase and counts, breaches,
 	// verification results and revision durations. Nil: none.
 	Metrics *Metrics
+	// Reader reads from the API server, for what the cache does not hold:
+	// the work gate's ValidatingWebhookConfiguration. Nil: the AddOnRollout
+	// gets no WorkGate condition.
+	Reader client.Reader
+	// ServesGate reports whether this controller serves the work gate
+	// (Options.WorkGate).
+	ServesGate bool
 
 	// Set by SetupWithManager.
 	rollouts bool // the hub serves rolloutkit.io's AddOnRollouts
 	api      addonAPI
 	configs  *configWatches
 	phases   *phaseLog
+	gate     *gateWatch
 }
 
 // errorRetry is how soon a reconcile that met an error other than a
@@ -170,6 +178,7 @@ func (r *AddonReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	if ctl.Works, err = r.works(ctx, cma.Name); err != nil {
 		return ctrl.Result{}, err
 	}
+	ctl.WorkGate = r.gate.check(ctx, cma.Name)
 	specHash := r.configs.specHash(ctx)
 	p, err := r.plan(ctx, withView(ctl, cma.Name), func(c addon.Controls) (addon.Plan, error) {
 		return addon.PlanControlled(rollout.Planner{Clock: r.Clock}, c, cma, inputs, mcas, specHash)

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
@@ -139,6 +140,15 @@ func (r *AddonReconciler) report(ctx context.Context, ar *v1alpha1.AddOnRollout,
 		if c := meta.FindStatusCondition(old.Conditions, addon.ConditionValid); c == nil || c.Status != "False" || c.ObservedGeneration != ar.Generation {
 			r.event(ar, corev1.EventTypeWarning, EventInvalidSpec, "the add-on is held until the spec is fixed: %s", oneLine(p.Invalid))
 			log.FromContext(ctx).Info("invalid AddOnRollout: the add-on is held", "addonrollout", ar.Name, "error", oneLine(p.Invalid))
+		}
+	}
+	if c := meta.FindStatusCondition(st.Conditions, addon.ConditionWorkGate); c != nil {
+		if was := meta.FindStatusCondition(old.Conditions, addon.ConditionWorkGate); was == nil || was.Status != c.Status {
+			kind := corev1.EventTypeNormal
+			if c.Status != metav1.ConditionTrue {
+				kind = corev1.EventTypeWarning
+			}
+			r.event(ar, kind, c.Reason, "work gate: %s", c.Message)
 		}
 	}
 	for _, ps := range st.Placements {

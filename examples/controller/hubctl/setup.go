@@ -132,7 +132,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) (string, error) 
 		}
 	}
 	r := &AddonReconciler{Client: mgr.GetClient(), Clock: opts.Clock, Recorder: mgr.GetEventRecorder(FieldManager), Version: version,
-		Lifecycles: opts.Lifecycles, Verifier: opts.Verifier, Metrics: metrics}
+		Lifecycles: opts.Lifecycles, Verifier: opts.Verifier, Metrics: metrics, Reader: mgr.GetAPIReader(), ServesGate: opts.WorkGate}
 	if err := r.SetupWithManager(mgr); err != nil {
 		return "", fmt.Errorf("setting up the add-on reconciler: %w", err)
 	}
@@ -164,6 +164,9 @@ func (r *AddonReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		return err
 	}
 	r.api, r.phases = api, newPhaseLog()
+	if r.Reader != nil {
+		r.gate = &gateWatch{reader: r.Reader, serves: r.ServesGate, clock: r.Clock}
+	}
 	if r.rollouts, err = servesRollouts(mgr.GetRESTMapper()); err != nil {
 		return err
 	}
