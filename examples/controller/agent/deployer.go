@@ -2,8 +2,10 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -56,6 +58,16 @@ type Deployer struct {
 	Clock clock.PassiveClock
 	// Workers is how many add-ons are rendered at once. 0: one.
 	Workers int
+	// ByName renders as the real cluster-proxy does on addon-framework: it
+	// reads each desired config object by name and renders its newest
+	// spec, whatever the desired spec hash, and puts the desired hashes in
+	// the work's annotation; it renders again when a config object of a
+	// kind in ConfigKinds changes. A write of the work that the hub
+	// refuses (the work gate) becomes the add-on's ManifestApplied
+	// condition, False, as addon-framework reports it.
+	ByName bool
+	// ConfigKinds are the config kinds whose changes ByName renders on.
+	ConfigKinds []schema.GroupVersionKind
 }
 
 // gvk is the ManagedClusterAddOn kind in d's version.
@@ -68,11 +80,44 @@ func (d *Deployer) gvk() schema.GroupVersionKind {
 func (d *Deployer) SetupWithManager(mgr ctrl.Manager) error {
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(d.gvk())
-	return ctrl.NewControllerManagedBy(mgr).Named("simulated-addon-manager").
+	b := ctrl.NewControllerManagedBy(mgr).Named("simulated-addon-manager").
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(d.Workers, 1)}).
 		For(u).
-		Watches(&workv1.ManifestWork{}, handler.EnqueueRequestsFromMapFunc(addonOfWork)).
-		Complete(d)
+		Watches(&workv1.ManifestWork{}, handler.EnqueueRequestsFromMapFunc(addonOfWork))
+	if d.ByName {
+		for _, gvk := range d.ConfigKinds {
+			cfg := &unstructured.Unstructured{}
+			cfg.SetGroupVersionKind(gvk)
+			b = b.Watches(cfg, handler.EnqueueRequestsFromMapFunc(d.addonsOfConfig))
+		}
+	}
+	return b.Complete(d)
+}
+
+// addonsOfConfig enqueues every add-on whose status refers to config
+// object o, as addon-framework's addonconfig controller does by bumping
+// their lastObservedGeneration.
+func (d *Deployer) addonsOfConfig(ctx context.Context, o client.Object) []reconcile.Request {
+	list := &unstructured.UnstructuredList{}
+	list.SetGroupVersionKind(d.gvk().GroupVersion().WithKind("ManagedClusterAddOnList"))
+	if err := d.Client.List(ctx, list); err != nil {
+		log.FromContext(ctx).Error(err, "listing add-ons")
+		return nil
+	}
+	var reqs []reconcile.Request
+	for i := range list.Items {
+		status, err := addonStatus(&list.Items[i])
+		if err != nil {
+			continue
+		}
+		for _, r := range status.ConfigReferences {
+			if r.DesiredConfig != nil && r.DesiredConfig.Name == o.GetName() && r.DesiredConfig.Namespace == o.GetNamespace() {
+				reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
+				break
+			}
+		}
+	}
+	return reqs
 }
 
 // addonOfWork enqueues the add-on whose deploy work o is.
@@ -108,20 +153,59 @@ func (d *Deployer) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result
 	if apierrors.IsNotFound(err) {
 		work = nil
 	}
-	if current, ok := workHashes(work); work == nil || !ok || !maps.Equal(current, hashes) {
-		image, stale, err := d.image(ctx, status.ConfigReferences)
+	image, render, err := d.render(ctx, req, status.ConfigReferences, work, hashes)
+	switch {
+	case err != nil:
+		return ctrl.Result{}, err
+	case render == renderLater:
+		return ctrl.Result{RequeueAfter: staleRetry}, nil
+	case render == renderNow:
+		written, err := d.writeWork(ctx, mca, work, image, hashes)
 		if err != nil {
-			return ctrl.Result{}, err
+			// As addon-framework's agentdeploy reports a refused write.
+			return ctrl.Result{}, errors.Join(err, d.reportRefused(ctx, mca, status.Conditions, err))
 		}
-		if stale != "" {
-			log.FromContext(ctx).V(1).Info("not rendering: the config has moved on from the desired spec hash", "addon", req.String(), "config", stale)
-			return ctrl.Result{RequeueAfter: staleRetry}, nil
-		}
-		if work, err = d.writeWork(ctx, mca, work, image, hashes); err != nil {
-			return ctrl.Result{}, err
-		}
+		work = written
 	}
 	return ctrl.Result{}, d.reportApplied(ctx, mca, status.Conditions, work)
+}
+
+// rendering is what to do with an add-on's work.
+type rendering int
+
+const (
+	renderNot   rendering = iota // the work is as it should be
+	renderNow                    // write it
+	renderLater                  // the config has moved on: look again soon
+)
+
+// render returns the image to render the add-on's work with, and what to
+// do: by default write it only when the work's annotation differs from
+// the desired hashes, and only from a config object that still has the
+// desired spec; ByName, whenever the newest spec's image or the hashes
+// differ from the work's.
+func (d *Deployer) render(ctx context.Context, req ctrl.Request, refs []addonv1beta1.ConfigReference, work *workv1.ManifestWork,
+	hashes map[string]string) (string, rendering, error) {
+	current, ok := workHashes(work)
+	changed := work == nil || !ok || !maps.Equal(current, hashes)
+	image, stale, err := d.image(ctx, refs)
+	switch {
+	case err != nil:
+		return "", renderNot, err
+	case d.ByName && changed:
+		return image, renderNow, nil
+	case d.ByName:
+		if images, err := WorkImages(work); err != nil || !slices.Equal(images, []string{image}) {
+			return image, renderNow, nil
+		}
+		return image, renderNot, nil
+	case !changed:
+		return "", renderNot, nil
+	case stale != "":
+		log.FromContext(ctx).V(1).Info("not rendering: the config has moved on from the desired spec hash", "addon", req.String(), "config", stale)
+		return "", renderLater, nil
+	}
+	return image, renderNow, nil
 }
 
 // image reads the desired config objects of refs and returns the agent
@@ -147,13 +231,13 @@ func (d *Deployer) image(ctx context.Context, refs []addonv1beta1.ConfigReferenc
 			return "", "", err
 		}
 		if h != r.DesiredConfig.SpecHash {
-			return "", fmt.Sprintf("%s.%s %s", r.Resource, r.Group, key), nil
+			stale = fmt.Sprintf("%s.%s %s", r.Resource, r.Group, key)
 		}
 		if img := AgentImage(cfg); img != "" {
 			image = img
 		}
 	}
-	return image, "", nil
+	return image, stale, nil
 }
 
 // writeWork creates the add-on's deploy work, or updates cur (read at its
@@ -195,7 +279,12 @@ func (d *Deployer) writeWork(ctx context.Context, mca *unstructured.Unstructured
 // the work agent has not reported yet. The status patch carries the
 // resourceVersion read.
 func (d *Deployer) reportApplied(ctx context.Context, mca *unstructured.Unstructured, conds []metav1.Condition, work *workv1.ManifestWork) error {
-	next := manifestApplied(conds, work, clock.NowOf(d.Clock))
+	return d.patchConditions(ctx, mca, conds, manifestApplied(conds, work, clock.NowOf(d.Clock)))
+}
+
+// patchConditions writes next in place of the add-on's conditions conds,
+// when they differ, locked on the resourceVersion read.
+func (d *Deployer) patchConditions(ctx context.Context, mca *unstructured.Unstructured, conds, next []metav1.Condition) error {
 	if equality.Semantic.DeepEqual(next, conds) {
 		return nil
 	}
@@ -212,6 +301,19 @@ func (d *Deployer) reportApplied(ctx context.Context, mca *unstructured.Unstruct
 		return fmt.Errorf("patching add-on %s/%s: %w", mca.GetNamespace(), mca.GetName(), err)
 	}
 	return nil
+}
+
+// reportRefused sets the add-on's ManifestApplied condition False with the
+// error of a refused write of its work, as addon-framework's agentdeploy
+// does ("failed to apply manifestWork: ..."). The status patch carries the
+// resourceVersion read.
+func (d *Deployer) reportRefused(ctx context.Context, mca *unstructured.Unstructured, conds []metav1.Condition, writeErr error) error {
+	next := make([]metav1.Condition, len(conds))
+	copy(next, conds)
+	meta.SetStatusCondition(&next, metav1.Condition{Type: addonv1beta1.ManagedClusterAddOnManifestApplied, Status: metav1.ConditionFalse,
+		Reason: addonv1alpha1.AddonManifestAppliedReasonWorkApplyFailed, Message: "failed to apply manifestWork: " + writeErr.Error(),
+		LastTransitionTime: metav1.NewTime(clock.NowOf(d.Clock))})
+	return d.patchConditions(ctx, mca, conds, next)
 }
 
 // manifestApplied returns conds with the ManifestApplied condition that

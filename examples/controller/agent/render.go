@@ -3,6 +3,7 @@ package agent
 import (
 	"encoding/json"
 	"fmt"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"slices"
 	"strings"
 
@@ -141,4 +142,11 @@ func WorkImages(w *workv1.ManifestWork) ([]string, error) {
 		}
 	}
 	return images, nil
+}
+
+// ProxyConfigKind is the kind of the seed's config object, cluster-proxy's
+// ManagedProxyConfiguration, whose changes a Deployer that renders by name
+// renders on.
+func ProxyConfigKind() schema.GroupVersionKind {
+	return schema.GroupVersionKind{Group: "proxy.open-cluster-management.io", Version: "v1alpha1", Kind: "ManagedProxyConfiguration"}
 }

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"time"
 
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -34,6 +35,11 @@ type Options struct {
 	// Workers is how many add-ons the add-on manager renders, and how many
 	// works the work agents apply, at once. 0: DefaultWorkers.
 	Workers int
+	// RenderByName makes the add-on manager render as the real
+	// cluster-proxy does: from the newest spec of each config object, read
+	// by name, whatever the desired spec hash (Deployer.ByName), and again
+	// whenever a ManagedProxyConfiguration changes.
+	RenderByName bool
 }
 
 // DefaultWorkers is the number of add-ons rendered and of works applied at
@@ -51,7 +57,8 @@ func Setup(mgr ctrl.Manager, o Options) error {
 	if workers <= 0 {
 		workers = DefaultWorkers
 	}
-	d := &Deployer{Client: mgr.GetClient(), Mapper: mgr.GetRESTMapper(), Version: o.AddonVersion, Clock: o.Clock, Workers: workers}
+	d := &Deployer{Client: mgr.GetClient(), Mapper: mgr.GetRESTMapper(), Version: o.AddonVersion, Clock: o.Clock, Workers: workers,
+		ByName: o.RenderByName, ConfigKinds: []schema.GroupVersionKind{ProxyConfigKind()}}
 	if err := d.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the simulated add-on manager: %w", err)
 	}
