@@ -59,6 +59,7 @@ type options struct {
 	burst          int
 	dryRun         bool
 	simulateAgents time.Duration
+	renderByName   bool
 	failClusters   map[string]bool
 	zap            zap.Options
 }
@@ -83,6 +84,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.burst, "kube-api-burst", 1000, "requests to the API server in a burst")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "read the hub, print each add-on's next rollout step as examples/plan does, write nothing, and exit")
 	fs.DurationVar(&o.simulateAgents, "simulate-agents", 0, "also play each add-on's manager (render its ManifestWork from the desired configs) and the work agents (apply it after this long, e.g. 2s), for a hub with no real clusters")
+	fs.BoolVar(&o.renderByName, "simulate-render-by-name", false, "with -simulate-agents: render each work from the newest spec of its config objects, read by name, as the real cluster-proxy does on addon-framework (what the work gate holds back)")
 	var fail string
 	fs.StringVar(&fail, "fail-clusters", "", "with -simulate-agents: comma-separated clusters whose apply fails")
 	o.zap.BindFlags(fs)
@@ -103,6 +105,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	}
 	if fail != "" && o.simulateAgents == 0 {
 		return o, errors.New("-fail-clusters needs -simulate-agents: without simulated agents nothing fails")
+	}
+	if o.renderByName && o.simulateAgents == 0 {
+		return o, errors.New("-simulate-render-by-name needs -simulate-agents: without simulated agents nothing renders")
 	}
 	o.failClusters = make(map[string]bool)
 	for _, c := range strings.Split(fail, ",") {
@@ -225,7 +230,7 @@ func serve(ctx context.Context, cfg *rest.Config, o options, logger logr.Logger)
 			}
 		}
 		fail := o.failClusters
-		if err := agent.Setup(mgr, agent.Options{AddonVersion: version, Delay: o.simulateAgents,
+		if err := agent.Setup(mgr, agent.Options{AddonVersion: version, Delay: o.simulateAgents, RenderByName: o.renderByName,
 			Fail: func(cluster, _ string) bool { return fail[cluster] }}); err != nil {
 			return err
 		}
