@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	workv1 "open-cluster-management.io/api/work/v1"
 	"sort"
 	"strings"
 
@@ -43,6 +44,7 @@ type hub struct {
 	mcas       []*addonv1beta1.ManagedClusterAddOn
 	rollouts   []*v1alpha1.AddOnRollout
 	approvals  []*v1alpha1.RolloutApproval
+	works      []*workv1.ManifestWork // nil: none listed
 	// others are objects of every other kind, kept so that config objects
 	// (e.g. a ManagedProxyConfiguration) can be hashed.
 	others  []*unstructured.Unstructured
@@ -63,6 +65,7 @@ func (h *hub) planHub() *planreport.Hub {
 		Configs:                   h.others,
 		AddOnRollouts:             h.rollouts,
 		RolloutApprovals:          h.approvals,
+		Works:                     h.works,
 	}
 }
 
@@ -167,6 +170,9 @@ func (h *hub) add(js []byte, where string) error {
 	case "RolloutApproval":
 		what = named(tm.Kind, js)
 		err = decodeControl(js, tm.APIVersion, &h.approvals)
+	case "ManifestWork":
+		what = named(tm.Kind, js)
+		err = decodeInto(js, &h.works)
 	case "":
 		return fmt.Errorf("%s: no kind: want a Kubernetes object such as a ManagedCluster or a Placement", where)
 	default:
@@ -206,6 +212,7 @@ func (h *hub) sort() {
 	sortObjects(h.mcas, func(o *addonv1beta1.ManagedClusterAddOn) metav1.Object { return o })
 	sortObjects(h.rollouts, func(o *v1alpha1.AddOnRollout) metav1.Object { return o })
 	sortObjects(h.approvals, func(o *v1alpha1.RolloutApproval) metav1.Object { return o })
+	sortObjects(h.works, func(o *workv1.ManifestWork) metav1.Object { return o })
 	sortObjects(h.others, func(o *unstructured.Unstructured) metav1.Object { return o })
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	workv1 "open-cluster-management.io/api/work/v1"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -105,6 +106,11 @@ func ReadHub(ctx context.Context, c client.Reader, mapper meta.RESTMapper, versi
 	h.Clusters, h.Decisions = sh.Clusters, sh.Decisions
 	h.ManagedClusterSets, h.ManagedClusterSetBindings, h.AddOnPlacementScores = sh.ClusterSets, sh.Bindings, sh.Scores
 	h.Placements = pointers(ps.Items)
+	var works workv1.ManifestWorkList
+	if err := c.List(ctx, &works, client.HasLabels{addonv1beta1.AddonLabelKey}); err != nil {
+		return nil, fmt.Errorf("reading the hub: %w", err)
+	}
+	h.Works = pointers(works.Items)
 	if h.AddOnRollouts, h.RolloutApprovals, err = readControls(ctx, c, mapper); err != nil {
 		return nil, fmt.Errorf("reading the hub: %w", err)
 	}

@@ -8,7 +8,7 @@ import (
 // withStatus returns pr with what the AddOnRollout's status ps says of
 // its placement: its revision and each group's status.
 func withStatus(pr Placement, ps v1alpha1.PlacementStatus) Placement {
-	pr.Revision = ps.Revision
+	pr.Revision, pr.Kind = ps.Revision, ps.Kind
 	groups := make([]Group, len(pr.Groups))
 	copy(groups, pr.Groups)
 	for i, g := range groups {

@@ -3,6 +3,7 @@ package planreport
 import (
 	"cmp"
 	"fmt"
+	workv1 "open-cluster-management.io/api/work/v1"
 	"slices"
 	"strings"
 
@@ -63,6 +64,11 @@ type Hub struct {
 	// RolloutApprovals are the approvals of every add-on; those of other
 	// add-ons are ignored.
 	RolloutApprovals []*v1alpha1.RolloutApproval
+	// Works are the add-ons' ManifestWorks. With them (non-nil, even
+	// empty), a new rendering the work gate holds is planned as a
+	// rendering rollout, as the controller plans it (addon.WorksOf,
+	// Controls.Works); nil: configs only.
+	Works []*workv1.ManifestWork
 }
 
 // AddonNames returns the names of the hub's ClusterManagementAddOns,

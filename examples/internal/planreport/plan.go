@@ -49,6 +49,9 @@ func Plan(h *Hub, name string, now time.Time, gates []rollout.Gate) (*Report, er
 		inputs[i] = addon.PlacementInput{Placement: h.placement(ps.Namespace, ps.Name), Groups: found[i].groups}
 	}
 	ctl := addon.Controls{Rollout: h.rolloutOf(cma.Name), Approvals: h.RolloutApprovals}
+	if h.Works != nil {
+		ctl.Works = addon.WorksOf(cma.Name, h.Works)
+	}
 	p, err := addon.PlanControlled(rollout.Planner{Clock: fake.New(now), Gates: gates}, ctl, cma, inputs, h.ManagedClusterAddOns, h.specHash(cma))
 	if err != nil {
 		return nil, err

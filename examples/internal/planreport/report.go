@@ -77,6 +77,11 @@ type Placement struct {
 	// RolloutApproval names. Absent without an AddOnRollout, or when the
 	// placement's configs could not be read.
 	Revision string `json:"revision,omitempty"`
+	// Kind is the kind of revision rolling out: Config, or Rendering
+	// (new content of the add-on's works under unchanged configs, which
+	// the work gate holds until the rollout releases it). Absent where
+	// Revision is.
+	Kind string `json:"kind,omitempty"`
 }
 
 // NotPlanned is why a placement was not planned.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/rolloutkit/rolloutkit/rollout/addon"
 	"io"
 	"strings"
 	"text/tabwriter"
@@ -58,6 +59,8 @@ func writeStatus(w io.Writer, p planned) error {
 		switch {
 		case pl.NotPlanned != nil:
 			fmt.Fprintf(&b, "not planned (%s): %s\n", pl.NotPlanned.Reason, pl.NotPlanned.Message)
+		case pl.Revision != "" && pl.Kind == addon.KindRendering:
+			fmt.Fprintf(&b, "revision %s (a new rendering of unchanged configs, held by the work gate until released), %s\n", pl.Revision, pl.Strategy)
 		case pl.Revision != "":
 			fmt.Fprintf(&b, "revision %s, %s\n", pl.Revision, pl.Strategy)
 		default:
@@ -170,9 +173,13 @@ func groupRow(g planreport.Group, now time.Time) row {
 }
 
 // countsOf shows a group's clusters succeeded/progressing/failed/timed
-// out/to apply.
+// out/to apply, and how many of them have a work the work gate holds.
 func countsOf(c v1alpha1.GroupCounts) string {
-	return fmt.Sprintf("%d/%d/%d/%d/%d", c.Succeeded, c.Progressing, c.Failed, c.TimedOut, c.ToApply)
+	counts := fmt.Sprintf("%d/%d/%d/%d/%d", c.Succeeded, c.Progressing, c.Failed, c.TimedOut, c.ToApply)
+	if c.Held > 0 {
+		counts += fmt.Sprintf(" (%d held)", c.Held)
+	}
+	return counts
 }
 
 // writeControls writes the approvals pending (with the command that
