@@ -28,7 +28,7 @@ const (
 // Marker starts the message of every held update, so that a person (or a
 // log query) reading an add-on manager's error can tell the gate's refusal
 // from any other failure to write a work.
-const Marker = "rolloutkit work gate"
+const Marker = addon.WorkGateMarker
 
 // Request is one admission request for a ManifestWork.
 type Request struct {

@@ -35,6 +35,13 @@ const (
 // add-on's manager has new content for the cluster.
 const WorkGateMarker = "rolloutkit work gate"
 
+// WorkGateWebhook is the name of the work gate's webhook in its
+// ValidatingWebhookConfiguration. The API server names it in the error of
+// a write the gate could not be asked about ("failed calling webhook
+// ..."): while no replica of the controller answers, the write is refused
+// all the same (failurePolicy Fail), and the work is held as much.
+const WorkGateWebhook = "manifestworks.gate.rolloutkit.io"
+
 // The kinds of revision a placement rolls out.
 const (
 	// KindConfig: a change of the configs' spec hashes.
@@ -126,14 +133,16 @@ func Released(cma *addonv1beta1.ClusterManagementAddOn, mca *addonv1beta1.Manage
 }
 
 // Held reports whether the work gate holds mca's work: its manager's last
-// write of the work was refused by the gate (addon-framework's
-// ManifestApplied condition is False with the gate's refusal).
+// write of the work was refused by the gate, or refused because the gate
+// could not be asked (addon-framework's ManifestApplied condition is False
+// with the gate's refusal, or with an error naming its webhook).
 func Held(mca *addonv1beta1.ManagedClusterAddOn) bool {
 	if mca == nil {
 		return false
 	}
 	c := meta.FindStatusCondition(mca.Status.Conditions, addonv1beta1.ManagedClusterAddOnManifestApplied)
-	return c != nil && c.Status == metav1.ConditionFalse && strings.Contains(c.Message, WorkGateMarker)
+	return c != nil && c.Status == metav1.ConditionFalse &&
+		(strings.Contains(c.Message, WorkGateMarker) || strings.Contains(c.Message, `"`+WorkGateWebhook+`"`))
 }
 
 // readJSONAnnotation decodes annotation key of as into out; false when
@@ -209,8 +218,12 @@ func heldClusters(name string, mcas []*addonv1beta1.ManagedClusterAddOn) map[str
 // none). A revision opens when the gate holds a cluster's work whose
 // configs are current and the add-on has no rendering revision in flight;
 // one is in flight until every placement has rolled it out to every
-// cluster, soak included.
-func (r renderings) stage(planner rollout.Planner, steps []Step, gates gatesFunc) ([]Step, *RenderingRevision) {
+// cluster, soak included. Once complete, it stays the step of the
+// placements whose AddOnRollout status shows it (shown; nil: none) until a
+// config change or a new revision moves them on, so that the checks of its
+// last groups run under its name and its completion is recorded, rather
+// than the config revision's status starting afresh.
+func (r renderings) stage(planner rollout.Planner, steps []Step, gates gatesFunc, shown func(Step) bool) ([]Step, *RenderingRevision) {
 	for i := range steps {
 		if steps[i].Err == nil {
 			steps[i].Kind = KindConfig
@@ -225,7 +238,7 @@ func (r renderings) stage(planner rollout.Planner, steps []Step, gates gatesFunc
 		}
 	}
 	if !r.heldAny(steps) {
-		return steps, nil
+		return kept(steps, staged, shown), nil
 	}
 	next := NewRenderingRevision(r.now)
 	if ok && next.Revision == rev.Revision {
@@ -240,6 +253,21 @@ func (r renderings) planAll(planner rollout.Planner, steps []Step, rev Rendering
 	for i, s := range steps {
 		if s.Err == nil && s.Result.Done() && len(s.Addons) > 0 {
 			out[i] = r.plan(planner, s, rev, gates)
+		}
+	}
+	return out
+}
+
+// kept returns steps, but with the complete rendering revision of staged
+// on the placements whose status shows it.
+func kept(steps, staged []Step, shown func(Step) bool) []Step {
+	if shown == nil || staged == nil {
+		return steps
+	}
+	out := slices.Clone(steps)
+	for i, s := range staged {
+		if s.Kind == KindRendering && shown(s) {
+			out[i] = s
 		}
 	}
 	return out

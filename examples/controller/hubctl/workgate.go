@@ -36,7 +36,7 @@ const WorkGatePath = "/validate-work-open-cluster-management-io-v1-manifestwork"
 // WorkGateWebhook is the name of the gate's webhook in its
 // ValidatingWebhookConfiguration: the API server names it in every
 // refusal ("admission webhook ... denied the request").
-const WorkGateWebhook = "manifestworks.gate.rolloutkit.io"
+const WorkGateWebhook = addon.WorkGateWebhook
 
 // WorkGateConfiguration is the name of the ValidatingWebhookConfiguration
 // that installs the gate on a hub.
