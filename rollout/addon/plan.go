@@ -106,8 +106,9 @@ type Step struct {
 	Revision string
 	// Kind is the kind of revision Result rolls out: KindConfig, or
 	// KindRendering once the config rollout is done and a rendering
-	// revision is in flight ([PlanControlled]). Empty from [PlanAddon],
-	// which knows configs only.
+	// revision is in flight ([PlanControlled]), or is complete and the
+	// AddOnRollout's status still shows it. Empty from [PlanAddon], which
+	// knows configs only.
 	Kind string
 	// Releases are the rendering rollout's new releases, sorted by
 	// cluster: write each as its add-on's ReleaseAnnotation. Only under
