@@ -1,0 +1,100 @@
+package addon_test
+
+import (
+	"fmt"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
+	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
+	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
+
+	"github.com/rolloutkit/rolloutkit/clock/fake"
+	"github.com/rolloutkit/rolloutkit/grouping"
+	"github.com/rolloutkit/rolloutkit/rollout"
+	"github.com/rolloutkit/rolloutkit/rollout/addon"
+)
+
+// ExamplePlanControlled_rendering: every cluster runs the current config,
+// and the add-on's manager has new content for them (a new agent chart).
+// The work gate refused it on prod, so PlanControlled opens a rendering
+// revision and rolls it out like a config: dev is released first. dev's
+// work was not held, so it has nothing to take and is done at its
+// release; stg and prod wait for dev's soak.
+func ExamplePlanControlled_rendering() {
+	gr := addonv1beta1.ConfigGroupResource{Group: "proxy.open-cluster-management.io", Resource: "managedproxyconfigurations"}
+	ref := addonv1beta1.PlacementRef{Namespace: "open-cluster-management", Name: "cluster-proxy-placement"}
+	cma := &addonv1beta1.ClusterManagementAddOn{
+		ObjectMeta: metav1.ObjectMeta{Name: "cluster-proxy"},
+		Spec: addonv1beta1.ClusterManagementAddOnSpec{
+			DefaultConfigs: []addonv1beta1.AddOnConfig{{ConfigGroupResource: gr, ConfigReferent: addonv1beta1.ConfigReferent{Name: "cluster-proxy"}}},
+			InstallStrategy: addonv1beta1.InstallStrategy{Type: addonv1beta1.AddonInstallStrategyPlacements,
+				Placements: []addonv1beta1.PlacementStrategy{{PlacementRef: ref, RolloutStrategy: clusterv1alpha1.RolloutStrategy{
+					Type: clusterv1alpha1.ProgressivePerGroup, ProgressivePerGroup: &clusterv1alpha1.RolloutProgressivePerGroup{
+						RolloutConfig: clusterv1alpha1.RolloutConfig{MinSuccessTime: metav1.Duration{Duration: 5 * time.Minute}},
+					},
+				}}}},
+		},
+	}
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	applied := func(cluster string) *addonv1beta1.ManagedClusterAddOn {
+		h := &addonv1beta1.ConfigSpecHash{ConfigReferent: addonv1beta1.ConfigReferent{Name: "cluster-proxy"}, SpecHash: "current"}
+		return &addonv1beta1.ManagedClusterAddOn{
+			ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: "cluster-proxy"},
+			Status: addonv1beta1.ManagedClusterAddOnStatus{
+				ConfigReferences: []addonv1beta1.ConfigReference{{ConfigGroupResource: gr, DesiredConfig: h, LastAppliedConfig: h}},
+				Conditions: []metav1.Condition{{Type: "Progressing", Status: metav1.ConditionFalse, Reason: "Completed",
+					LastTransitionTime: metav1.NewTime(now.Add(-time.Hour))}},
+			},
+		}
+	}
+	prod := applied("prod-cluster")
+	// addon-framework says why the manager's update of prod's work failed
+	prod.Status.Conditions = append(prod.Status.Conditions, metav1.Condition{
+		Type: addonv1beta1.ManagedClusterAddOnManifestApplied, Status: metav1.ConditionFalse, Reason: "ManifestWorkApplyFailed",
+		Message: "admission webhook denied the request: " + addon.WorkGateMarker + ": held until the rollout reaches prod",
+	})
+	mcas := []*addonv1beta1.ManagedClusterAddOn{applied("dev-cluster"), applied("stg-cluster"), prod}
+	placements := []addon.PlacementInput{{
+		Placement: &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: ref.Namespace, Name: ref.Name}},
+		Groups: []grouping.Group{
+			{GroupKey: grouping.GroupKey{Name: "dev", Index: 0}, Clusters: []string{"dev-cluster"}},
+			{GroupKey: grouping.GroupKey{Name: "stg", Index: 1}, Clusters: []string{"stg-cluster"}},
+			{GroupKey: grouping.GroupKey{Name: "prod", Index: 2}, Clusters: []string{"prod-cluster"}},
+		},
+	}}
+	specHash := func(addonv1beta1.ConfigGroupResource, addonv1beta1.ConfigReferent) (string, error) {
+		return "current", nil
+	}
+	// what each cluster's works say (addon.WorksOf, in a controller)
+	ctl := addon.Controls{Works: map[string]addon.Works{
+		"dev-cluster": {Generation: 1, Ready: true}, "stg-cluster": {Generation: 1, Ready: true}, "prod-cluster": {Generation: 1, Ready: true},
+	}}
+
+	plan, err := addon.PlanControlled(rollout.Planner{Clock: fake.New(now)}, ctl, cma, placements, mcas, specHash)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	annotation, err := plan.NewRendering.Annotation()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("opened: %s=%s\n", addon.RenderingAnnotation, annotation)
+	step := plan.Steps[0]
+	fmt.Printf("step: %s revision %s\n", step.Kind, step.Revision)
+	for _, w := range step.Releases {
+		fmt.Printf("release %s: held %t, done at %s\n", w.Cluster, w.Release.Held, w.Release.DoneAt.UTC().Format(time.TimeOnly))
+	}
+	for _, g := range step.Result.Groups {
+		fmt.Printf("%s %s: %s\n", g.Name, g.Phase, g.Reason)
+	}
+	// Output:
+	// opened: rolloutkit.io/rendering={"revision":"f32264736876","since":"2026-11-30T12:00:00Z"}
+	// step: Rendering revision f32264736876
+	// release dev-cluster: held false, done at 12:00:00
+	// dev Active: rolling out: 1 starting now
+	// stg Waiting: waiting for group "dev": "dev-cluster" starting now
+	// prod Waiting: waiting for group "dev": "dev-cluster" starting now
+}
