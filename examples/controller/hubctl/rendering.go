@@ -44,9 +44,13 @@ func (r *AddonReconciler) writeRendering(ctx context.Context, snap *snapshot, ob
 		if err != nil {
 			return err
 		}
-		if err := patchAnnotation(ctx, r.Client, obj, addon.RenderingAnnotation, v); err != nil {
+		next, err := patchedAnnotation(ctx, r.Client, obj, addon.RenderingAnnotation, v)
+		if err != nil {
 			return fmt.Errorf("opening rendering revision %s of clustermanagementaddon %q: %w", p.NewRendering.Revision, obj.GetName(), err)
 		}
+		// The install progressions are written next, locked on the
+		// resourceVersion this write returned.
+		snap.wrote(next)
 		log.FromContext(ctx).Info("rendering revision opened: the add-on's manager has new content for clusters whose configs did not change",
 			"revision", p.NewRendering.Revision)
 	}
@@ -72,13 +76,6 @@ func (r *AddonReconciler) writeRendering(ctx context.Context, snap *snapshot, ob
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// patchAnnotation sets annotation key of obj (as read) to v, locked on
-// obj's resourceVersion.
-func patchAnnotation(ctx context.Context, c client.Client, obj client.Object, key, v string) error {
-	_, err := patchedAnnotation(ctx, c, obj, key, v)
-	return err
 }
 
 // patchedAnnotation sets annotation key of cur (as read) to v, locked on
