@@ -1,0 +1,225 @@
+package hubctl
+
+import (
+	"context"
+	"errors"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
+	workv1 "open-cluster-management.io/api/work/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+	"sigs.k8s.io/yaml"
+
+	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
+	clockfake "github.com/rolloutkit/rolloutkit/clock/fake"
+	"github.com/rolloutkit/rolloutkit/internal/seed"
+	"github.com/rolloutkit/rolloutkit/rollout/addon"
+)
+
+// shippedManifests is where the controller's manifests install the work
+// gate's ValidatingWebhookConfiguration.
+const shippedManifests = "../config/webhook/manifests.yaml"
+
+// gateConfiguration is the work gate's ValidatingWebhookConfiguration as
+// the controller installs it: updates of add-ons' ManifestWorks go to the
+// gate, and fail while it does not answer. Each of with changes it.
+func gateConfiguration(with ...func(*admissionregistrationv1.ValidatingWebhook)) *admissionregistrationv1.ValidatingWebhookConfiguration {
+	fail, none := admissionregistrationv1.Fail, admissionregistrationv1.SideEffectClassNone
+	w := admissionregistrationv1.ValidatingWebhook{
+		Name:                    WorkGateWebhook,
+		AdmissionReviewVersions: []string{"v1"},
+		ClientConfig: admissionregistrationv1.WebhookClientConfig{Service: &admissionregistrationv1.ServiceReference{
+			Namespace: "rolloutkit-system", Name: "rolloutkit-webhook", Path: ptrTo(WorkGatePath)}},
+		Rules: []admissionregistrationv1.RuleWithOperations{{
+			Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Update},
+			Rule: admissionregistrationv1.Rule{APIGroups: []string{workv1.GroupName}, APIVersions: []string{"v1"},
+				Resources: []string{"manifestworks"}},
+		}},
+		FailurePolicy: &fail,
+		SideEffects:   &none,
+		ObjectSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+			{Key: addonv1beta1.AddonLabelKey, Operator: metav1.LabelSelectorOpExists}}},
+	}
+	for _, f := range with {
+		f(&w)
+	}
+	return &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: WorkGateConfiguration},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{w}}
+}
+
+// shippedGateConfiguration reads the work gate's configuration from the
+// controller's manifests; the test is skipped when they do not ship one.
+func shippedGateConfiguration(t *testing.T) *admissionregistrationv1.ValidatingWebhookConfiguration {
+	t.Helper()
+	data, err := os.ReadFile(shippedManifests)
+	if errors.Is(err, os.ErrNotExist) {
+		t.Skipf("%s does not exist", shippedManifests)
+	}
+	require.NoError(t, err)
+	docs, err := seed.Documents(data)
+	require.NoError(t, err)
+	var found []*admissionregistrationv1.ValidatingWebhookConfiguration
+	for _, d := range docs {
+		var tm metav1.TypeMeta
+		require.NoError(t, yaml.Unmarshal(d, &tm))
+		if tm.Kind != "ValidatingWebhookConfiguration" {
+			continue
+		}
+		cfg := &admissionregistrationv1.ValidatingWebhookConfiguration{}
+		require.NoError(t, yaml.UnmarshalStrict(d, cfg), shippedManifests)
+		found = append(found, cfg)
+	}
+	require.Len(t, found, 1, "ValidatingWebhookConfigurations in %s", shippedManifests)
+	return found[0]
+}
+
+// gateReader is a fake hub holding objs, that counts its reads.
+func gateReader(t *testing.T, objs ...client.Object) *countingClient {
+	t.Helper()
+	return &countingClient{Client: fakeHubBuilder(t, objs...).Build()}
+}
+
+// TestGateWatchCheck: whether the gate guards an add-on's works, as its
+// ValidatingWebhookConfiguration says: not at all when this controller
+// serves no gate (without reading the hub), nor when the hub has no
+// configuration, or one that lets updates through while the gate does not
+// answer, or one that does not select the add-on's works; nothing is said
+// when the hub cannot be read.
+func TestGateWatchCheck(t *testing.T) {
+	t.Parallel()
+	ignore := func(w *admissionregistrationv1.ValidatingWebhook) {
+		w.FailurePolicy = ptrTo(admissionregistrationv1.Ignore)
+	}
+	otherAddon := func(w *admissionregistrationv1.ValidatingWebhook) {
+		w.ObjectSelector = &metav1.LabelSelector{MatchLabels: map[string]string{addonv1beta1.AddonLabelKey: "managed-serviceaccount"}}
+	}
+	for _, tc := range []struct {
+		name    string
+		serves  bool
+		objs    func(t *testing.T) []client.Object
+		failing bool // the hub answers every read with an error
+		want    *addon.GateCheck
+		msg     string // what the message says
+		reads   int64
+	}{
+		{name: "this controller serves no gate", serves: false, objs: func(*testing.T) []client.Object {
+			return []client.Object{gateConfiguration()}
+		}, want: &addon.GateCheck{}, msg: "-webhook-bind-address"},
+		{name: "no configuration", serves: true,
+			want: &addon.GateCheck{}, msg: "the hub has no ValidatingWebhookConfiguration of the work gate", reads: 1},
+		{name: "the controller's configuration", serves: true, objs: func(*testing.T) []client.Object {
+			return []client.Object{gateConfiguration()}
+		}, want: &addon.GateCheck{Guarded: true}, msg: "holds the add-on's ManifestWorks until the rollout reaches each cluster", reads: 1},
+		{name: "the shipped configuration", serves: true, objs: func(t *testing.T) []client.Object {
+			return []client.Object{shippedGateConfiguration(t)}
+		}, want: &addon.GateCheck{Guarded: true}, msg: "holds the add-on's ManifestWorks until the rollout reaches each cluster", reads: 1},
+		{name: "failurePolicy Ignore", serves: true, objs: func(*testing.T) []client.Object {
+			return []client.Object{gateConfiguration(ignore)}
+		}, want: &addon.GateCheck{}, msg: "has failurePolicy Ignore", reads: 1},
+		{name: "selects another add-on's works", serves: true, objs: func(*testing.T) []client.Object {
+			return []client.Object{gateConfiguration(otherAddon)}
+		}, want: &addon.GateCheck{}, msg: "does not select the works of add-on cluster-proxy", reads: 1},
+		{name: "the hub cannot be read", serves: true, failing: true, reads: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var objs []client.Object
+			if tc.objs != nil {
+				objs = tc.objs(t)
+			}
+			b := fakeHubBuilder(t, objs...)
+			if tc.failing {
+				b = b.WithInterceptorFuncs(interceptor.Funcs{Get: func(context.Context, client.WithWatch, client.ObjectKey, client.Object, ...client.GetOption) error {
+					return errors.New("connection refused")
+				}})
+			}
+			reader := &countingClient{Client: b.Build()}
+			g := &gateWatch{reader: reader, serves: tc.serves, clock: clockfake.New(start)}
+			got := g.check(context.Background(), seedAddonName)
+			assert.Equal(t, tc.reads, reader.reads.Load(), "reads of the hub")
+			if tc.want == nil {
+				assert.Nil(t, got)
+				return
+			}
+			require.NotNil(t, got)
+			assert.Equal(t, tc.want.Guarded, got.Guarded, got.Message)
+			assert.Contains(t, got.Message, tc.msg)
+		})
+	}
+	t.Run("no watch", func(t *testing.T) {
+		t.Parallel()
+		var g *gateWatch
+		assert.Nil(t, g.check(context.Background(), seedAddonName))
+	})
+}
+
+// TestGateWatchRereads: the configuration is read at most every 30
+// seconds: a check within them answers from the last read, even when the
+// configuration changed since; one after them reads it again. A read that
+// failed is not remembered.
+func TestGateWatchRereads(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	clk := clockfake.New(start)
+	reader := gateReader(t, gateConfiguration())
+	g := &gateWatch{reader: reader, serves: true, clock: clk}
+
+	require.True(t, g.check(ctx, seedAddonName).Guarded)
+	require.NoError(t, reader.Delete(ctx, gateConfiguration()))
+	clk.Step(gateCheckEvery - time.Second)
+	assert.True(t, g.check(ctx, "managed-serviceaccount").Guarded, "within 30s: the configuration as last read")
+	assert.Equal(t, int64(1), reader.reads.Load())
+
+	clk.Step(time.Second)
+	assert.False(t, g.check(ctx, seedAddonName).Guarded, "after 30s: the configuration read again")
+	assert.Equal(t, int64(2), reader.reads.Load())
+	assert.False(t, g.check(ctx, seedAddonName).Guarded)
+	assert.Equal(t, int64(2), reader.reads.Load(), "no configuration is remembered too")
+
+	failing := &countingClient{Client: fakeHubBuilder(t).WithInterceptorFuncs(interceptor.Funcs{
+		Get: func(context.Context, client.WithWatch, client.ObjectKey, client.Object, ...client.GetOption) error {
+			return errors.New("connection refused")
+		}}).Build()}
+	g = &gateWatch{reader: failing, serves: true, clock: clk}
+	assert.Nil(t, g.check(ctx, seedAddonName))
+	assert.Nil(t, g.check(ctx, seedAddonName))
+	assert.Equal(t, int64(2), failing.reads.Load(), "a failed read was remembered")
+}
+
+// TestAddonReconcileWorkGateCondition: the AddOnRollout's WorkGate
+// condition says whether the work gate guards the add-on's works: True,
+// Guarded, under the controller's configuration; False, NotGuarded, when
+// the hub has none or the controller serves no gate.
+func TestAddonReconcileWorkGateCondition(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		serves bool
+		objs   []client.Object
+		status metav1.ConditionStatus
+		reason string
+	}{
+		{name: "guarded", serves: true, objs: []client.Object{gateConfiguration()}, status: metav1.ConditionTrue, reason: addon.ReasonGuarded},
+		{name: "no configuration", serves: true, status: metav1.ConditionFalse, reason: addon.ReasonNotGuarded},
+		{name: "no gate served", serves: false, objs: []client.Object{gateConfiguration()}, status: metav1.ConditionFalse, reason: addon.ReasonNotGuarded},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := newRolloutHub(t, seedRollout(v1alpha1.AddOnRolloutSpec{}), tc.objs...)
+			h.r.gate = &gateWatch{reader: h.client, serves: tc.serves, clock: h.clk}
+			h.reconcile()
+			cond := meta.FindStatusCondition(h.rollout().Status.Conditions, addon.ConditionWorkGate)
+			require.NotNil(t, cond, "no WorkGate condition")
+			assert.Equal(t, tc.status, cond.Status)
+			assert.Equal(t, tc.reason, cond.Reason)
+		})
+	}
+}

@@ -1,0 +1,221 @@
+package hubctl
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
+	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
+	workv1 "open-cluster-management.io/api/work/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
+	clockfake "github.com/rolloutkit/rolloutkit/clock/fake"
+	"github.com/rolloutkit/rolloutkit/rollout/addon"
+)
+
+// settled is the seed's add-on on cluster once the config at spec hash h
+// has rolled out: handed and applied, Progressing Completed two hours
+// before start.
+func settled(cluster, h string) *addonv1beta1.ManagedClusterAddOn {
+	m := handed(cluster, h)
+	done := metav1.NewTime(start.Add(-2 * time.Hour))
+	m.Status.Conditions = []metav1.Condition{
+		{Type: addonv1beta1.ManagedClusterAddOnConditionProgressing, Status: metav1.ConditionFalse,
+			Reason: addonv1beta1.ProgressingReasonCompleted, Message: "completed with no errors.", LastTransitionTime: done},
+		{Type: addonv1beta1.ManagedClusterAddOnConditionConfigured, Status: metav1.ConditionTrue,
+			Reason: addon.ReasonConfigured, Message: "Configurations configured", LastTransitionTime: done},
+		{Type: addonv1beta1.ManagedClusterAddOnManifestApplied, Status: metav1.ConditionTrue,
+			Reason: "AddonManifestApplied", Message: "manifests of addon are applied successfully", LastTransitionTime: done},
+	}
+	return m
+}
+
+// heldBack is m with its ManifestApplied condition saying, as
+// addon-framework writes it, that the work gate refused the add-on
+// manager's last write of its work.
+func heldBack(m *addonv1beta1.ManagedClusterAddOn) *addonv1beta1.ManagedClusterAddOn {
+	meta.SetStatusCondition(&m.Status.Conditions, metav1.Condition{Type: addonv1beta1.ManagedClusterAddOnManifestApplied,
+		Status: metav1.ConditionFalse, Reason: "ManifestWorkApplyFailed", LastTransitionTime: metav1.NewTime(start.Add(-time.Minute)),
+		Message: `admission webhook "` + WorkGateWebhook + `" denied the request: ` + addon.WorkGateMarker +
+			": the work of add-on cluster-proxy on cluster prod-cluster (group prod) is held: a new rendering of unchanged configs"})
+	return m
+}
+
+// readyWork is the add-on's work on cluster, rendered for the config at
+// spec hash h, Applied and Available at its generation.
+func readyWork(t *testing.T, cluster, h string) *workv1.ManifestWork {
+	t.Helper()
+	w := agentWork(t, imageV1, h)
+	w.TypeMeta = metav1.TypeMeta{}
+	w.Namespace = cluster
+	w.Status.Conditions = []metav1.Condition{
+		{Type: workv1.WorkApplied, Status: metav1.ConditionTrue, Reason: "AppliedManifestWorkComplete", ObservedGeneration: w.Generation},
+		{Type: workv1.WorkAvailable, Status: metav1.ConditionTrue, Reason: "ResourcesAvailable", ObservedGeneration: w.Generation},
+	}
+	return w
+}
+
+// TestAddonReconcileOpensRendering: the seed's config rollout is long
+// done and the gate holds prod's work (new content under unchanged
+// configs). One reconcile opens a rendering revision on the
+// ClusterManagementAddOn and rolls it out ProgressivePerGroup: dev,
+// whose work the gate does not hold, is released and done at once; stg
+// and prod wait for dev's soak, unreleased. The install progressions are
+// written in the same reconcile, with no conflict with the revision's own
+// write. Once the status has caught up, a reconcile at the same time
+// writes nothing.
+func TestAddonReconcileOpensRendering(t *testing.T) {
+	t.Parallel()
+	cfg := proxyConfig(t, "cluster-proxy", "v1.0.0")
+	h := specHashOf(t, cfg)
+	rev := addon.NewRenderingRevision(start)
+	for _, tc := range []struct {
+		name    string
+		version string
+		rollout *v1alpha1.AddOnRollout
+	}{
+		{name: "v1alpha1", version: V1alpha1},
+		{name: "v1beta1", version: V1beta1},
+		{name: "v1beta1 with an AddOnRollout", version: V1beta1, rollout: seedRollout(v1alpha1.AddOnRolloutSpec{})},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			objs := hubObjects([]client.Object{seedAddon(t, DefaultLifecycle), cfg}, seedPlacement(t), []client.Object{
+				settled("dev-cluster", h), settled("stg-cluster", h), heldBack(settled("prod-cluster", h)),
+				readyWork(t, "dev-cluster", h), readyWork(t, "stg-cluster", h), readyWork(t, "prod-cluster", h)})
+			if tc.rollout != nil {
+				objs = append(objs, tc.rollout)
+			}
+			hub := newAddonHub(t, tc.version, nil, objs...)
+			r := hub.addonReconciler(clockfake.New(start), nil)
+			res, err := reconcileAddon(r, seedAddonName)
+			require.NoError(t, err)
+			assert.NotEqual(t, conflictRetry, res.RequeueAfter, "the reconcile met a conflict")
+			// The install progressions are written in the same reconcile
+			// as the revision, on the resourceVersion its write returned.
+			ip, _ := progressionOf(t, hub.cma(seedAddonName), seedRef)
+			assert.NotEmpty(t, ip.Conditions, "the install progression was not written")
+
+			got, ok := addon.ReadRenderingRevision(hub.cma(seedAddonName))
+			require.True(t, ok, "no rendering revision opened: annotations %v", hub.cma(seedAddonName).Annotations)
+			assert.Equal(t, rev.Revision, got.Revision)
+			assert.True(t, rev.Since.Equal(&got.Since), "opened at %s, want %s", got.Since, rev.Since)
+			dev, ok := addon.ReadRelease(hub.addon("dev-cluster", seedAddonName))
+			require.True(t, ok, "dev was not released")
+			assert.Equal(t, rev.Revision, dev.Revision)
+			assert.Equal(t, int64(3), dev.Generation, "the generation of dev's works at the release")
+			assert.False(t, dev.Held)
+			assert.True(t, dev.ReleasedAt.Time.Equal(start), "released at %s", dev.ReleasedAt)
+			require.NotNil(t, dev.DoneAt, "dev, not held, was not done at once")
+			assert.True(t, dev.DoneAt.Time.Equal(start), "done at %s", dev.DoneAt)
+			for _, c := range []string{"stg-cluster", "prod-cluster"} {
+				assert.NotContains(t, hub.addon(c, seedAddonName).Annotations, addon.ReleaseAnnotation, "%s was released before dev soaked", c)
+			}
+			for _, c := range seedClusters {
+				assert.Equal(t, h, desiredHash(t, hub.addon(c, seedAddonName)), "%s's config changed", c)
+			}
+
+			// dev's release brings the add-on back: the AddOnRollout's
+			// status then says dev soaks. Then nothing changes.
+			_, err = reconcileAddon(r, seedAddonName)
+			require.NoError(t, err)
+			if tc.rollout != nil {
+				var ar v1alpha1.AddOnRollout
+				require.NoError(t, hub.client.Get(context.Background(), types.NamespacedName{Name: seedAddonName}, &ar))
+				require.Len(t, ar.Status.Placements, 1)
+				ps := ar.Status.Placements[0]
+				assert.Equal(t, addon.KindRendering, ps.Kind)
+				assert.Equal(t, rev.Revision, ps.Revision)
+				require.Len(t, ps.Groups, 3)
+				assert.Equal(t, int32(1), ps.Groups[0].Counts.Soaking, "dev")
+				assert.Equal(t, "Waiting", ps.Groups[2].Phase, "prod")
+			}
+			writes, rvs := hub.writes.Load(), hub.resourceVersions()
+			_, err = reconcileAddon(r, seedAddonName)
+			require.NoError(t, err)
+			assert.Equal(t, writes, hub.writes.Load(), "a reconcile with nothing changed wrote")
+			assert.Equal(t, rvs, hub.resourceVersions())
+			assert.NotContains(t, hub.addon("prod-cluster", seedAddonName).Annotations, addon.ReleaseAnnotation)
+		})
+	}
+}
+
+// TestWorkMoved: a work's update passes when its generation changes (new
+// content) or its readiness does, not when its status changes otherwise;
+// creations and deletions pass.
+func TestWorkMoved(t *testing.T) {
+	t.Parallel()
+	ready := readyWork(t, "dev-cluster", "h")
+	bumped := ready.DeepCopy()
+	bumped.Generation++
+	unavailable := ready.DeepCopy()
+	meta.SetStatusCondition(&unavailable.Status.Conditions, metav1.Condition{Type: workv1.WorkAvailable,
+		Status: metav1.ConditionFalse, Reason: "ResourcesNotAvailable", ObservedGeneration: ready.Generation})
+	chatty := ready.DeepCopy()
+	chatty.Status.ResourceStatus.Manifests = []workv1.ManifestCondition{{ResourceMeta: workv1.ManifestResourceMeta{
+		Group: "apps", Kind: "Deployment", Name: "cluster-proxy-proxy-agent"}}}
+	meta.SetStatusCondition(&chatty.Status.Conditions, metav1.Condition{Type: workv1.WorkApplied,
+		Status: metav1.ConditionTrue, Reason: "AppliedManifestWorkComplete", Message: "Apply manifest work complete", ObservedGeneration: ready.Generation})
+	catchingUp := bumped.DeepCopy() // the agent has applied the new generation
+	for i := range catchingUp.Status.Conditions {
+		catchingUp.Status.Conditions[i].ObservedGeneration = catchingUp.Generation
+	}
+	p := workMoved()
+	for _, tc := range []struct {
+		name     string
+		old, new client.Object
+		want     bool
+	}{
+		{name: "new content", old: ready, new: bumped, want: true},
+		{name: "no longer available", old: ready, new: unavailable, want: true},
+		{name: "ready again at the new generation", old: bumped, new: catchingUp, want: true},
+		{name: "status changed, still ready", old: ready, new: chatty, want: false},
+		{name: "nothing changed", old: ready, new: ready.DeepCopy(), want: false},
+		{name: "not works", old: &clusterv1beta1.Placement{}, new: &clusterv1beta1.Placement{}, want: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tc.want, p.Update(event.UpdateEvent{ObjectOld: tc.old, ObjectNew: tc.new}))
+		})
+	}
+	t.Run("create and delete", func(t *testing.T) {
+		t.Parallel()
+		assert.True(t, p.Create(event.CreateEvent{Object: ready}))
+		assert.True(t, p.Delete(event.DeleteEvent{Object: ready}))
+	})
+}
+
+// TestCmaOfWork: a work is mapped to the ClusterManagementAddOn its
+// addon-name label names; a work of no add-on to none.
+func TestCmaOfWork(t *testing.T) {
+	t.Parallel()
+	w := readyWork(t, "prod-cluster", "h")
+	for _, tc := range []struct {
+		name string
+		work *workv1.ManifestWork
+		want []reconcile.Request
+	}{
+		{name: "an add-on's work", work: w, want: []reconcile.Request{{NamespacedName: types.NamespacedName{Name: seedAddonName}}}},
+		{name: "a hosted add-on's work", work: func() *workv1.ManifestWork {
+			h := w.DeepCopy()
+			h.Namespace = "hosting-cluster"
+			h.Labels[addonv1beta1.AddonNamespaceLabelKey] = "prod-cluster"
+			return h
+		}(), want: []reconcile.Request{{NamespacedName: types.NamespacedName{Name: seedAddonName}}}},
+		{name: "a work of no add-on", work: unlabelled(w), want: nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tc.want, cmaOfWork(context.Background(), tc.work))
+		})
+	}
+}

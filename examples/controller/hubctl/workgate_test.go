@@ -1,0 +1,374 @@
+package hubctl
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	admissionv1 "k8s.io/api/admission/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/events"
+	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
+	workv1 "open-cluster-management.io/api/work/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
+	"github.com/rolloutkit/rolloutkit/rollout/addon"
+	"github.com/rolloutkit/rolloutkit/workgate"
+)
+
+// countingClient is a client that counts its reads (Get and List).
+type countingClient struct {
+	client.Client
+	reads atomic.Int64
+}
+
+func (c *countingClient) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	c.reads.Add(1)
+	return c.Client.Get(ctx, key, obj, opts...)
+}
+
+func (c *countingClient) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	c.reads.Add(1)
+	return c.Client.List(ctx, list, opts...)
+}
+
+// The images the agent's work runs before and after the add-on's manager
+// renders it again.
+const (
+	imageV1 = "quay.io/open-cluster-management/cluster-proxy:v1.0.0"
+	imageV2 = "quay.io/open-cluster-management/cluster-proxy:v2.0.0"
+)
+
+// proxyRefs are the status.configReferences of an add-on handed the
+// seed's ManagedProxyConfiguration at spec hash h, and applied.
+func proxyRefs(h string) []addonv1beta1.ConfigReference {
+	sh := &addonv1beta1.ConfigSpecHash{ConfigReferent: addonv1beta1.ConfigReferent{Name: "cluster-proxy"}, SpecHash: h}
+	return []addonv1beta1.ConfigReference{{ConfigGroupResource: proxyGR, DesiredConfig: sh, LastAppliedConfig: sh.DeepCopy()}}
+}
+
+// handed is the seed's add-on on cluster, handed the config at spec hash
+// h, with annotations (key, value pairs).
+func handed(cluster, h string, annotations ...string) *addonv1beta1.ManagedClusterAddOn {
+	m := freshAddon(cluster, seedAddonName)
+	m.Status.ConfigReferences = proxyRefs(h)
+	for i := 0; i+1 < len(annotations); i += 2 {
+		if m.Annotations == nil {
+			m.Annotations = map[string]string{}
+		}
+		m.Annotations[annotations[i]] = annotations[i+1]
+	}
+	return m
+}
+
+// agentWork is the add-on's work on prod-cluster, as the API server sends
+// it to the gate: the agent Deployment running image, rendered for the
+// config at spec hash h (no config-spec-hash annotation when h is "").
+func agentWork(t *testing.T, image, h string) *workv1.ManifestWork {
+	t.Helper()
+	deploy, err := json.Marshal(map[string]any{
+		"apiVersion": "apps/v1", "kind": "Deployment",
+		"metadata": map[string]any{"name": "cluster-proxy-proxy-agent", "namespace": "open-cluster-management-cluster-proxy"},
+		"spec": map[string]any{"template": map[string]any{"spec": map[string]any{
+			"containers": []any{map[string]any{"name": "proxy-agent", "image": image}}}}},
+	})
+	require.NoError(t, err)
+	w := &workv1.ManifestWork{
+		TypeMeta: metav1.TypeMeta{APIVersion: workv1.GroupVersion.String(), Kind: "ManifestWork"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: "prod-cluster", Name: "addon-cluster-proxy-deploy-0", Generation: 3,
+			Labels: map[string]string{addonv1beta1.AddonLabelKey: seedAddonName}},
+		Spec: workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{
+			Manifests: []workv1.Manifest{{RawExtension: runtime.RawExtension{Raw: deploy}}}}},
+	}
+	if h != "" {
+		hashes, err := json.Marshal(addon.ConfigHashes(proxyRefs(h)))
+		require.NoError(t, err)
+		w.Annotations = map[string]string{workv1.ManifestConfigSpecHashAnnotationKey: string(hashes)}
+	}
+	return w
+}
+
+// unlabelled is w without its add-on label: the work of no add-on.
+func unlabelled(w *workv1.ManifestWork) *workv1.ManifestWork {
+	w = w.DeepCopy()
+	w.Labels = nil
+	return w
+}
+
+// workRequest is the admission request of op (on subresource sub) of the
+// work from stored to proposed (either nil), as the API server sends it.
+func workRequest(t *testing.T, op admissionv1.Operation, sub string, stored, proposed *workv1.ManifestWork) admission.Request {
+	t.Helper()
+	raw := func(w *workv1.ManifestWork) runtime.RawExtension {
+		if w == nil {
+			return runtime.RawExtension{}
+		}
+		b, err := json.Marshal(w)
+		require.NoError(t, err)
+		return runtime.RawExtension{Raw: b}
+	}
+	some := proposed
+	if some == nil {
+		some = stored
+	}
+	return admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
+		UID:         "5f0c6a6e-0d7e-4c2a-9b1e-3a1d2c4b5e6f",
+		Kind:        metav1.GroupVersionKind{Group: workv1.GroupName, Version: "v1", Kind: "ManifestWork"},
+		Resource:    metav1.GroupVersionResource{Group: workv1.GroupName, Version: "v1", Resource: "manifestworks"},
+		SubResource: sub, Namespace: some.Namespace, Name: some.Name, Operation: op,
+		Object: raw(proposed), OldObject: raw(stored),
+	}}
+}
+
+// update is an update of the work itself from stored to proposed.
+func update(t *testing.T, stored, proposed *workv1.ManifestWork) admission.Request {
+	return workRequest(t, admissionv1.Update, "", stored, proposed)
+}
+
+// dryRun is req as a dry run.
+func dryRun(req admission.Request) admission.Request {
+	req.DryRun = ptrTo(true)
+	return req
+}
+
+// waitingProd is an AddOnRollout whose status says prod waits for stg.
+func waitingProd() *v1alpha1.AddOnRollout {
+	ar := seedRollout(v1alpha1.AddOnRolloutSpec{})
+	ar.Status.Placements = []v1alpha1.PlacementStatus{{Namespace: seedNamespace, Name: seedRef.Name, Groups: []v1alpha1.GroupStatus{
+		{Name: "dev", Index: 0, Phase: "Complete"},
+		{Name: "stg", Index: 1, Phase: "Active", Message: "1 cluster progressing"},
+		{Name: "prod", Index: 2, Phase: "Waiting", Message: "waiting for group stg: 0 of 1 clusters succeeded"},
+	}}}
+	return ar
+}
+
+// progressing is a ClusterManagementAddOn option: the seed placement's
+// install progression says msg.
+func progressing(msg string) func(*addonv1beta1.ClusterManagementAddOn) {
+	return func(cma *addonv1beta1.ClusterManagementAddOn) {
+		cma.Status.InstallProgressions = []addonv1beta1.InstallProgression{{PlacementRef: seedRef, Conditions: []metav1.Condition{{
+			Type: addonv1beta1.ManagedClusterAddOnConditionProgressing, Status: metav1.ConditionTrue,
+			Reason: addonv1beta1.ProgressingReasonProgressing, Message: msg, LastTransitionTime: metav1.NewTime(start)}}}}
+	}
+}
+
+// renderingAt is a ClusterManagementAddOn option: its rendering revision
+// is rev.
+func renderingAt(t *testing.T, rev addon.RenderingRevision) func(*addonv1beta1.ClusterManagementAddOn) {
+	t.Helper()
+	v, err := rev.Annotation()
+	require.NoError(t, err)
+	return func(cma *addonv1beta1.ClusterManagementAddOn) { cma.Annotations[addon.RenderingAnnotation] = v }
+}
+
+// releaseOf is the release annotation (key, value) of rev, done at done
+// when it is not nil.
+func releaseOf(t *testing.T, rev addon.RenderingRevision, done *metav1.Time) []string {
+	t.Helper()
+	v, err := addon.Release{Revision: rev.Revision, ReleasedAt: metav1.NewTime(start), Generation: 3, Held: true, DoneAt: done}.Annotation()
+	require.NoError(t, err)
+	return []string{addon.ReleaseAnnotation, v}
+}
+
+// workGate returns a WorkGate on the hub's client as SetupWithManager
+// would make it, reading from cache (its Client) and from reader.
+func (h *addonHub) workGate(cache, reader client.Client, m *Metrics, rec events.EventRecorder) *WorkGate {
+	h.t.Helper()
+	s, err := NewScheme()
+	require.NoError(h.t, err)
+	return &WorkGate{Client: cache, Reader: reader, Mapper: h.mapper, Version: h.version, Metrics: m, Recorder: rec,
+		Decoder: admission.NewDecoder(s), api: h.api, rollouts: true}
+}
+
+// TestWorkGateHandle: the gate admits what is exempt (a create, a delete,
+// a status update, a work whose content stays), without reading the hub,
+// and the works of add-ons the controller does not take. Of an add-on it
+// takes, it admits a handover to the specs the rollout handed the cluster
+// and a rendering the rendering rollout released there, and holds the
+// rest with a message naming the add-on, the cluster, its group and what
+// it waits for: each refusal is counted by reason and sent as a WorkHeld
+// event on the cluster's add-on, except a dry run's.
+func TestWorkGateHandle(t *testing.T) {
+	t.Parallel()
+	cfgA, cfgB := proxyConfig(t, "cluster-proxy", "v1.0.0"), proxyConfig(t, "cluster-proxy", "v2.0.0")
+	hashA, hashB := specHashOf(t, cfgA), specHashOf(t, cfgB)
+	rev := addon.NewRenderingRevision(start)
+	earlier := addon.NewRenderingRevision(start.Add(-time.Hour))
+	key := "managedproxyconfigurations.proxy.open-cluster-management.io//cluster-proxy"
+	prefix := workgate.Marker + ": the work of add-on cluster-proxy on cluster prod-cluster"
+	movedOn := fmt.Sprintf("config %s has moved on to spec %s, which the rollout has not handed to prod-cluster yet (it is at %s): "+
+		"a renderer that reads the config by name would land the newer spec here ahead of the rollout", key, hashB[:12], hashA[:12])
+	notReleased := "a new rendering of unchanged configs, which the rendering rollout has not released to prod-cluster yet"
+	stale, fresh := agentWork(t, imageV1, hashA), agentWork(t, imageV2, hashA)
+	for _, tc := range []struct {
+		name   string
+		cma    []func(*addonv1beta1.ClusterManagementAddOn) // options of the taken seed add-on
+		taken  string                                       // its lifecycle, DefaultLifecycle when ""
+		cached []func(*addonv1beta1.ClusterManagementAddOn) // options of the cache's copy, when it lags
+		objs   []client.Object
+		req    admission.Request
+		unread bool   // answered from the request alone
+		code   int32  // of an errored answer; 0 for an admitted or a denied one
+		admit  string // the reason admitted with; "" when exempt
+		held   string // the reason held for; "" when admitted
+		msg    string // the refusal's message
+	}{
+		{name: "create", unread: true, req: workRequest(t, admissionv1.Create, "", nil, fresh)},
+		{name: "delete", unread: true, req: workRequest(t, admissionv1.Delete, "", stale, nil)},
+		{name: "status update", unread: true, req: workRequest(t, admissionv1.Update, "status", stale, fresh)},
+		{name: "content unchanged, annotation moved", unread: true, req: update(t, stale, agentWork(t, imageV1, hashB))},
+		{name: "not an add-on's work", unread: true, req: update(t, unlabelled(stale), unlabelled(fresh)), admit: "NotTaken"},
+
+		{name: "add-on not taken", taken: "addon-manager", objs: []client.Object{cfgB, handed("prod-cluster", hashA)},
+			req: update(t, stale, fresh), admit: "NotTaken"},
+		{name: "config moved on: held, with its group's message", objs: []client.Object{cfgB, handed("prod-cluster", hashA), waitingProd()},
+			req: update(t, stale, fresh), held: "ConfigMovedOn",
+			msg: prefix + " (group prod) is held: " + movedOn + "; group prod is Waiting: waiting for group stg: 0 of 1 clusters succeeded"},
+		{name: "config moved on: held, with the install progression's message", cma: []func(*addonv1beta1.ClusterManagementAddOn){
+			progressing("selected clusters 3. configured addons 2/3 progressing..., 0 failed 0 timeout.")},
+			objs: []client.Object{cfgB, handed("prod-cluster", hashA)}, req: update(t, stale, fresh), held: "ConfigMovedOn",
+			msg: prefix + " (group prod) is held: " + movedOn + "; placement open-cluster-management/cluster-proxy-placement: " +
+				"selected clusters 3. configured addons 2/3 progressing..., 0 failed 0 timeout."},
+		{name: "config moved on: a dry run is held, not counted", objs: []client.Object{cfgB, handed("prod-cluster", hashA), waitingProd()},
+			req: dryRun(update(t, stale, fresh)), held: "ConfigMovedOn",
+			msg: prefix + " (group prod) is held: " + movedOn + "; group prod is Waiting: waiting for group stg: 0 of 1 clusters succeeded"},
+		{name: "handover to the spec handed", objs: []client.Object{cfgB, handed("prod-cluster", hashB)},
+			req: update(t, stale, agentWork(t, imageV2, hashB)), admit: "HandedOver"},
+		{name: "handover to a spec not handed", objs: []client.Object{cfgB, handed("prod-cluster", hashA)},
+			req: update(t, stale, agentWork(t, imageV2, hashB)), held: "NotHandedOver",
+			msg: fmt.Sprintf("%s (group prod) is held: it claims config %s at spec %s, but the rollout has handed prod-cluster spec %s",
+				prefix, key, hashB[:12], hashA[:12])},
+
+		{name: "rendering not released", objs: []client.Object{cfgB, handed("prod-cluster", hashB)},
+			cma: []func(*addonv1beta1.ClusterManagementAddOn){renderingAt(t, rev)},
+			req: update(t, agentWork(t, imageV1, hashB), agentWork(t, imageV2, hashB)), held: "RenderingHeld",
+			msg: prefix + " (group prod) is held: " + notReleased},
+		{name: "rendering released", objs: []client.Object{cfgB, handed("prod-cluster", hashB, releaseOf(t, rev, nil)...)},
+			cma: []func(*addonv1beta1.ClusterManagementAddOn){renderingAt(t, rev)},
+			req: update(t, agentWork(t, imageV1, hashB), agentWork(t, imageV2, hashB)), admit: "RenderingReleased"},
+		{name: "rendering released, of a revision the cache has not seen", objs: []client.Object{cfgB, handed("prod-cluster", hashB, releaseOf(t, rev, nil)...)},
+			cma: []func(*addonv1beta1.ClusterManagementAddOn){renderingAt(t, rev)}, cached: []func(*addonv1beta1.ClusterManagementAddOn){renderingAt(t, earlier)},
+			req: update(t, agentWork(t, imageV1, hashB), agentWork(t, imageV2, hashB)), admit: "RenderingReleased"},
+		{name: "rendering released and done", objs: []client.Object{cfgB, handed("prod-cluster", hashB, releaseOf(t, rev, &metav1.Time{Time: start})...)},
+			cma: []func(*addonv1beta1.ClusterManagementAddOn){renderingAt(t, rev)},
+			req: update(t, agentWork(t, imageV1, hashB), agentWork(t, imageV2, hashB)), held: "RenderingHeld",
+			msg: prefix + " (group prod) is held: " + notReleased},
+		{name: "rendering released of another revision", objs: []client.Object{cfgB, handed("prod-cluster", hashB, releaseOf(t, earlier, nil)...)},
+			cma: []func(*addonv1beta1.ClusterManagementAddOn){renderingAt(t, rev)},
+			req: update(t, agentWork(t, imageV1, hashB), agentWork(t, imageV2, hashB)), held: "RenderingHeld",
+			msg: prefix + " (group prod) is held: " + notReleased},
+		{name: "rendering released, no revision open", objs: []client.Object{cfgB, handed("prod-cluster", hashB, releaseOf(t, rev, nil)...)},
+			req: update(t, agentWork(t, imageV1, hashB), agentWork(t, imageV2, hashB)), held: "RenderingHeld",
+			msg: prefix + " (group prod) is held: " + notReleased},
+
+		// No add-on: the rollout has handed the cluster nothing, so a work
+		// that claims a spec claims one not handed, and one that claims
+		// none is a new rendering nothing released.
+		{name: "no add-on, the work claims a spec", objs: []client.Object{cfgB},
+			req: update(t, stale, fresh), held: "NotHandedOver",
+			msg: fmt.Sprintf("%s (group prod) is held: it claims config %s at spec %s, which the rollout has not handed to prod-cluster", prefix, key, hashA[:12])},
+		{name: "no add-on, the work claims none", objs: []client.Object{cfgB},
+			req: update(t, agentWork(t, imageV1, ""), agentWork(t, imageV2, "")), held: "RenderingHeld",
+			msg: prefix + " (group prod) is held: " + notReleased},
+		{name: "config unreadable", objs: []client.Object{handed("prod-cluster", hashB)},
+			req: update(t, agentWork(t, imageV1, hashB), agentWork(t, imageV2, hashB)), held: "Unreadable",
+			msg: fmt.Sprintf("%s (group prod) is held: config %s could not be read: the gate cannot tell which spec a renderer reads", prefix, key)},
+
+		{name: "a work that does not decode", req: admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
+			Operation: admissionv1.Update, Object: runtime.RawExtension{Raw: []byte(`{"kind":`)}, OldObject: update(t, stale, fresh).OldObject}},
+			unread: true, code: http.StatusBadRequest},
+	} {
+		for _, version := range addonVersions {
+			t.Run(tc.name+"/"+version, func(t *testing.T) {
+				t.Parallel()
+				lifecycle := tc.taken
+				if lifecycle == "" {
+					lifecycle = DefaultLifecycle
+				}
+				objs := hubObjects(seedPlacement(t), tc.objs)
+				h := newAddonHub(t, version, nil, append(objs, seedAddon(t, lifecycle, tc.cma...))...)
+				server := &countingClient{Client: h.client}
+				cache := server
+				if tc.cached != nil {
+					cache = &countingClient{Client: newAddonHub(t, version, nil, append(objs, seedAddon(t, lifecycle, tc.cached...))...).client}
+				}
+				reg := prometheus.NewRegistry()
+				m, err := NewMetrics(reg)
+				require.NoError(t, err)
+				rec := events.NewFakeRecorder(10)
+
+				res := h.workGate(cache, server, m, rec).Handle(context.Background(), tc.req)
+
+				require.NotNil(t, res.Result)
+				var evs []string
+				for len(rec.Events) > 0 {
+					evs = append(evs, <-rec.Events)
+				}
+				switch {
+				case tc.code != 0:
+					assert.False(t, res.Allowed)
+					assert.Equal(t, tc.code, res.Result.Code)
+					assert.Contains(t, res.Result.Message, "decoding the ManifestWork")
+				case tc.held == "":
+					assert.True(t, res.Allowed, res.Result.Message)
+					assert.Equal(t, tc.admit, res.Result.Message, "the reason admitted with")
+				default:
+					assert.False(t, res.Allowed)
+					assert.Equal(t, int32(http.StatusForbidden), res.Result.Code)
+					assert.Equal(t, tc.msg, res.Result.Message)
+				}
+				if tc.unread {
+					assert.Zero(t, server.reads.Load()+cache.reads.Load(), "the hub was read for a request the gate does not judge")
+				}
+
+				refused := tc.held != "" && (tc.req.DryRun == nil || !*tc.req.DryRun)
+				if !refused {
+					n, err := testutil.GatherAndCount(reg, MetricWorkGateRefusals)
+					require.NoError(t, err)
+					assert.Zero(t, n, "a request that was not refused, or a dry run, was counted")
+					assert.Empty(t, evs, "a request that was not refused, or a dry run, was reported")
+					return
+				}
+				assert.Equal(t, 1.0, testutil.ToFloat64(m.refusals.WithLabelValues(seedAddonName, tc.held)))
+				if h.addon("prod-cluster", seedAddonName) == nil {
+					assert.Empty(t, evs, "an event was sent without an add-on to send it to")
+					return
+				}
+				assert.Equal(t, []string{"Warning " + ReasonWorkHeld + " " + tc.msg}, evs)
+			})
+		}
+	}
+}
+
+// TestWorkGateRefusalsAccumulate: every held request is counted, in one
+// series per add-on and reason; a dry run is not.
+func TestWorkGateRefusalsAccumulate(t *testing.T) {
+	t.Parallel()
+	cfgB := proxyConfig(t, "cluster-proxy", "v2.0.0")
+	hashA := specHashOf(t, proxyConfig(t, "cluster-proxy", "v1.0.0"))
+	h := newAddonHub(t, V1beta1, nil, hubObjects(seedPlacement(t),
+		[]client.Object{seedAddon(t, DefaultLifecycle), cfgB, handed("prod-cluster", hashA)})...)
+	reg := prometheus.NewRegistry()
+	m, err := NewMetrics(reg)
+	require.NoError(t, err)
+	g := h.workGate(h.client, h.client, m, nil)
+	req := update(t, agentWork(t, imageV1, hashA), agentWork(t, imageV2, hashA))
+	for range 3 {
+		assert.False(t, g.Handle(context.Background(), req).Allowed)
+	}
+	assert.False(t, g.Handle(context.Background(), dryRun(req)).Allowed)
+	assert.Equal(t, 3.0, testutil.ToFloat64(m.refusals.WithLabelValues(seedAddonName, "ConfigMovedOn")))
+	out, err := testutil.GatherAndCount(reg, MetricWorkGateRefusals)
+	require.NoError(t, err)
+	assert.Equal(t, 1, out, "one series: the add-on and its reason")
+}
