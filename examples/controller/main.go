@@ -1,7 +1,11 @@
 // Command controller is a hub controller built on rolloutkit: it schedules
 // Placements into PlacementDecisions, and rolls add-on configs out across
 // the decision groups of each ClusterManagementAddOn's placements, as OCM's
-// placement controller and add-on manager do. See package hubctl.
+// placement controller and add-on manager do; and it serves the work gate,
+// a validating webhook that holds the updates of those add-ons'
+// ManifestWorks that run ahead of the rollout (-webhook-bind-address; its
+// certificate from -webhook-cert-dir, or kept by the controller with
+// -webhook-cert-secret). See package hubctl.
 //
 //	go -C examples/controller run . -kubeconfig FILE
 //
@@ -23,6 +27,8 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -32,9 +38,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/rolloutkit/rolloutkit/examples/controller/agent"
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
+	"github.com/rolloutkit/rolloutkit/examples/controller/servingcert"
 )
 
 func main() {
@@ -61,6 +69,7 @@ type options struct {
 	simulateAgents time.Duration
 	renderByName   bool
 	failClusters   map[string]bool
+	gate           gate
 	zap            zap.Options
 }
 
@@ -85,6 +94,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.dryRun, "dry-run", false, "read the hub, print each add-on's next rollout step as examples/plan does, write nothing, and exit")
 	fs.DurationVar(&o.simulateAgents, "simulate-agents", 0, "also play each add-on's manager (render its ManifestWork from the desired configs) and the work agents (apply it after this long, e.g. 2s), for a hub with no real clusters")
 	fs.BoolVar(&o.renderByName, "simulate-render-by-name", false, "with -simulate-agents: render each work from the newest spec of its config objects, read by name, as the real cluster-proxy does on addon-framework (what the work gate holds back)")
+	var gf gateFlags
+	gf.bindFlags(fs)
 	var fail string
 	fs.StringVar(&fail, "fail-clusters", "", "with -simulate-agents: comma-separated clusters whose apply fails")
 	o.zap.BindFlags(fs)
@@ -99,6 +110,12 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected arguments %q: every option is a flag", fs.Args())
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	var err error
+	if o.gate, err = gf.parse(set); err != nil {
+		return o, err
 	}
 	if o.simulateAgents < 0 {
 		return o, fmt.Errorf("-simulate-agents %s: want a positive duration such as 2s", o.simulateAgents)
@@ -146,6 +163,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "controller: %v\n", err)
 		return 2
 	}
+	var gateOn bool
+	var gateOff string
+	if !o.dryRun {
+		if gateOn, gateOff, err = o.gate.serves(o.addons); err != nil {
+			fmt.Fprintf(stderr, "controller: %v\n", err)
+			return 2
+		}
+	}
 	cfg, err := restConfig(o.kubeconfig)
 	if err != nil {
 		fmt.Fprintf(stderr, "controller: %v\n", err)
@@ -168,7 +193,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	if err := serve(ctx, cfg, o, logger); err != nil {
+	if !gateOn {
+		logger.Info("the work gate is off", "why", gateOff)
+	}
+	if err := serve(ctx, cfg, o, gateOn, logger); err != nil {
 		fmt.Fprintf(stderr, "controller: %v\n", err)
 		return 1
 	}
@@ -189,17 +217,31 @@ func restConfig(kubeconfig string) (*rest.Config, error) {
 // newManager builds the manager every mode shares: a cache that also holds
 // unstructured config objects (without their managedFields, which nothing
 // here reads: they are most of an add-on's bytes, and every read from the
-// cache copies them), probes, metrics and leader election.
-func newManager(cfg *rest.Config, o options, logger logr.Logger) (ctrl.Manager, error) {
+// cache copies them), probes, metrics and leader election; and, when the
+// work gate serves, the webhook server, and a cache of the gate's
+// ValidatingWebhookConfiguration alone (a field selector on its name, so
+// that the controller may list and watch that one) for the serving
+// certificate's CA.
+func newManager(cfg *rest.Config, o options, gateOn bool, logger logr.Logger) (ctrl.Manager, error) {
 	scheme, err := hubctl.NewScheme()
 	if err != nil {
 		return nil, err
+	}
+	cacheOpts := cache.Options{DefaultTransform: cache.TransformStripManagedFields()}
+	var webhookServer webhook.Server
+	if gateOn {
+		webhookServer = webhook.NewServer(webhook.Options{Host: o.gate.host, Port: o.gate.port, CertDir: o.gate.certDir})
+		if o.gate.selfManaged() && o.gate.configuration != "" {
+			cacheOpts.ByObject = map[client.Object]cache.ByObject{&admissionregistrationv1.ValidatingWebhookConfiguration{}: {
+				Field: fields.OneTermEqualSelector("metadata.name", o.gate.configuration)}}
+		}
 	}
 	return ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  scheme,
 		Logger:                  logger,
 		Client:                  client.Options{Cache: &client.CacheOptions{Unstructured: true}},
-		Cache:                   cache.Options{DefaultTransform: cache.TransformStripManagedFields()},
+		Cache:                   cacheOpts,
+		WebhookServer:           webhookServer,
 		Metrics:                 metricsserver.Options{BindAddress: o.metricsAddr},
 		HealthProbeBindAddress:  o.probeAddr,
 		LeaderElection:          o.leaderElect,
@@ -211,13 +253,18 @@ func newManager(cfg *rest.Config, o options, logger logr.Logger) (ctrl.Manager, 
 	})
 }
 
-func serve(ctx context.Context, cfg *rest.Config, o options, logger logr.Logger) error {
-	mgr, err := newManager(cfg, o, logger)
+func serve(ctx context.Context, cfg *rest.Config, o options, gateOn bool, logger logr.Logger) error {
+	mgr, err := newManager(cfg, o, gateOn, logger)
 	if err != nil {
 		return err
 	}
+	if gateOn && o.gate.selfManaged() {
+		if err := keepServingCert(ctx, mgr, o.gate, logger); err != nil {
+			return err
+		}
+	}
 	version, err := hubctl.Setup(ctx, mgr, hubctl.Options{Placements: o.placements, Addons: o.addons, AddonVersion: o.addonVersion,
-		Lifecycles: o.lifecycles, Metrics: metrics.Registry, Verifier: hubctl.Verifier{HTTP: &http.Client{}}})
+		Lifecycles: o.lifecycles, Metrics: metrics.Registry, Verifier: hubctl.Verifier{HTTP: &http.Client{}}, WorkGate: gateOn})
 	if err != nil {
 		return err
 	}
@@ -246,10 +293,40 @@ func serve(ctx context.Context, cfg *rest.Config, o options, logger logr.Logger)
 		if err := mgr.AddReadyzCheck("apiserver", ready); err != nil {
 			return err
 		}
+		if gateOn {
+			// Not ready until the gate answers, so that the Service sends
+			// the API server's calls only to replicas that serve.
+			if err := mgr.AddReadyzCheck("webhook", mgr.GetWebhookServer().StartedChecker()); err != nil {
+				return err
+			}
+		}
 	}
 	logger.Info("starting", "placements", o.placements, "addons", o.addons, "lifecycles", o.lifecycles, "addonVersion", version,
-		"simulateAgents", o.simulateAgents.String(), "leaderElect", o.leaderElect)
+		"simulateAgents", o.simulateAgents.String(), "leaderElect", o.leaderElect, "workGate", gateOn)
 	return mgr.Start(ctx)
+}
+
+// keepServingCert makes or renews the gate's serving certificate once, so
+// that the webhook server finds its files when the manager starts it,
+// then has every replica (not only the leader) keep it fresh: every hour,
+// and at once when the gate's ValidatingWebhookConfiguration changes.
+func keepServingCert(ctx context.Context, mgr ctrl.Manager, g gate, logger logr.Logger) error {
+	logger = logger.WithName("servingcert")
+	rot, err := servingcert.New(mgr.GetAPIReader(), mgr.GetClient(), servingcert.Options{Secret: g.secret, Hosts: g.hosts,
+		CertDir: g.certDir, Configuration: g.configuration, Logger: logger})
+	if err != nil {
+		return err
+	}
+	res, err := rot.Ensure(ctx)
+	if err != nil {
+		return fmt.Errorf("the work gate's serving certificate: %w", err)
+	}
+	logger.Info("serving certificate ready", "secret", g.secret.String(), "hosts", g.hosts, "change", res.Change.String(), "why", res.Why,
+		"notAfter", res.NotAfter, "configuration", g.configuration, "injected", res.Injected, "noConfiguration", res.NoConfiguration)
+	if err := rot.Watch(ctx, mgr.GetCache()); err != nil {
+		return err
+	}
+	return mgr.Add(rot)
 }
 
 func dryRun(ctx context.Context, cfg *rest.Config, o options, stdout io.Writer) error {

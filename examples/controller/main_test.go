@@ -3,24 +3,34 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
 )
 
@@ -45,6 +55,20 @@ func TestFlags(t *testing.T) {
 		{"lease shorter than renewal", []string{"-leader-elect-lease-duration", "5s", "-leader-elect-renew-deadline", "10s"}, 2,
 			"-leader-elect-lease-duration 5s, -leader-elect-renew-deadline 10s, -leader-elect-retry-period 2s: want lease duration > renew deadline > 1.2 x retry period > 0"},
 		{"no retry period", []string{"-leader-elect-retry-period", "0s"}, 2, "-leader-elect-retry-period 0s: want lease duration > renew deadline"},
+		{"webhook port alone", []string{"-webhook-bind-address", "9443"}, 2, `-webhook-bind-address "9443": want host:port with a port from 1 to 65535, such as :9443, or "0" to turn the work gate off`},
+		{"webhook port out of range", []string{"-webhook-bind-address", ":70000"}, 2, `-webhook-bind-address ":70000": want host:port`},
+		{"webhook port zero", []string{"-webhook-bind-address", "127.0.0.1:0"}, 2, `-webhook-bind-address "127.0.0.1:0": want host:port`},
+		{"secret without namespace", []string{"-webhook-cert-secret", "rolloutkit-webhook-cert"}, 2, `-webhook-cert-secret "rolloutkit-webhook-cert": want NAMESPACE/NAME of a Secret`},
+		{"hosts without secret", []string{"-webhook-cert-hosts", "127.0.0.1"}, 2, "-webhook-cert-hosts needs -webhook-cert-secret"},
+		{"configuration without secret", []string{"-webhook-configuration", "gate"}, 2, "-webhook-configuration needs -webhook-cert-secret"},
+		{"bad host", []string{"-webhook-cert-secret", "ns/cert", "-webhook-cert-hosts", "127.0.0.1,not a host"}, 2,
+			`-webhook-cert-hosts "127.0.0.1,not a host": "not a host" is neither a DNS name nor an IP address`},
+		{"every gate problem at once", []string{"-webhook-bind-address", "x", "-webhook-cert-secret", "ns/Cert", "-webhook-configuration", "Gate!"}, 2,
+			`-webhook-bind-address "x": want host:port with a port from 1 to 65535, such as :9443, or "0" to turn the work gate off` + "\n" +
+				`-webhook-cert-secret "ns/Cert": want NAMESPACE/NAME of a Secret` + "\n" + `-webhook-configuration "Gate!": want the name of a ValidatingWebhookConfiguration`},
+		{"cert dir without certificate", []string{"-webhook-cert-dir", "/nonexistent/certs"}, 2,
+			`-webhook-cert-dir "/nonexistent/certs": no tls.crt and tls.key there: want the directory of the gate's serving certificate, or -webhook-cert-secret NAMESPACE/NAME`},
+		{"bind address without certificate", []string{"-webhook-bind-address", ":9443", "-webhook-cert-dir", "/nonexistent/certs"}, 2, `-webhook-cert-dir "/nonexistent/certs": no tls.crt and tls.key there`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -71,6 +95,75 @@ func TestLifecycleFlag(t *testing.T) {
 		o, err := parseFlags(tc.args, io.Discard)
 		require.NoError(t, err)
 		assert.Equal(t, tc.want, o.lifecycles, "%q", tc.args)
+	}
+}
+
+// TestGateFlags: the work gate's flags, parsed, and their defaults.
+func TestGateFlags(t *testing.T) {
+	t.Parallel()
+	defaultDir := filepath.Join(os.TempDir(), "k8s-webhook-server", "serving-certs")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want gate
+	}{
+		{"defaults", nil, gate{port: 9443, certDir: defaultDir, configuration: "rolloutkit-work-gate"}},
+		{"off", []string{"-webhook-bind-address=0"}, gate{certDir: defaultDir, explicit: true, configuration: "rolloutkit-work-gate"}},
+		{"off, the certificate flags ignored", []string{"-webhook-bind-address=0", "-webhook-cert-secret", "junk", "-webhook-cert-hosts", "not a host"},
+			gate{certDir: defaultDir, explicit: true, configuration: "rolloutkit-work-gate"}},
+		{"a host and a dir", []string{"-webhook-bind-address", "127.0.0.1:10443", "-webhook-cert-dir", "/certs"},
+			gate{host: "127.0.0.1", port: 10443, certDir: "/certs", explicit: true, configuration: "rolloutkit-work-gate"}},
+		{"self-managed, in-cluster", []string{"-webhook-bind-address=:9443", "-webhook-cert-dir=/certs", "-webhook-cert-secret=team-a/rolloutkit-webhook-cert"},
+			gate{port: 9443, certDir: "/certs", explicit: true, secret: types.NamespacedName{Namespace: "team-a", Name: "rolloutkit-webhook-cert"},
+				hosts: []string{"rolloutkit-webhook.team-a.svc", "rolloutkit-webhook.team-a.svc.cluster.local"}, configuration: "rolloutkit-work-gate"}},
+		{"self-managed, on a laptop", []string{"-webhook-cert-secret=default/gate-cert", "-webhook-cert-hosts", "localhost, 127.0.0.1", "-webhook-configuration", ""},
+			gate{port: 9443, certDir: defaultDir, secret: types.NamespacedName{Namespace: "default", Name: "gate-cert"}, hosts: []string{"localhost", "127.0.0.1"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			o, err := parseFlags(tc.args, io.Discard)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, o.gate)
+		})
+	}
+}
+
+// TestGateServes: the gate serves where it has a certificate; left at its
+// defaults without one (a developer's machine) it is off and says why;
+// asked for without one, it is an error.
+func TestGateServes(t *testing.T) {
+	t.Parallel()
+	withCert, empty := t.TempDir(), t.TempDir()
+	for _, name := range []string{"tls.crt", "tls.key"} {
+		require.NoError(t, os.WriteFile(filepath.Join(withCert, name), []byte("pem"), 0o600))
+	}
+	secret := types.NamespacedName{Namespace: "rolloutkit-system", Name: "rolloutkit-webhook-cert"}
+	for _, tc := range []struct {
+		name   string
+		g      gate
+		addons bool
+		on     bool
+		why    string
+		err    string
+	}{
+		{"off", gate{certDir: withCert}, true, false, "-webhook-bind-address=0", ""},
+		{"no add-ons", gate{port: 9443, certDir: withCert}, false, false, "-addons=false: the gate guards the works of the add-ons the controller takes", ""},
+		{"self-managed", gate{port: 9443, certDir: empty, secret: secret}, true, true, "", ""},
+		{"a certificate in the dir", gate{port: 9443, certDir: withCert}, true, true, "", ""},
+		{"defaults, no certificate", gate{port: 9443, certDir: empty}, true, false, "no certificate: no tls.crt and tls.key in " + empty + ", and no -webhook-cert-secret", ""},
+		{"asked for, no certificate", gate{port: 9443, certDir: empty, explicit: true}, true, false, "", "-webhook-cert-dir " + fmt.Sprintf("%q", empty) + ": no tls.crt and tls.key there"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			on, why, err := tc.g.serves(tc.addons)
+			if tc.err != "" {
+				assert.ErrorContains(t, err, tc.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.on, on)
+			assert.Equal(t, tc.why, why)
+		})
 	}
 }
 
@@ -166,4 +259,125 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// envRun, in the environment of this test binary, makes it the
+// controller: TestMain runs run with the arguments it holds (JSON), so
+// that a test can run a controller in a process of its own. Two managers
+// cannot run hubctl's controllers in one process (controller-runtime
+// wants each controller name once per process), and TestRun runs one.
+const envRun = "ROLLOUTKIT_TEST_RUN_CONTROLLER"
+
+func TestMain(m *testing.M) {
+	if args := os.Getenv(envRun); args != "" {
+		var argv []string
+		if err := json.Unmarshal([]byte(args), &argv); err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", envRun, err)
+			os.Exit(2)
+		}
+		runAsMain(argv)
+	}
+	os.Exit(m.Run())
+}
+
+// runAsMain is main with args, in the test binary.
+func runAsMain(args []string) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, args, os.Stdout, os.Stderr))
+}
+
+// startController runs the controller with args in a process of its own,
+// its output in the returned buffer; stop interrupts it and returns its
+// exit code.
+func startController(t *testing.T, args ...string) (logs *syncBuffer, stop func() int) {
+	t.Helper()
+	argv, err := json.Marshal(args)
+	require.NoError(t, err)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), envRun+"="+string(argv))
+	logs = &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = logs, logs
+	require.NoError(t, cmd.Start())
+	stopped := false
+	stop = func() int {
+		if stopped {
+			return cmd.ProcessState.ExitCode()
+		}
+		stopped = true
+		require.NoError(t, cmd.Process.Signal(os.Interrupt))
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+			t.Errorf("the controller did not stop within 30s of the interrupt: %s", logs.String())
+		}
+		return cmd.ProcessState.ExitCode()
+	}
+	t.Cleanup(func() { stop() })
+	return logs, stop
+}
+
+// TestRunWorkGate runs the controller with a certificate it keeps itself,
+// as the shipped Deployment does, on a hub where the gate's
+// ValidatingWebhookConfiguration is installed: once ready, it serves TLS
+// that the configuration's caBundle trusts for 127.0.0.1, the
+// certificate's Secret is there for the other replicas, and a
+// configuration replaced without its caBundle (a delete and a create) gets
+// it back within seconds, not at the next hourly check.
+func TestRunWorkGate(t *testing.T) {
+	t.Parallel()
+	kubeconfig, c := hubFor(t)
+	ctx := context.Background()
+	addr, probe := freeAddr(t), freeAddr(t)
+	// A webhook that no ManifestWork matches: this test is about the
+	// certificate, not about the gate's answers.
+	configuration := func() *admissionregistrationv1.ValidatingWebhookConfiguration {
+		url := "https://" + addr + hubctl.WorkGatePath
+		none, ignore := admissionregistrationv1.SideEffectClassNone, admissionregistrationv1.Ignore
+		return &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: hubctl.WorkGateConfiguration},
+			Webhooks: []admissionregistrationv1.ValidatingWebhook{{Name: hubctl.WorkGateWebhook, ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: &url},
+				SideEffects: &none, FailurePolicy: &ignore, AdmissionReviewVersions: []string{"v1"},
+				ObjectSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"rolloutkit.io/test": "never"}}}}}
+	}
+	require.NoError(t, c.Create(ctx, configuration()))
+
+	logs, stop := startController(t, "-kubeconfig", kubeconfig, "-health-probe-bind-address", probe, "-webhook-bind-address", addr,
+		"-webhook-cert-dir", filepath.Join(t.TempDir(), "certs"), "-webhook-cert-secret", "default/rolloutkit-webhook-cert",
+		"-webhook-cert-hosts", "127.0.0.1")
+	caBundle := func() []byte {
+		var vwc admissionregistrationv1.ValidatingWebhookConfiguration
+		if err := c.Get(ctx, types.NamespacedName{Name: hubctl.WorkGateConfiguration}, &vwc); err != nil {
+			return nil
+		}
+		return vwc.Webhooks[0].ClientConfig.CABundle
+	}
+	require.Eventually(t, func() bool {
+		resp, err := http.Get("http://" + probe + "/readyz")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	}, 60*time.Second, 200*time.Millisecond, "not ready within 60s: %s", logs.String())
+
+	var s corev1.Secret
+	require.NoError(t, c.Get(ctx, types.NamespacedName{Namespace: "default", Name: "rolloutkit-webhook-cert"}, &s))
+	assert.Equal(t, s.Data["ca.crt"], caBundle())
+	roots := x509.NewCertPool()
+	require.True(t, roots.AppendCertsFromPEM(caBundle()))
+	conn, err := tls.Dial("tcp", addr, &tls.Config{RootCAs: roots, ServerName: "127.0.0.1", MinVersion: tls.VersionTLS12})
+	require.NoError(t, err, "the webhook server's certificate, against the configuration's caBundle")
+	require.NoError(t, conn.Close())
+
+	require.NoError(t, c.Delete(ctx, configuration()))
+	require.NoError(t, c.Create(ctx, configuration()))
+	require.Eventually(t, func() bool { return bytes.Equal(caBundle(), s.Data["ca.crt"]) }, 20*time.Second, 100*time.Millisecond,
+		"the CA not put back in the replaced configuration: %s", logs.String())
+
+	assert.Equal(t, 0, stop(), logs.String())
+	assert.Contains(t, logs.String(), `"workGate": true`)
 }
