@@ -132,9 +132,9 @@ func TestManifests(t *testing.T) {
 		}
 		assert.Equal(t, map[string][]string{
 			"ClusterRole rolloutkit-controller": {
-				"addon.open-cluster-management.io clustermanagementaddons list,watch",
+				"addon.open-cluster-management.io clustermanagementaddons get,list,watch",
 				"addon.open-cluster-management.io clustermanagementaddons/status patch",
-				"addon.open-cluster-management.io managedclusteraddons list,watch,create,patch,delete",
+				"addon.open-cluster-management.io managedclusteraddons get,list,watch,create,patch,delete",
 				"addon.open-cluster-management.io managedclusteraddons/status patch",
 				"addon.open-cluster-management.io clustermanagementaddons/finalizers update",
 				"apiextensions.k8s.io customresourcedefinitions get clustermanagementaddons.addon.open-cluster-management.io,managedclusteraddons.addon.open-cluster-management.io",
@@ -146,8 +146,8 @@ func TestManifests(t *testing.T) {
 				"authorization.k8s.io selfsubjectaccessreviews create",
 			},
 			"ClusterRole rolloutkit-controller-configs": {
-				"addon.open-cluster-management.io addondeploymentconfigs,addontemplates list,watch",
-				"proxy.open-cluster-management.io managedproxyconfigurations list,watch",
+				"addon.open-cluster-management.io addondeploymentconfigs,addontemplates get,list,watch",
+				"proxy.open-cluster-management.io managedproxyconfigurations get,list,watch",
 			},
 			"ClusterRole rolloutkit-controller-placements": {
 				"cluster.open-cluster-management.io managedclusters,managedclustersets,managedclustersetbindings,addonplacementscores list,watch",
