@@ -6,14 +6,21 @@
 //     the test hub and tools install exactly what ships;
 //   - rbac/: the controller's ServiceAccount and least-privilege roles (the
 //     add-ons, the config types it reads, the Placement scheduling that
-//     -placements=false leaves out, the leader-election Lease), and an
-//     approver role that can only create RolloutApprovals;
+//     -placements=false leaves out, the leader-election Lease, the work
+//     gate's serving certificate), and an approver role that can only
+//     create RolloutApprovals;
 //   - manager/: the namespace and the Deployment (two replicas under
-//     leader election, probed, locked down);
+//     leader election, both serving the work gate with a certificate the
+//     controller keeps, probed, locked down);
+//   - webhook/: the work gate's ValidatingWebhookConfiguration (updates of
+//     add-ons' ManifestWorks, failing closed) and its Service;
 //   - default/: all of it, in the namespace its kustomization sets:
 //     kubectl apply -k examples/controller/config/default;
 //   - ocm-placement/: default/ for a hub where OCM's placement controller
-//     runs: -placements=false, and no RBAC for Placements.
+//     runs: -placements=false, and no RBAC for Placements;
+//   - components/cert-manager/: a kustomize Component that hands the
+//     gate's certificate to cert-manager, for a kustomization that lists
+//     default/ or ocm-placement/.
 //
 // TestManifests checks what they promise; TestManifestsApply applies them
 // to the test hub with a server-side dry run; TestRBACLeastPrivilege

@@ -13,15 +13,19 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/manifests"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
 )
@@ -58,9 +62,13 @@ func as[T any](t *testing.T, u *unstructured.Unstructured, out *T) *T {
 // what a platform team relies on: everything lands in the namespace the
 // kustomization sets (and moves with it), no RBAC rule has a wildcard, the
 // Deployment runs two replicas under leader election, probed, with a
-// locked-down security context and resource requests; config/rbac
-// read as kubectl apply -f reads it is the same RBAC; and
-// config/ocm-placement is config/default with Placements left to OCM.
+// locked-down security context and resource requests; the work gate
+// guards only updates of add-ons' ManifestWorks, fails closed, and
+// reaches the controller's pods through its Service; config/rbac read as
+// kubectl apply -f reads it is the same RBAC; config/ocm-placement is
+// config/default with Placements left to OCM; and
+// components/cert-manager, on either, hands the gate's certificate to
+// cert-manager.
 func TestManifests(t *testing.T) {
 	t.Parallel()
 	objs := render(t)
@@ -69,16 +77,22 @@ func TestManifests(t *testing.T) {
 		"ClusterRole /rolloutkit-controller",
 		"ClusterRole /rolloutkit-controller-configs",
 		"ClusterRole /rolloutkit-controller-placements",
+		"ClusterRole /rolloutkit-controller-webhook",
 		"ClusterRoleBinding /rolloutkit-controller",
 		"ClusterRoleBinding /rolloutkit-controller-configs",
 		"ClusterRoleBinding /rolloutkit-controller-placements",
+		"ClusterRoleBinding /rolloutkit-controller-webhook",
 		"CustomResourceDefinition /addonrollouts.rolloutkit.io",
 		"CustomResourceDefinition /rolloutapprovals.rolloutkit.io",
 		"Deployment " + namespace + "/rolloutkit-controller",
 		"Namespace /" + namespace,
+		"Role " + namespace + "/rolloutkit-controller-webhook",
 		"Role " + namespace + "/rolloutkit-leader-election",
+		"RoleBinding " + namespace + "/rolloutkit-controller-webhook",
 		"RoleBinding " + namespace + "/rolloutkit-leader-election",
+		"Service " + namespace + "/rolloutkit-webhook",
 		"ServiceAccount " + namespace + "/rolloutkit-controller",
+		"ValidatingWebhookConfiguration /" + hubctl.WorkGateConfiguration,
 	}, ids(objs))
 	assert.Equal(t, "Namespace", objs[0].GetKind(), "kubectl apply -k creates the namespace first")
 
@@ -149,6 +163,13 @@ func TestManifests(t *testing.T) {
 				"addon.open-cluster-management.io addondeploymentconfigs,addontemplates get,list,watch",
 				"proxy.open-cluster-management.io managedproxyconfigurations get,list,watch",
 			},
+			"ClusterRole rolloutkit-controller-webhook": {
+				"admissionregistration.k8s.io validatingwebhookconfigurations get,list,watch,patch " + hubctl.WorkGateConfiguration,
+			},
+			"Role rolloutkit-controller-webhook": {
+				" secrets create",
+				" secrets get,update " + certSecret,
+			},
 			"ClusterRole rolloutkit-controller-placements": {
 				"cluster.open-cluster-management.io managedclusters,managedclustersets,managedclustersetbindings,addonplacementscores list,watch",
 				"cluster.open-cluster-management.io placementdecisions create,patch,delete",
@@ -209,7 +230,10 @@ func TestManifests(t *testing.T) {
 		for _, p := range c.Ports {
 			ports[p.Name] = p.ContainerPort
 		}
-		assert.Equal(t, map[string]int32{"metrics": 8080, "health": 8081}, ports)
+		assert.Equal(t, map[string]int32{"metrics": 8080, "health": 8081, "webhook": 9443}, ports)
+		assert.Contains(t, c.Args, "-webhook-bind-address=:9443")
+		assert.Contains(t, c.Args, "-webhook-cert-secret=$(POD_NAMESPACE)/"+certSecret, "the certificate kept by the controller, beside the pods")
+		assert.Equal(t, corev1.StorageMediumMemory, certVolume(t, d).EmptyDir.Medium, "the cert dir is writable, in memory")
 		assert.Contains(t, c.Args, "-metrics-bind-address=:8080")
 		assert.Contains(t, c.Args, "-health-probe-bind-address=:8081")
 		for _, p := range []*corev1.Probe{c.LivenessProbe, c.ReadinessProbe} {
@@ -220,6 +244,11 @@ func TestManifests(t *testing.T) {
 		assert.Equal(t, "/readyz", c.ReadinessProbe.HTTPGet.Path)
 		assert.False(t, c.Resources.Requests.Memory().IsZero(), "memory request")
 		assert.False(t, c.Resources.Requests.Cpu().IsZero(), "cpu request")
+	})
+
+	t.Run("work gate", func(t *testing.T) {
+		t.Parallel()
+		checkWorkGate(t, objs, namespace)
 	})
 
 	t.Run("kubectl apply -f config/rbac", func(t *testing.T) {
@@ -274,7 +303,164 @@ func TestManifests(t *testing.T) {
 			}
 		}
 		assert.NotContains(t, where, namespace)
+		checkWorkGate(t, moved, "team-a")
 	})
+
+	t.Run("cert-manager", func(t *testing.T) {
+		t.Parallel()
+		checkCertManager(t, objs, withCertManager(t, "default"), namespace)
+		ocm, err := manifests.Render("ocm-placement")
+		require.NoError(t, err)
+		checkCertManager(t, ocm, withCertManager(t, "ocm-placement"), namespace)
+		moved := movedDefault(t, "team-a")
+		plain, err := manifests.Render(moved)
+		require.NoError(t, err)
+		checkCertManager(t, plain, withCertManager(t, moved), "team-a")
+	})
+}
+
+// certSecret is the Secret of the gate's serving certificate.
+const certSecret = "rolloutkit-webhook-cert"
+
+// object returns the object of objs of that kind and name.
+func object(t *testing.T, objs []*unstructured.Unstructured, kind, name string) *unstructured.Unstructured {
+	t.Helper()
+	i := slices.IndexFunc(objs, func(o *unstructured.Unstructured) bool { return o.GetKind() == kind && o.GetName() == name })
+	require.GreaterOrEqual(t, i, 0, "no %s %s", kind, name)
+	return objs[i]
+}
+
+// certVolume returns the volume the controller's -webhook-cert-dir is
+// mounted from.
+func certVolume(t *testing.T, d *appsv1.Deployment) corev1.Volume {
+	t.Helper()
+	c := d.Spec.Template.Spec.Containers[0]
+	var dir string
+	for _, a := range c.Args {
+		if v, ok := strings.CutPrefix(a, "-webhook-cert-dir="); ok {
+			dir = v
+		}
+	}
+	require.NotEmpty(t, dir, "no -webhook-cert-dir: %q", c.Args)
+	i := slices.IndexFunc(c.VolumeMounts, func(m corev1.VolumeMount) bool { return m.MountPath == dir })
+	require.GreaterOrEqual(t, i, 0, "nothing mounted at -webhook-cert-dir %s", dir)
+	j := slices.IndexFunc(d.Spec.Template.Spec.Volumes, func(v corev1.Volume) bool { return v.Name == c.VolumeMounts[i].Name })
+	require.GreaterOrEqual(t, j, 0, "no volume %s", c.VolumeMounts[i].Name)
+	return d.Spec.Template.Spec.Volumes[j]
+}
+
+// checkWorkGate checks the gate's ValidatingWebhookConfiguration and
+// Service in objs, the controller being in ns: what it guards (updates
+// of add-ons' ManifestWorks, nothing else), how it fails, and that the
+// API server reaches the controller's webhook server through the Service.
+func checkWorkGate(t *testing.T, objs []*unstructured.Unstructured, ns string) {
+	t.Helper()
+	vwc := as(t, object(t, objs, "ValidatingWebhookConfiguration", hubctl.WorkGateConfiguration), &admissionregistrationv1.ValidatingWebhookConfiguration{})
+	require.Len(t, vwc.Webhooks, 1)
+	w := vwc.Webhooks[0]
+	assert.Equal(t, hubctl.WorkGateWebhook, w.Name)
+	require.NotNil(t, w.ClientConfig.Service)
+	assert.Nil(t, w.ClientConfig.URL)
+	assert.Empty(t, w.ClientConfig.CABundle, "the controller or cainjector puts the CA there")
+	assert.Equal(t, admissionregistrationv1.ServiceReference{Namespace: ns, Name: "rolloutkit-webhook", Path: ptr.To(hubctl.WorkGatePath), Port: ptr.To[int32](443)},
+		*w.ClientConfig.Service)
+	assert.Equal(t, []admissionregistrationv1.RuleWithOperations{{
+		Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Update},
+		Rule: admissionregistrationv1.Rule{APIGroups: []string{"work.open-cluster-management.io"}, APIVersions: []string{"v1"},
+			Resources: []string{"manifestworks"}, Scope: ptr.To(admissionregistrationv1.NamespacedScope)},
+	}}, w.Rules, "UPDATE of manifestworks only: creates, deletes and the status subresource are exempt")
+	assert.Equal(t, admissionregistrationv1.Fail, *w.FailurePolicy)
+	assert.Equal(t, admissionregistrationv1.SideEffectClassNone, *w.SideEffects)
+	assert.Equal(t, admissionregistrationv1.Equivalent, *w.MatchPolicy)
+	assert.Equal(t, []string{"v1"}, w.AdmissionReviewVersions)
+	require.NotNil(t, w.TimeoutSeconds)
+	assert.LessOrEqual(t, *w.TimeoutSeconds, int32(10), "a write waits at most this long for the gate")
+	assert.Equal(t, &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+		{Key: "open-cluster-management.io/addon-name", Operator: metav1.LabelSelectorOpExists}}}, w.ObjectSelector)
+	assert.Nil(t, w.NamespaceSelector)
+
+	svc := as(t, object(t, objs, "Service", "rolloutkit-webhook"), &corev1.Service{})
+	assert.Equal(t, ns, svc.Namespace)
+	d := deployment(t, objs)
+	require.NotEmpty(t, svc.Spec.Selector)
+	assert.True(t, labels.SelectorFromSet(svc.Spec.Selector).Matches(labels.Set(d.Spec.Template.Labels)), "the Service selects the controller's pods")
+	require.Len(t, svc.Spec.Ports, 1)
+	p := svc.Spec.Ports[0]
+	assert.Equal(t, int32(443), p.Port, "the port the webhook names")
+	c := d.Spec.Template.Spec.Containers[0]
+	i := slices.IndexFunc(c.Ports, func(cp corev1.ContainerPort) bool { return cp.Name == p.TargetPort.String() })
+	require.GreaterOrEqual(t, i, 0, "targetPort %s names no container port", p.TargetPort.String())
+	assert.Contains(t, c.Args, fmt.Sprintf("-webhook-bind-address=:%d", c.Ports[i].ContainerPort), "the webhook server listens on the Service's target")
+}
+
+// withCertManager renders a kustomization that lists base (a directory
+// under config, or a path) and components/cert-manager, as README shows.
+func withCertManager(t *testing.T, base string) []*unstructured.Unstructured {
+	t.Helper()
+	dir := t.TempDir()
+	rel := func(p string) string {
+		abs, err := filepath.Abs(p)
+		require.NoError(t, err)
+		r, err := filepath.Rel(dir, abs)
+		require.NoError(t, err)
+		return filepath.ToSlash(r)
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "kustomization.yaml"),
+		fmt.Appendf(nil, "resources:\n- %s\ncomponents:\n- %s\n", rel(base), rel("components/cert-manager")), 0o600))
+	objs, err := manifests.Render(dir)
+	require.NoError(t, err)
+	return objs
+}
+
+// movedDefault writes a copy of config/default that sets namespace ns, as
+// someone who changes the namespace in its one place does, and returns
+// its directory.
+func movedDefault(t *testing.T, ns string) string {
+	t.Helper()
+	data, err := os.ReadFile("default/kustomization.yaml")
+	require.NoError(t, err)
+	dir := filepath.Join(t.TempDir(), "default")
+	require.NoError(t, os.Mkdir(dir, 0o700))
+	here, err := filepath.Abs(".")
+	require.NoError(t, err)
+	base, err := filepath.Rel(dir, here)
+	require.NoError(t, err)
+	text := strings.ReplaceAll(string(data), "namespace: "+namespace, "namespace: "+ns)
+	text = strings.ReplaceAll(text, "- ../", "- "+filepath.ToSlash(base)+"/")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "kustomization.yaml"), []byte(text), 0o600))
+	return dir
+}
+
+// checkCertManager checks that with is plain with cert-manager keeping
+// the gate's certificate: its Issuers and Certificates added, the
+// controller's own certificate's flag and RBAC taken out, the Secret
+// cert-manager writes mounted at -webhook-cert-dir, and cainjector told
+// to put its CA in the gate, the controller being in ns.
+func checkCertManager(t *testing.T, plain, with []*unstructured.Unstructured, ns string) {
+	t.Helper()
+	want := slices.DeleteFunc(ids(plain), func(id string) bool { return strings.HasSuffix(id, "/rolloutkit-controller-webhook") })
+	want = append(want, "Certificate "+ns+"/rolloutkit-webhook-ca", "Certificate "+ns+"/"+certSecret,
+		"Issuer "+ns+"/rolloutkit-selfsigned", "Issuer "+ns+"/rolloutkit-webhook-ca")
+	sort.Strings(want)
+	assert.Equal(t, want, ids(with), "no RBAC for a certificate the controller does not keep")
+
+	c := deployment(t, with).Spec.Template.Spec.Containers[0]
+	assert.Equal(t, slices.DeleteFunc(slices.Clone(deployment(t, plain).Spec.Template.Spec.Containers[0].Args),
+		func(a string) bool { return strings.HasPrefix(a, "-webhook-cert-secret=") }), c.Args)
+	v := certVolume(t, deployment(t, with))
+	assert.Nil(t, v.EmptyDir)
+	require.NotNil(t, v.Secret)
+	assert.Equal(t, certSecret, v.Secret.SecretName)
+
+	cert := object(t, with, "Certificate", certSecret)
+	assert.Equal(t, ns+"/"+cert.GetName(), object(t, with, "ValidatingWebhookConfiguration", hubctl.WorkGateConfiguration).GetAnnotations()["cert-manager.io/inject-ca-from"])
+	secretName, _, err := unstructured.NestedString(cert.Object, "spec", "secretName")
+	require.NoError(t, err)
+	assert.Equal(t, certSecret, secretName, "the Secret mounted")
+	dnsNames, _, err := unstructured.NestedStringSlice(cert.Object, "spec", "dnsNames")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"rolloutkit-webhook." + ns + ".svc", "rolloutkit-webhook." + ns + ".svc.cluster.local"}, dnsNames)
+	checkWorkGate(t, with, ns)
 }
 
 // deployment returns the Deployment of objs.
@@ -311,9 +497,11 @@ func (w *warnings) take() []string {
 	return out
 }
 
-// TestManifestsApply applies every object of config/default, of
-// config/rbac as kubectl apply -f reads it, and config/ocm-placement's
-// Deployment, to the test hub with
+// TestManifestsApply applies every object of config/default (the work
+// gate's ValidatingWebhookConfiguration and Service among them), of
+// config/rbac as kubectl apply -f reads it, config/ocm-placement's
+// Deployment, and config/default with components/cert-manager's Deployment
+// and gate, to the test hub with
 // server-side apply in dry-run mode: a field the API does not know, a
 // value it refuses, or a pod the namespace's restricted Pod Security
 // Standard would refuse fails, so that a typo fails CI. Only the namespace
@@ -339,7 +527,11 @@ func TestManifestsApply(t *testing.T) {
 	require.NoError(t, err)
 	ocm, err := manifests.Render("ocm-placement")
 	require.NoError(t, err)
-	for _, o := range slices.Concat(objs, plain, []*unstructured.Unstructured{deploymentObject(t, ocm)}) {
+	// With cert-manager, what changes that the test hub knows (it has no
+	// cert-manager CRDs): the Deployment and the gate's annotation.
+	cm := withCertManager(t, "default")
+	for _, o := range slices.Concat(objs, plain, []*unstructured.Unstructured{deploymentObject(t, ocm),
+		deploymentObject(t, cm), object(t, cm, "ValidatingWebhookConfiguration", hubctl.WorkGateConfiguration)}) {
 		assert.NoError(t, apply(o), "%s %s/%s", o.GetKind(), o.GetNamespace(), o.GetName())
 		assert.Empty(t, w.take(), "warnings for %s %s/%s", o.GetKind(), o.GetNamespace(), o.GetName())
 	}
