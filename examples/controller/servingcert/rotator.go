@@ -143,7 +143,10 @@ type Rotator struct {
 	kick chan struct{}
 }
 
-var _ manager.LeaderElectionRunnable = &Rotator{}
+var (
+	_ manager.Runnable               = &Rotator{}
+	_ manager.LeaderElectionRunnable = &Rotator{}
+)
 
 // New returns a Rotator that reads with reader, which should not be a
 // cache (a manager's APIReader: the Secret is then read by name, which
