@@ -146,7 +146,7 @@ func TestManifests(t *testing.T) {
 		}
 		assert.Equal(t, map[string][]string{
 			"ClusterRole rolloutkit-controller": {
-				"addon.open-cluster-management.io clustermanagementaddons get,list,watch",
+				"addon.open-cluster-management.io clustermanagementaddons get,list,watch,patch",
 				"addon.open-cluster-management.io clustermanagementaddons/status patch",
 				"addon.open-cluster-management.io managedclusteraddons get,list,watch,create,patch,delete",
 				"addon.open-cluster-management.io managedclusteraddons/status patch",
