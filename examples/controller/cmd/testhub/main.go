@@ -24,9 +24,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/rolloutkit/rolloutkit/examples/controller/config"
+	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -49,6 +52,7 @@ type options struct {
 	lifecycle  string
 	setImage   string
 	seed       bool
+	workGate   string
 }
 
 func parse(args []string, stderr io.Writer) (options, error) {
@@ -62,6 +66,8 @@ func parse(args []string, stderr io.Writer) (options, error) {
 		testhub.Lifecycle+" hands the add-on to the controller (its -lifecycle default); the seed's own addon-manager leaves it to OCM's add-on manager")
 	fs.BoolVar(&o.seed, "seed", true, "seed the story; false: the CRDs only, for a test that writes its own objects")
 	fs.StringVar(&o.setImage, "set-agent-image", "", "do not start a hub: set spec.proxyAgent.image of the running hub's ManagedProxyConfiguration, and exit")
+	fs.StringVar(&o.workGate, "work-gate", "", "install the work gate (config/webhook/manifests.yaml) calling the controller at this base URL, "+
+		"such as https://127.0.0.1:9443, instead of its in-cluster Service; the controller puts its CA in (-webhook-cert-secret)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -74,6 +80,8 @@ func parse(args []string, stderr io.Writer) (options, error) {
 		return o, errors.New("-lifecycle is empty: give the annotation value the controller takes (" + testhub.Lifecycle + ")")
 	case o.soak < 0 || o.deadline <= 0:
 		return o, fmt.Errorf("-soak %s, -deadline %s: want a soak of 0 or more and a positive deadline", o.soak, o.deadline)
+	case o.workGate != "" && !strings.HasPrefix(o.workGate, "https://"):
+		return o, fmt.Errorf("-work-gate %q: want the https:// base URL the API server calls the controller's webhook server at, such as https://127.0.0.1:9443", o.workGate)
 	}
 	return o, nil
 }
@@ -140,6 +148,17 @@ func serve(ctx context.Context, o options, stdout io.Writer) error {
 	so := testhub.SeedOptions{Strategy: testhub.Strategy(o.soak.String(), o.deadline.String(), 0), Lifecycle: o.lifecycle}
 	if err := testhub.Seed(ctx, c, so); err != nil {
 		return err
+	}
+	if o.workGate != "" {
+		vwc, err := config.WorkGateAt(o.workGate)
+		if err != nil {
+			return err
+		}
+		if err := c.Create(ctx, vwc); err != nil {
+			return fmt.Errorf("installing the work gate: %w", err)
+		}
+		fmt.Fprintf(stdout, "work gate installed: ValidatingWebhookConfiguration %s calls %s%s (failurePolicy Fail: add-ons' works cannot change until the controller serves it)\n",
+			vwc.Name, o.workGate, hubctl.WorkGatePath)
 	}
 	fmt.Fprintf(stdout, `hub running at %s with OCM's CRDs and the seed's story
   clusters: %v (ProgressivePerGroup, soak %s, deadline %s, maxFailures 0)
