@@ -1,0 +1,219 @@
+package e2e_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
+	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
+
+	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
+	"github.com/rolloutkit/rolloutkit/rollout/addon"
+)
+
+// TestRenderingRollout restarts addon-framework v1.2.0's add-on manager
+// with a new agent chart (two replicas instead of one) and an unchanged
+// config: no spec hash changes, and without the work gate every work
+// would take the new content at once (TestAddonFrameworkRollout's
+// renderingChange). With the gate, the controller rolls the new rendering
+// out as a revision of its own: the works change dev, then stg after dev
+// has soaked, then prod, which waits for a RolloutApproval of the
+// rendering revision (approvalRequired: [prod]); the controller is killed
+// once dev is done and a new one carries on from what the hub holds. No
+// desiredConfig is written, and the gate held prod's work meanwhile.
+func TestRenderingRollout(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	o := seedHub(t, e, "2m")
+	ctx := context.Background()
+	h := specHash(t, testhub.Image)
+	g := e.gatedController(t)
+	e.workAgents(t, applyTime, nil)
+	fw := e.addonFramework(t, 1)
+	e.installed(t, o, addonName, h, 90*time.Second)
+	require.NoError(t, e.c.Create(ctx, &v1alpha1.AddOnRollout{ObjectMeta: metav1.ObjectMeta{Name: addonName},
+		Spec: v1alpha1.AddOnRolloutSpec{ApprovalRequired: []string{"prod"}}}))
+	eventually(t, 30*time.Second, "the AddOnRollout says the config revision is complete", func() (bool, string) {
+		st := e.rolloutStatus(t)
+		c := meta.FindStatusCondition(st.Conditions, addon.ConditionProgressing)
+		return c != nil && c.Reason == addon.ReasonCompleted, fmt.Sprintf("%+v", c)
+	})
+
+	ob := e.observe(t, o.Clusters(), addonName, h)
+	first := e.watchReplicas(t, 2)
+	fw.cancel()
+	e.addonFramework(t, 2) // the new chart
+	eventually(t, 60*time.Second, "dev's work has the new rendering, and dev is done", func() (bool, string) {
+		rel, ok := e.release(t, "dev-cluster")
+		return ok && rel.DoneAt != nil, fmt.Sprintf("%+v", rel)
+	})
+	revision := e.renderingRevision(t)
+	eventually(t, 30*time.Second, "the AddOnRollout shows the rendering revision", func() (bool, string) {
+		st := e.rolloutStatus(t)
+		return len(st.Placements) == 1 && st.Placements[0].Kind == addon.KindRendering && st.Placements[0].Revision == revision,
+			fmt.Sprintf("%+v", st.Placements)
+	})
+	assert.NotEmpty(t, first.at("dev-cluster"), "dev's work never had 2 replicas")
+	assert.Zero(t, first.at("prod-cluster"), "prod's work took the new rendering with dev")
+
+	// The controller dies; another carries on from the annotations.
+	g.stop(t)
+	g = e.restartGated(t, g)
+	eventually(t, 60*time.Second, "stg's work has the new rendering", func() (bool, string) {
+		return !first.at("stg-cluster").IsZero(), ""
+	})
+	dev, _ := e.release(t, "dev-cluster")
+	assert.GreaterOrEqual(t, first.at("stg-cluster").Sub(dev.DoneAt.Time), soak-time.Second, // DoneAt is kept to the second
+		"stg took the new rendering before dev had soaked")
+
+	// prod waits for its approval of the rendering revision.
+	var pending v1alpha1.PendingApproval
+	eventually(t, 60*time.Second, "prod waits for an approval of the rendering revision", func() (bool, string) {
+		st := e.rolloutStatus(t)
+		for _, pa := range st.PendingApprovals {
+			if pa.Group == "prod" {
+				pending = pa
+				return true, ""
+			}
+		}
+		return false, fmt.Sprintf("%+v", st.Placements)
+	})
+	assert.Equal(t, revision, pending.Revision, "the approval asked for is of another revision")
+	time.Sleep(3 * soak)
+	assert.Zero(t, first.at("prod-cluster"), "prod's work took the new rendering without an approval")
+	st := e.rolloutStatus(t)
+	prodGroup := groupStatus(st, "prod")
+	require.NotNil(t, prodGroup)
+	assert.Equal(t, "Approval", prodGroup.WaitsFor)
+	assert.Equal(t, int32(1), prodGroup.Counts.Held, "prod's held work is not counted")
+	prod := e.addon(t, "prod-cluster", addonName)
+	require.NotNil(t, prod.manifestApplied)
+	assert.Equal(t, metav1.ConditionFalse, prod.manifestApplied.Status, "prod's work was not held")
+	assert.Contains(t, prod.manifestApplied.Message, addon.WorkGateMarker)
+	assert.Equal(t, addonv1beta1.ProgressingReasonCompleted, prod.progressing.Reason, "a held work counted as progressing or failed")
+
+	approvedAt := time.Now()
+	require.NoError(t, e.c.Create(ctx, &v1alpha1.RolloutApproval{ObjectMeta: metav1.ObjectMeta{Name: "cluster-proxy-prod"},
+		Spec: v1alpha1.RolloutApprovalSpec{AddOn: addonName, Placement: pending.Placement, Group: "prod", Revision: pending.Revision}}))
+	eventually(t, 60*time.Second, "the rendering revision completes", func() (bool, string) {
+		st := e.rolloutStatus(t)
+		c := meta.FindStatusCondition(st.Conditions, addon.ConditionProgressing)
+		return c != nil && c.Reason == addon.ReasonCompleted && !first.at("prod-cluster").IsZero(), fmt.Sprintf("%+v", c)
+	})
+	assert.True(t, first.at("prod-cluster").After(approvedAt), "prod took the new rendering before its approval")
+	ob.close()
+	for _, c := range o.Clusters() {
+		assert.Equal(t, []string{h}, ob.desired[c], "%s: a desiredConfig was written for a new rendering", c)
+		w := e.works(t, addonName)[c]
+		assert.Equal(t, []int32{2}, w.replicas, c)
+		assert.True(t, w.ready, c)
+		s := e.addon(t, c, addonName)
+		assert.Equal(t, metav1.ConditionTrue, s.manifestApplied.Status, "%s: still held", c)
+	}
+	t.Logf("new rendering: dev %s, stg %s, prod %s after the manager's restart; %d refusals",
+		first.since("dev-cluster"), first.since("stg-cluster"), first.since("prod-cluster"), g.total(t))
+}
+
+// rolloutStatus reads the add-on's AddOnRollout's status.
+func (e *env) rolloutStatus(t testing.TB) v1alpha1.AddOnRolloutStatus {
+	t.Helper()
+	var ar v1alpha1.AddOnRollout
+	require.NoError(t, e.c.Get(context.Background(), types.NamespacedName{Name: addonName}, &ar))
+	return ar.Status
+}
+
+// renderingRevision reads the add-on's rendering revision from its
+// ClusterManagementAddOn.
+func (e *env) renderingRevision(t testing.TB) string {
+	t.Helper()
+	var cma addonv1alpha1.ClusterManagementAddOn
+	require.NoError(t, e.c.Get(context.Background(), types.NamespacedName{Name: addonName}, &cma))
+	var b addonv1beta1.ClusterManagementAddOn
+	b.ObjectMeta = cma.ObjectMeta
+	rev, ok := addon.ReadRenderingRevision(&b)
+	require.True(t, ok, "no rendering revision on the ClusterManagementAddOn: %v", cma.Annotations)
+	return rev.Revision
+}
+
+// groupStatus finds the status of group name.
+func groupStatus(st v1alpha1.AddOnRolloutStatus, name string) *v1alpha1.GroupStatus {
+	for i := range st.Placements {
+		for j := range st.Placements[i].Groups {
+			if g := &st.Placements[i].Groups[j]; g.Name == name {
+				return g
+			}
+		}
+	}
+	return nil
+}
+
+// release reads the rendering rollout's release of cluster's add-on.
+func (e *env) release(t testing.TB, cluster string) (addon.Release, bool) {
+	t.Helper()
+	var mca addonv1alpha1.ManagedClusterAddOn
+	require.NoError(t, e.c.Get(context.Background(), types.NamespacedName{Namespace: cluster, Name: addonName}, &mca))
+	var b addonv1beta1.ManagedClusterAddOn
+	b.ObjectMeta = mca.ObjectMeta
+	return addon.ReadRelease(&b)
+}
+
+// firstReplicas records when each cluster's work first carried n
+// replicas.
+type firstReplicas struct {
+	start time.Time
+	mu    sync.Mutex
+	seen  map[string]time.Time
+}
+
+func (f *firstReplicas) at(cluster string) time.Time {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.seen[cluster]
+}
+
+func (f *firstReplicas) since(cluster string) time.Duration {
+	if at := f.at(cluster); !at.IsZero() {
+		return at.Sub(f.start).Round(100 * time.Millisecond)
+	}
+	return -1
+}
+
+// watchReplicas polls the add-on's works every 50ms until the test ends.
+func (e *env) watchReplicas(t testing.TB, n int32) *firstReplicas {
+	t.Helper()
+	f := &firstReplicas{start: time.Now(), seen: map[string]time.Time{}}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	t.Cleanup(func() { cancel(); <-done })
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			if ws, err := e.readWorks(addonName); err == nil {
+				f.mu.Lock()
+				for c, w := range ws {
+					if _, ok := f.seen[c]; !ok && len(w.replicas) == 1 && w.replicas[0] == n {
+						f.seen[c] = time.Now()
+					}
+				}
+				f.mu.Unlock()
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return f
+}
