@@ -3,6 +3,7 @@ package config_test
 import (
 	"context"
 	"fmt"
+	policyv1 "k8s.io/api/policy/v1"
 	"os"
 	"path/filepath"
 	"slices"
@@ -86,6 +87,7 @@ func TestManifests(t *testing.T) {
 		"CustomResourceDefinition /rolloutapprovals.rolloutkit.io",
 		"Deployment " + namespace + "/rolloutkit-controller",
 		"Namespace /" + namespace,
+		"PodDisruptionBudget " + namespace + "/rolloutkit-controller",
 		"Role " + namespace + "/rolloutkit-controller-webhook",
 		"Role " + namespace + "/rolloutkit-leader-election",
 		"RoleBinding " + namespace + "/rolloutkit-controller-webhook",
@@ -95,6 +97,20 @@ func TestManifests(t *testing.T) {
 		"ValidatingWebhookConfiguration /" + hubctl.WorkGateConfiguration,
 	}, ids(objs))
 	assert.Equal(t, "Namespace", objs[0].GetKind(), "kubectl apply -k creates the namespace first")
+
+	t.Run("disruption budget", func(t *testing.T) {
+		t.Parallel()
+		i := slices.IndexFunc(objs, func(o *unstructured.Unstructured) bool { return o.GetKind() == "PodDisruptionBudget" })
+		require.GreaterOrEqual(t, i, 0)
+		pdb := as(t, objs[i], &policyv1.PodDisruptionBudget{})
+		require.NotNil(t, pdb.Spec.MinAvailable)
+		assert.Equal(t, 1, pdb.Spec.MinAvailable.IntValue(), "one replica answers the work gate through a drain")
+		d := deployment(t, objs)
+		sel, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
+		require.NoError(t, err)
+		assert.True(t, sel.Matches(labels.Set(d.Spec.Template.Labels)), "the budget selects no pod of the Deployment")
+		assert.Less(t, pdb.Spec.MinAvailable.IntValue(), int(*d.Spec.Replicas), "a budget of every replica blocks every drain")
+	})
 
 	t.Run("no wildcards", func(t *testing.T) {
 		t.Parallel()
