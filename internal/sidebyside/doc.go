@@ -31,6 +31,14 @@
 // groups get a config, on every soak being kept, on the install
 // progressions and on the add-ons installed and removed, except where a
 // documented divergence (docs/compatibility.md) explains the difference.
+//
+// TestWorkGateSideBySide runs the seed story with the shared agents
+// rendering by name, as cluster-proxy does on addon-framework
+// (-simulate-render-by-name), and our side serving the work gate through
+// the shipped ValidatingWebhookConfiguration: OCM's prod works carry a
+// changed config within a second, long before OCM's rollout hands prod
+// its hash; ours only once our rollout has.
+//
 // BenchmarkAddOnManagerSideBySide times one config change at 1,000 and
 // 3,500 clusters on each side (docs/performance.md).
 //

@@ -14,6 +14,7 @@ require (
 	open-cluster-management.io/addon-framework v1.2.0
 	open-cluster-management.io/api v1.3.0
 	open-cluster-management.io/ocm v1.2.0
+	sigs.k8s.io/yaml v1.6.0
 )
 
 require (
@@ -78,7 +79,6 @@ require (
 	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730 // indirect
 	sigs.k8s.io/randfill v1.0.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v6 v6.4.2 // indirect
-	sigs.k8s.io/yaml v1.6.0 // indirect
 )
 
 replace github.com/rolloutkit/rolloutkit => ../..

@@ -39,3 +39,51 @@ apiserver_watch_events_sizes_count{group="addon.open-cluster-management.io",reso
 	err = eachSample(strings.NewReader("rest_client_requests_total{method=\"GET\" 3\n"), func(string, map[string]string, float64) {})
 	assert.ErrorContains(t, err, "reading metrics")
 }
+
+// TestWebhookCalls checks the reading of the API server's webhook
+// histogram: calls of the webhook named, admitted and rejected, and their
+// time; another webhook's and a mutating one's are left out. It needs no
+// hub.
+func TestWebhookCalls(t *testing.T) {
+	t.Parallel()
+	const exposition = `# HELP apiserver_admission_webhook_admission_duration_seconds Latency.
+# TYPE apiserver_admission_webhook_admission_duration_seconds histogram
+apiserver_admission_webhook_admission_duration_seconds_bucket{name="gate.example.io",operation="UPDATE",rejected="false",type="validating",le="+Inf"} 5
+apiserver_admission_webhook_admission_duration_seconds_sum{name="gate.example.io",operation="UPDATE",rejected="false",type="validating"} 0.25
+apiserver_admission_webhook_admission_duration_seconds_count{name="gate.example.io",operation="UPDATE",rejected="false",type="validating"} 5
+apiserver_admission_webhook_admission_duration_seconds_bucket{name="gate.example.io",operation="UPDATE",rejected="true",type="validating",le="+Inf"} 3
+apiserver_admission_webhook_admission_duration_seconds_sum{name="gate.example.io",operation="UPDATE",rejected="true",type="validating"} 0.15
+apiserver_admission_webhook_admission_duration_seconds_count{name="gate.example.io",operation="UPDATE",rejected="true",type="validating"} 3
+apiserver_admission_webhook_admission_duration_seconds_bucket{name="other.example.io",operation="CREATE",rejected="false",type="validating",le="+Inf"} 7
+apiserver_admission_webhook_admission_duration_seconds_sum{name="other.example.io",operation="CREATE",rejected="false",type="validating"} 1
+apiserver_admission_webhook_admission_duration_seconds_count{name="other.example.io",operation="CREATE",rejected="false",type="validating"} 7
+apiserver_admission_webhook_admission_duration_seconds_bucket{name="gate.example.io",operation="UPDATE",rejected="false",type="admit",le="+Inf"} 11
+apiserver_admission_webhook_admission_duration_seconds_sum{name="gate.example.io",operation="UPDATE",rejected="false",type="admit"} 2
+apiserver_admission_webhook_admission_duration_seconds_count{name="gate.example.io",operation="UPDATE",rejected="false",type="admit"} 11
+`
+	read := func(webhook string) webhookCalls {
+		var w webhookCalls
+		require.NoError(t, eachSample(strings.NewReader(exposition), func(name string, labels map[string]string, v float64) {
+			w.addWebhookSample(webhook, name, labels, v)
+		}))
+		return w
+	}
+	for _, tc := range []struct {
+		webhook                     string
+		admitted, rejected, seconds float64
+	}{
+		{"gate.example.io", 5, 3, 0.4},
+		{"other.example.io", 7, 0, 1},
+		{"", 12, 3, 1.4},
+	} {
+		got := read(tc.webhook)
+		assert.Equal(t, [2]float64{tc.admitted, tc.rejected}, [2]float64{got.admitted, got.rejected}, "calls of %q", tc.webhook)
+		assert.InDelta(t, tc.seconds, got.seconds, 1e-9, "seconds of %q", tc.webhook)
+	}
+	gate := read("gate.example.io")
+	assert.InDelta(t, 50, gate.meanMillis(), 1e-9)
+	assert.Equal(t, "8 times (5 admitted, 3 rejected), 50.0 ms a call", gate.String())
+	since := gate.minus(webhookCalls{admitted: 1, rejected: 1, seconds: 0.1})
+	assert.Equal(t, [2]float64{4, 2}, [2]float64{since.admitted, since.rejected})
+	assert.Zero(t, webhookCalls{}.meanMillis())
+}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
@@ -25,6 +26,7 @@ type addonState struct {
 	exists           bool
 	desired, applied string // spec hashes of its one config; "" when unset
 	progressing      *metav1.Condition
+	manifestApplied  *metav1.Condition
 }
 
 // addonEvent is one version of a ManagedClusterAddOn, as the watch
@@ -36,12 +38,14 @@ type addonEvent struct {
 }
 
 // workEvent is one version of an add-on's ManifestWork on a cluster: the
-// configs it was rendered for (their spec hashes, as agent.Target joins
-// them) and whether it is applied and available at its generation.
+// configs it claims to be rendered for (the spec hashes of its annotation,
+// as agent.Target joins them), the agent image its body carries, and
+// whether it is applied and available at its generation.
 type workEvent struct {
 	at      time.Time
 	cluster string
 	target  string
+	image   string
 	ready   bool
 }
 
@@ -159,6 +163,9 @@ func (r *recorder) observe(ev watch.Event) {
 			if c := meta.FindStatusCondition(o.Status.Conditions, addonv1alpha1.ManagedClusterAddOnConditionProgressing); c != nil {
 				s.progressing = c.DeepCopy()
 			}
+			if c := meta.FindStatusCondition(o.Status.Conditions, addonv1alpha1.ManagedClusterAddOnManifestApplied); c != nil {
+				s.manifestApplied = c.DeepCopy()
+			}
 		}
 		if r.current[o.Name] == nil {
 			r.current[o.Name] = map[string]addonState{}
@@ -179,7 +186,7 @@ func (r *recorder) observe(ev watch.Event) {
 		if name == "" || ev.Type == watch.Deleted {
 			return
 		}
-		r.works[name] = append(r.works[name], workEvent{at: now, cluster: o.Namespace, target: workTarget(o), ready: workReady(o)})
+		r.works[name] = append(r.works[name], workEvent{at: now, cluster: o.Namespace, target: workTarget(o), image: workImage(o), ready: workReady(o)})
 	default:
 		return // a bookmark, or an error the retry watcher reports
 	}
@@ -192,6 +199,18 @@ type view struct{ r *recorder }
 
 // addon returns the add-on of cluster of the named add-on.
 func (v view) addon(name, cluster string) addonState { return v.r.current[name][cluster] }
+
+// work returns the latest version of the named add-on's work on cluster,
+// or the zero version.
+func (v view) work(name, cluster string) workEvent {
+	ws := v.r.works[name]
+	for i := len(ws) - 1; i >= 0; i-- {
+		if ws[i].cluster == cluster {
+			return ws[i]
+		}
+	}
+	return workEvent{}
+}
 
 // progression returns the named add-on's first install progression.
 func (v view) progression(name string) addonv1alpha1.InstallProgression { return v.r.cma[name] }
@@ -235,6 +254,23 @@ func workTarget(w *workv1.ManifestWork) string {
 		out[i] = hashes[k]
 	}
 	return strings.Join(out, ",")
+}
+
+// workImage is the image of the containers of the Deployments a work
+// carries (the simulated add-on manager renders one, with one container),
+// joined with commas in their order; "" when there is none.
+func workImage(w *workv1.ManifestWork) string {
+	var images []string
+	for _, m := range w.Spec.Workload.Manifests {
+		var d appsv1.Deployment
+		if err := json.Unmarshal(m.Raw, &d); err != nil || d.Kind != "Deployment" {
+			continue
+		}
+		for _, c := range d.Spec.Template.Spec.Containers {
+			images = append(images, c.Image)
+		}
+	}
+	return strings.Join(images, ",")
 }
 
 // workReady tells whether a work is Applied and Available at its

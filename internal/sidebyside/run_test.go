@@ -24,6 +24,13 @@ type setup struct {
 	apply     time.Duration                   // how long the work agent takes to apply a work
 	soak      time.Duration                   // the strategy's minSuccessTime, for the checks
 	window    int                             // Progressive's maxConcurrency, for the checks; 0: group by group
+	// byName makes the shared agents render every work from the newest
+	// spec of its config, read by name, as cluster-proxy does
+	// (-simulate-render-by-name).
+	byName bool
+	// gate makes our side serve the work gate, installed on the hub with
+	// the shipped configuration.
+	gate bool
 }
 
 // run is one scenario on a hub of its own: the two sides, what they share,
@@ -41,6 +48,8 @@ type run struct {
 	ours     *proc
 	ocm      *proc
 	phases   []phase
+	// gate is where our side serves the work gate; nil without it.
+	gate *gateServer
 }
 
 // phase is one config the scenario rolls out: from start on, every cluster
@@ -74,7 +83,16 @@ func newRun(tb testing.TB, s setup) *run {
 	r.rec = record(ctx, tb, r.hub, true)
 	r.startInfra()
 	r.startOCM()
+	if s.gate {
+		r.gate = newGateServer(tb, r.dir)
+		if err := r.gate.install(ctx, r.hub); err != nil {
+			tb.Fatal(err)
+		}
+	}
 	r.startOurs()
+	if r.gate != nil {
+		r.gate.waitServing(ctx, tb, r.hub, r.procsExited)
+	}
 	r.phases = append(r.phases, phase{name: "install", target: configHash(tb, "v1"), start: time.Now()})
 	if err := r.hub.createAddons(ctx, s.strategy, sides...); err != nil {
 		tb.Fatal(err)
@@ -92,6 +110,9 @@ func (r *run) startInfra(failing ...string) {
 	if len(failing) > 0 {
 		args = append(args, "-fail-clusters", strings.Join(failing, ","))
 	}
+	if r.setup.byName {
+		args = append(args, "-simulate-render-by-name")
+	}
 	r.infra = start(r.tb, r.dir, "agents", r.bin.controller, args...)
 }
 
@@ -107,10 +128,15 @@ func (r *run) startOCM() {
 	r.ocm = start(r.tb, r.dir, "ocm-addon-manager", r.bin.ocm, "-kubeconfig", r.hub.kubeconfig)
 }
 
-// startOurs starts the rolloutkit controller, taking only its add-on.
+// startOurs starts the rolloutkit controller, taking only its add-on,
+// and serving the work gate when the run has one (installed first).
 func (r *run) startOurs() {
-	r.ours = start(r.tb, r.dir, "rolloutkit-controller", r.bin.controller, "-kubeconfig", r.hub.kubeconfig, "-placements=false",
-		"-lifecycle", lifecycleOurs, "-health-probe-bind-address", "0", "-zap-log-level", "info")
+	args := []string{"-kubeconfig", r.hub.kubeconfig, "-placements=false",
+		"-lifecycle", lifecycleOurs, "-health-probe-bind-address", "0", "-zap-log-level", "info"}
+	if r.gate != nil {
+		args = append(args, append(r.gate.flags(), "-metrics-bind-address", r.gate.metrics)...)
+	}
+	r.ours = start(r.tb, r.dir, "rolloutkit-controller", r.bin.controller, args...)
 }
 
 // restartBoth stops each side's controller, waits pause, and starts them
