@@ -175,9 +175,21 @@ see the next step at any time:
 
 Ctrl-C stops the hub.
 `, h.Describe(), so.Clusters(), o.soak, o.deadline, o.lifecycle, testhub.GlobalSetName, o.kubeconfig,
-		o.kubeconfig, takeFlag(o.lifecycle), o.kubeconfig, o.kubeconfig, takeFlag(o.lifecycle))
+		o.kubeconfig, takeFlag(o.lifecycle)+gateFlags(o.workGate), o.kubeconfig, o.kubeconfig, takeFlag(o.lifecycle))
 	<-ctx.Done()
 	return nil
+}
+
+// gateFlags are the controller flags that serve the work gate where the
+// hub calls it (base, as -work-gate gave it; "": no gate), with a
+// certificate the controller makes itself.
+func gateFlags(base string) string {
+	if base == "" {
+		return ""
+	}
+	host := strings.TrimPrefix(base, "https://")
+	return fmt.Sprintf(" -simulate-render-by-name -webhook-bind-address %s -webhook-cert-secret default/rolloutkit-webhook-cert"+
+		" -webhook-cert-hosts %s -webhook-cert-dir /tmp/rolloutkit-webhook-certs", host, strings.Split(host, ":")[0])
 }
 
 // takeFlag is the controller flag that takes an add-on annotated
