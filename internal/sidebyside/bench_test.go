@@ -29,7 +29,39 @@ var (
 	benchController = flag.String("sidebyside.controller", "", "BenchmarkAddOnManagerSideBySide: run this rolloutkit controller binary on our side (an older build, to compare); the shared agents stay this tree's")
 	benchProfile    = flag.String("sidebyside.apiserver-profile", "", "BenchmarkAddOnManagerSideBySide: write a 20s CPU profile of kube-apiserver, taken from the config change on, to this file prefix (one file per run)")
 	benchClusters   = flag.String("sidebyside.clusters", "1000,3500", "BenchmarkAddOnManagerSideBySide: the hub sizes to run, comma-separated (each at least 10)")
+	benchGate       = flag.String("sidebyside.gate", "off", "BenchmarkAddOnManagerSideBySide: our side's work gate: off; on (our side serves it, installed on the hub, and it answers every work update); "+
+		"both (our side without it, then with it, and their ratios)")
 )
+
+// benchVariants are the sides -sidebyside.gate runs: OCM's, and ours
+// without the work gate, with it, or both.
+func benchVariants() ([]benchVariant, error) {
+	ocm, ours, gated := benchVariant{side: ocmSide}, benchVariant{side: oursSide}, benchVariant{side: oursSide, gate: true}
+	switch *benchGate {
+	case "off":
+		return []benchVariant{ocm, ours}, nil
+	case "on":
+		return []benchVariant{ocm, gated}, nil
+	case "both":
+		return []benchVariant{ocm, ours, gated}, nil
+	}
+	return nil, fmt.Errorf("-sidebyside.gate %q: want off, on or both", *benchGate)
+}
+
+// benchVariant is one side as the benchmark runs it.
+type benchVariant struct {
+	side side
+	gate bool // our side serves the work gate
+}
+
+// name is the variant's sub-benchmark name: side=OCM, side=rolloutkit,
+// side=rolloutkit-gate.
+func (v benchVariant) name() string {
+	if v.gate {
+		return "side=" + v.side.name + "-gate"
+	}
+	return "side=" + v.side.name
+}
 
 // benchSizes parses -sidebyside.clusters.
 func benchSizes() ([]int, error) {
@@ -73,41 +105,125 @@ const (
 //     cpu-s: its CPU time during the rollout;
 //   - apiserver-cpu-s, etcd-cpu-s, agents-cpu-s: the CPU the rest of the
 //     hub spent in the meantime, and write-ms: the API server's mean time
-//     for a write of a ManagedClusterAddOn (apiserver_request_duration_seconds).
+//     for a write of a ManagedClusterAddOn (apiserver_request_duration_seconds);
+//   - with the work gate (side=rolloutkit-gate): gate-calls and
+//     gate-rejected, the API server's calls of the gate during the
+//     rollout, gate-ms their mean duration
+//     (apiserver_admission_webhook_admission_duration_seconds), and
+//     gate-refusals, the writes the gate refused as our side counts them,
+//     gate-handler-ms the mean time of its handler in our side's webhook
+//     server (controller_runtime_webhook_latency_seconds); after a run
+//     without the gate (-sidebyside.gate both), x-rollout-without-gate,
+//     x-apiserver-cpu-without-gate and x-cpu-without-gate, the ratios to
+//     it. The agents render honestly (from the desired spec), so every
+//     work update the rollout makes is admitted: the gate's cost alone.
 //
 // It logs where the time went, group by group. Run it by hand:
 //
 //	go test -run '^$' -bench 'SideBySide/clusters=1000' -benchtime 1x -timeout 60m .
 //
 // (-sidebyside.qps N gives both sides the same client rate limit;
-// -sidebyside.clusters 100,300 runs other sizes.)
+// -sidebyside.clusters 100,300 runs other sizes; -sidebyside.gate on runs
+// our side with the work gate, -sidebyside.gate both without it and with
+// it, and logs the ratios:
+//
+//	go test -run '^$' -bench 'SideBySide/clusters=1000/side=rolloutkit' -benchtime 1x -timeout 60m -sidebyside.clusters 1000 -sidebyside.gate both .
+//
+// runs our side alone, twice.)
 func BenchmarkAddOnManagerSideBySide(b *testing.B) {
 	needHub(b)
 	ns, err := benchSizes()
 	if err != nil {
 		b.Fatal(err)
 	}
+	variants, err := benchVariants()
+	if err != nil {
+		b.Fatal(err)
+	}
 	for _, n := range ns {
 		sizes := [3]int{n / 10, 3 * n / 10, n - n/10 - 3*n/10}
-		for _, s := range sides {
-			b.Run(fmt.Sprintf("clusters=%d/side=%s", n, s.name), func(b *testing.B) {
+		measured := map[bool]rolloutMeasure{} // our side's last rollout, by gate
+		for _, vr := range variants {
+			b.Run(fmt.Sprintf("clusters=%d/%s", n, vr.name()), func(b *testing.B) {
 				for range b.N {
-					m := measureRollout(b, s, sizes)
-					b.ReportMetric(m.seconds, "s/rollout")
-					b.ReportMetric(benchFloor.Seconds(), "floor-s")
-					b.ReportMetric(m.seconds/benchFloor.Seconds(), "x-floor")
-					b.ReportMetric(m.writes/float64(n), "writes/cluster")
-					b.ReportMetric(m.reads, "reads")
-					b.ReportMetric(m.side.peakMiB, "peak-MiB")
-					b.ReportMetric(m.side.cpuSeconds, "cpu-s")
-					b.ReportMetric(m.apiserver.cpuSeconds, "apiserver-cpu-s")
-					b.ReportMetric(m.etcd.cpuSeconds, "etcd-cpu-s")
-					b.ReportMetric(m.agents.cpuSeconds, "agents-cpu-s")
-					b.ReportMetric(m.writeMillis, "write-ms")
+					m := measureRollout(b, vr, sizes)
+					if vr.side == oursSide {
+						measured[vr.gate] = m
+					}
+					reportRollout(b, n, vr, m, measured)
 				}
 			})
 		}
+		if without, with, ok := pair(measured); ok {
+			b.Logf("clusters=%d: our side with the work gate over without it (shown with -v):%s", n, gateRatios(with, without))
+		}
 	}
+}
+
+// reportRollout reports one side's rollout over n clusters; with the
+// gate, also its ratios to our side's rollout without it, when that ran
+// just before.
+func reportRollout(b *testing.B, n int, vr benchVariant, m rolloutMeasure, measured map[bool]rolloutMeasure) {
+	b.ReportMetric(m.seconds, "s/rollout")
+	b.ReportMetric(benchFloor.Seconds(), "floor-s")
+	b.ReportMetric(m.seconds/benchFloor.Seconds(), "x-floor")
+	b.ReportMetric(m.writes/float64(n), "writes/cluster")
+	b.ReportMetric(m.reads, "reads")
+	b.ReportMetric(m.side.peakMiB, "peak-MiB")
+	b.ReportMetric(m.side.cpuSeconds, "cpu-s")
+	b.ReportMetric(m.apiserver.cpuSeconds, "apiserver-cpu-s")
+	b.ReportMetric(m.etcd.cpuSeconds, "etcd-cpu-s")
+	b.ReportMetric(m.agents.cpuSeconds, "agents-cpu-s")
+	b.ReportMetric(m.writeMillis, "write-ms")
+	if !vr.gate {
+		return
+	}
+	b.ReportMetric(m.gate.admitted+m.gate.rejected, "gate-calls")
+	b.ReportMetric(m.gate.rejected, "gate-rejected")
+	b.ReportMetric(m.refusals, "gate-refusals")
+	b.ReportMetric(m.gate.meanMillis(), "gate-ms")
+	b.ReportMetric(m.handlerMillis, "gate-handler-ms")
+	if without, ok := measured[false]; ok {
+		b.ReportMetric(m.seconds/without.seconds, "x-rollout-without-gate")
+		b.ReportMetric(m.apiserver.cpuSeconds/without.apiserver.cpuSeconds, "x-apiserver-cpu-without-gate")
+		b.ReportMetric(m.side.cpuSeconds/without.side.cpuSeconds, "x-cpu-without-gate")
+	}
+}
+
+// pair returns our side's rollouts without the gate and with it, when
+// both ran.
+func pair(measured map[bool]rolloutMeasure) (without, with rolloutMeasure, ok bool) {
+	without, ok1 := measured[false]
+	with, ok2 := measured[true]
+	return without, with, ok1 && ok2
+}
+
+// gateRatios compares our side's rollout with the work gate to one
+// without it.
+func gateRatios(with, without rolloutMeasure) string {
+	ratio := func(a, b float64) string {
+		if b == 0 {
+			return "n/a"
+		}
+		return fmt.Sprintf("%.3f", a/b)
+	}
+	var sb strings.Builder
+	for _, r := range []struct {
+		what       string
+		with, wout float64
+	}{
+		{"change to Completed (s)", with.seconds, without.seconds},
+		{"kube-apiserver CPU (s)", with.apiserver.cpuSeconds, without.apiserver.cpuSeconds},
+		{"our controller CPU (s)", with.side.cpuSeconds, without.side.cpuSeconds},
+		{"etcd CPU (s)", with.etcd.cpuSeconds, without.etcd.cpuSeconds},
+		{"agents CPU (s)", with.agents.cpuSeconds, without.agents.cpuSeconds},
+		{"our controller's writes", with.writes, without.writes},
+		{"our controller's reads", with.reads, without.reads},
+	} {
+		fmt.Fprintf(&sb, "\n  %-24s %8.1f / %8.1f = %s", r.what, r.with, r.wout, ratio(r.with, r.wout))
+	}
+	fmt.Fprintf(&sb, "\n  the gate: the API server called it %s (its handler: %.1f ms); it refused %.0f writes", with.gate, with.handlerMillis, with.refusals)
+	return sb.String()
 }
 
 // rolloutMeasure is what one rollout cost one side.
@@ -115,15 +231,25 @@ type rolloutMeasure struct {
 	seconds       float64
 	writes, reads float64
 	writeMillis   float64
+	// gate: the API server's calls of validating webhooks (the work
+	// gate's, the only one); refusals: the writes the gate refused, as
+	// our side counts them.
+	gate     webhookCalls
+	refusals float64
+	// handlerMillis: the mean time the gate's handler took in our side's
+	// webhook server, of gate.meanMillis() as the API server timed a call.
+	handlerMillis float64
 	// side: peak memory over its whole life, CPU during the rollout; the
 	// others: CPU during the rollout.
 	side, apiserver, etcd, agents usage
 }
 
-// measureRollout starts a hub, seeds it with sizes, runs side and the
-// shared agents, installs, and measures one config change.
-func measureRollout(b *testing.B, s side, sizes [3]int) rolloutMeasure {
+// measureRollout starts a hub, seeds it with sizes, runs a side (with the
+// work gate, installed with the shipped configuration, when vr says so)
+// and the shared agents, installs, and measures one config change.
+func measureRollout(b *testing.B, vr benchVariant, sizes [3]int) rolloutMeasure {
 	b.StopTimer()
+	s := vr.side
 	dir := b.TempDir()
 	bin := programs(b)
 	hubProc, kubeconfig := startHub(b, bin, dir)
@@ -144,6 +270,14 @@ func measureRollout(b *testing.B, s side, sizes [3]int) rolloutMeasure {
 		"-health-probe-bind-address", "0", "-zap-log-level", "error")
 	defer agents.stop(b)
 	addr := freeAddr(b)
+	var gate *gateServer
+	if vr.gate {
+		gate = newGateServer(b, dir)
+		gate.metrics = addr
+		if err := gate.install(ctx, h); err != nil {
+			b.Fatal(err)
+		}
+	}
 	var ctl *proc
 	var rate []string
 	if *benchQPS > 0 {
@@ -156,8 +290,12 @@ func measureRollout(b *testing.B, s side, sizes [3]int) rolloutMeasure {
 		if *benchController != "" {
 			ours = *benchController
 		}
-		ctl = start(b, dir, "rolloutkit-controller", ours, append([]string{"-kubeconfig", kubeconfig, "-placements=false",
-			"-lifecycle", lifecycleOurs, "-metrics-bind-address", addr, "-health-probe-bind-address", "0", "-zap-log-level", "error"}, rate...)...)
+		args := append([]string{"-kubeconfig", kubeconfig, "-placements=false",
+			"-lifecycle", lifecycleOurs, "-metrics-bind-address", addr, "-health-probe-bind-address", "0", "-zap-log-level", "error"}, rate...)
+		if gate != nil {
+			args = append(args, gate.flags()...)
+		}
+		ctl = start(b, dir, "rolloutkit-controller", ours, args...)
 	}
 	defer ctl.stop(b)
 	strategy := clusterv1alpha1.RolloutStrategy{
@@ -166,9 +304,6 @@ func measureRollout(b *testing.B, s side, sizes [3]int) rolloutMeasure {
 			MinSuccessTime: metav1.Duration{Duration: benchSoak}, ProgressDeadline: "10m", MaxFailures: intstr.FromInt32(0),
 		}},
 	}
-	if err := h.createAddons(ctx, strategy, s); err != nil {
-		b.Fatal(err)
-	}
 	exited := func() string {
 		for _, p := range []*proc{agents, ctl} {
 			if done, err := p.exited(); done {
@@ -176,6 +311,12 @@ func measureRollout(b *testing.B, s side, sizes [3]int) rolloutMeasure {
 			}
 		}
 		return ""
+	}
+	if gate != nil {
+		gate.waitServing(ctx, b, h, exited)
+	}
+	if err := h.createAddons(ctx, strategy, s); err != nil {
+		b.Fatal(err)
 	}
 	v1, v2 := configHash(b, "v1"), configHash(b, "v2")
 	rec.waitFor(b, 30*time.Minute, "install", func(v view) (bool, string) {
@@ -232,6 +373,13 @@ func measureRollout(b *testing.B, s side, sizes [3]int) rolloutMeasure {
 		apiserver: usage{cpuSeconds: after.apiserver.cpuSeconds - before.apiserver.cpuSeconds},
 		etcd:      usage{cpuSeconds: after.etcd.cpuSeconds - before.etcd.cpuSeconds},
 		agents:    usage{cpuSeconds: after.agents.cpuSeconds - before.agents.cpuSeconds},
+	}
+	if gate != nil {
+		m.gate = after.api.webhooks.minus(before.api.webhooks)
+		m.refusals = after.client.refusals - before.client.refusals
+		if n := after.client.gateHandled - before.client.gateHandled; n > 0 {
+			m.handlerMillis = 1000 * (after.client.gateSeconds - before.client.gateSeconds) / n
+		}
 	}
 	if n := after.api.addonWrites - before.api.addonWrites; n > 0 {
 		m.writeMillis = 1000 * (after.api.addonWriteSeconds - before.api.addonWriteSeconds) / n
@@ -310,8 +458,13 @@ func children(b *testing.B, pid int) map[string]int {
 // controller.
 type clientCounts struct {
 	writes, reads float64
-	reconciles    map[string]float64
-	reconcileSecs map[string]float64
+	refusals      float64 // the work gate's, on our side
+	// gateHandled and gateSeconds: the requests our side's webhook server
+	// answered and the time its handlers took (controller-runtime's
+	// controller_runtime_webhook_latency_seconds).
+	gateHandled, gateSeconds float64
+	reconciles               map[string]float64
+	reconcileSecs            map[string]float64
 }
 
 func scrapeClient(b *testing.B, addr string) clientCounts {
@@ -324,6 +477,12 @@ func scrapeClient(b *testing.B, addr string) clientCounts {
 	c := clientCounts{reconciles: map[string]float64{}, reconcileSecs: map[string]float64{}}
 	err = eachSample(resp.Body, func(name string, labels map[string]string, v float64) {
 		switch name {
+		case metricGateRefusals:
+			c.refusals += v
+		case "controller_runtime_webhook_latency_seconds_count":
+			c.gateHandled += v
+		case "controller_runtime_webhook_latency_seconds_sum":
+			c.gateSeconds += v
 		case "controller_runtime_reconcile_total":
 			c.reconciles[labels["controller"]] += v
 		case "controller_runtime_reconcile_time_seconds_sum":
@@ -349,6 +508,7 @@ type apiCounts struct {
 	addonWrites, addonWriteSeconds float64
 	requests                       map[string]float64 // "VERB resource" -> count
 	watchEvents, watchBytes        map[string]float64 // kind -> events sent to watchers, and their bytes
+	webhooks                       webhookCalls       // calls of every validating webhook
 }
 
 func scrapeAPIServer(b *testing.B, h *hub) apiCounts {
@@ -371,6 +531,7 @@ func scrapeAPIServer(b *testing.B, h *hub) apiCounts {
 		case "apiserver_watch_events_sizes_sum":
 			c.watchBytes[labels["resource"]] += v
 		}
+		c.webhooks.addWebhookSample("", name, labels, v)
 		if labels["resource"] != "managedclusteraddons" || (labels["verb"] != "PATCH" && labels["verb"] != "UPDATE") {
 			return
 		}

@@ -40,7 +40,8 @@
 // its hash; ours only once our rollout has.
 //
 // BenchmarkAddOnManagerSideBySide times one config change at 1,000 and
-// 3,500 clusters on each side (docs/performance.md).
+// 3,500 clusters on each side (docs/performance.md), and with
+// -sidebyside.gate our side with the work gate too.
 //
 //	hack/test-apiserver.sh
 //	cd internal/sidebyside && go test ./...
