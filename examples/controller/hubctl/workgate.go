@@ -55,9 +55,12 @@ const ReasonWorkHeld = "WorkHeld"
 // It runs on every replica, leader or not: the API server calls whichever
 // the Service picks. It reads the ClusterManagementAddOn, the
 // PlacementDecisions and the AddOnRollout from the manager's cache, and
-// the ManagedClusterAddOn and the config objects from the API server
-// itself, so that a desired config the rollout has just written, or a
-// config just changed, is never judged on an older view.
+// the config objects from the API server itself, so that a config just
+// changed is never judged on an older view (a renderer that reads by name
+// may already render it). The ManagedClusterAddOn comes from the cache,
+// and, when that view would hold the write, from the API server: a
+// desired config the rollout has just written is never held for a cache
+// that has not seen it.
 type WorkGate struct {
 	// Client reads from the manager's cache.
 	Client client.Client
@@ -105,7 +108,16 @@ func (g *WorkGate) Handle(ctx context.Context, req admission.Request) admission.
 	if !workgate.ContentChanges(r) {
 		return admission.Allowed("")
 	}
-	c, err := g.cluster(ctx, r.New)
+	// The add-on from the cache first: it admits the common case (a
+	// handover the cache has seen, since the manager rendered from its own
+	// view of it) with one read from the API server, the config's. Only a
+	// write that view would hold is judged again on the add-on as the API
+	// server has it, so that a handover the cache has not seen yet is
+	// never held for it.
+	c, err := g.cluster(ctx, r.New, g.Client)
+	if err == nil && !workgate.Decide(r, c).Allowed() {
+		c, err = g.cluster(ctx, r.New, g.Reader)
+	}
 	if err != nil {
 		// Nothing can be checked: hold, and say why. The add-on manager
 		// retries.
@@ -144,8 +156,9 @@ func (g *WorkGate) request(req admission.Request) (workgate.Request, error) {
 }
 
 // cluster reads what the rollout says of the cluster of work w, for its
-// add-on.
-func (g *WorkGate) cluster(ctx context.Context, w *workv1.ManifestWork) (workgate.Cluster, error) {
+// add-on: the ManagedClusterAddOn from addons (the cache, or the API
+// server), the config objects from the API server.
+func (g *WorkGate) cluster(ctx context.Context, w *workv1.ManifestWork, addons client.Reader) (workgate.Cluster, error) {
 	name := w.Labels[addonv1beta1.AddonLabelKey]
 	ns := w.Namespace
 	if hosted, ok := w.Labels[addonv1beta1.AddonNamespaceLabelKey]; ok {
@@ -168,7 +181,7 @@ func (g *WorkGate) cluster(ctx context.Context, w *workv1.ManifestWork) (workgat
 	}
 	c.Taken = true
 	mobj := g.api.newMCA()
-	switch err := g.Reader.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, mobj); {
+	switch err := addons.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, mobj); {
 	case apierrors.IsNotFound(err):
 		// No add-on: the rollout has handed the cluster nothing.
 		return c, nil
