@@ -54,7 +54,9 @@ func Guards(cfg *admissionregistrationv1.ValidatingWebhookConfiguration, webhook
 
 // coversWorkUpdates reports whether r sends updates of ManifestWorks.
 func coversWorkUpdates(r admissionregistrationv1.RuleWithOperations) bool {
-	has := func(list []string, want string) bool { return slices.Contains(list, want) || slices.Contains(list, "*") }
+	has := func(list []string, want string) bool {
+		return slices.Contains(list, want) || slices.Contains(list, "*")
+	}
 	ops := make([]string, len(r.Operations))
 	for i, op := range r.Operations {
 		ops[i] = string(op)
