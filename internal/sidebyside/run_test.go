@@ -135,6 +135,10 @@ func (r *run) startOurs() {
 		"-lifecycle", lifecycleOurs, "-health-probe-bind-address", "0", "-zap-log-level", "info"}
 	if r.gate != nil {
 		args = append(args, append(r.gate.flags(), "-metrics-bind-address", r.gate.metrics)...)
+	} else {
+		// Off for certain: three scenarios run at once, and none may take
+		// the gate's port because a certificate happens to be found.
+		args = append(args, "-webhook-bind-address", "0")
 	}
 	r.ours = start(r.tb, r.dir, "rolloutkit-controller", r.bin.controller, args...)
 }

@@ -224,11 +224,17 @@ func (r *AddonReconciler) placementInputs(ctx context.Context, cma *addonv1beta1
 	return inputs, nil
 }
 
-// groups reads a placement's decision groups from its PlacementDecisions,
-// as OCM's add-on manager does. No PlacementDecisions: no groups.
+// groups reads a placement's decision groups (decisionGroups).
 func (r *AddonReconciler) groups(ctx context.Context, ref addonv1beta1.PlacementRef) ([]grouping.Group, error) {
+	return decisionGroups(ctx, r.Client, ref)
+}
+
+// decisionGroups reads a placement's decision groups from its
+// PlacementDecisions, as OCM's add-on manager does. No PlacementDecisions:
+// no groups.
+func decisionGroups(ctx context.Context, c client.Reader, ref addonv1beta1.PlacementRef) ([]grouping.Group, error) {
 	var ds clusterv1beta1.PlacementDecisionList
-	if err := r.Client.List(ctx, &ds, client.InNamespace(ref.Namespace), client.MatchingLabels{clusterv1beta1.PlacementLabel: ref.Name}); err != nil {
+	if err := c.List(ctx, &ds, client.InNamespace(ref.Namespace), client.MatchingLabels{clusterv1beta1.PlacementLabel: ref.Name}); err != nil {
 		return nil, err
 	}
 	if len(ds.Items) == 0 {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/rolloutkit/rolloutkit/grouping"
 	"net/http"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -14,7 +16,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
-	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	workv1 "open-cluster-management.io/api/work/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -292,40 +293,27 @@ func (g *WorkGate) waits(ctx context.Context, c workgate.Cluster) (group, waits 
 	return group, ""
 }
 
-// groupKey is a decision group's name and index as the decisions label
-// them.
-type groupKey struct {
-	Name  string
-	Index int32
-}
-
 // groupOf finds the decision group of cluster among cma's install
-// placements: the last placement that selects it owns it.
-func (g *WorkGate) groupOf(ctx context.Context, cma *addonv1beta1.ClusterManagementAddOn, cluster string) (addonv1beta1.PlacementRef, groupKey, bool) {
+// placements, as the add-on reconciler reads them (decisionGroups): the
+// last placement that selects it owns it.
+func (g *WorkGate) groupOf(ctx context.Context, cma *addonv1beta1.ClusterManagementAddOn, cluster string) (addonv1beta1.PlacementRef, grouping.GroupKey, bool) {
 	var (
 		ref   addonv1beta1.PlacementRef
-		gk    groupKey
+		key   grouping.GroupKey
 		found bool
 	)
 	for _, ps := range cma.Spec.InstallStrategy.Placements {
-		var ds clusterv1beta1.PlacementDecisionList
-		if err := g.Client.List(ctx, &ds, client.InNamespace(ps.Namespace), client.MatchingLabels{clusterv1beta1.PlacementLabel: ps.Name}); err != nil {
-			continue
+		groups, err := decisionGroups(ctx, g.Client, ps.PlacementRef)
+		if err != nil {
+			continue // the message goes without the group
 		}
-		for _, d := range ds.Items {
-			for _, cd := range d.Status.Decisions {
-				if cd.ClusterName != cluster {
-					continue
-				}
-				var index int32
-				if _, err := fmt.Sscan(d.Labels[clusterv1beta1.DecisionGroupIndexLabel], &index); err != nil {
-					index = 0
-				}
-				ref, gk, found = ps.PlacementRef, groupKey{Name: d.Labels[clusterv1beta1.DecisionGroupNameLabel], Index: index}, true
+		for _, gr := range groups {
+			if slices.Contains(gr.Clusters, cluster) {
+				ref, key, found = ps.PlacementRef, gr.GroupKey, true
 			}
 		}
 	}
-	return ref, gk, found
+	return ref, key, found
 }
 
 // held records a held work: a Warning event on its add-on.
