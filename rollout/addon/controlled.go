@@ -154,7 +154,7 @@ func PlanControlled(planner rollout.Planner, ctl Controls, cma *addonv1beta1.Clu
 			return Plan{Steps: steps, RecheckAfter: stepsRecheck(steps)}, err
 		}
 		p := Plan{}
-		p.Steps, p.NewRendering = newRenderings(cma, placements, mcas, ctl.Works, now).stage(planner, steps, nil, nil)
+		p.Steps, p.NewRendering = newRenderings(cma, placements, mcas, ctl.Works, ctl.ReleaseSettle, now).stage(planner, steps, nil, nil)
 		p.RecheckAfter = stepsRecheck(p.Steps)
 		return p, nil
 	}
@@ -177,7 +177,7 @@ func PlanControlled(planner rollout.Planner, ctl Controls, cma *addonv1beta1.Clu
 	p := Plan{Invalid: invalid}
 	if ctl.Works != nil {
 		shown := func(s Step) bool { return placementStatusOf(ar.Status, s.Ref, s.Revision) != nil }
-		steps, p.NewRendering = newRenderings(cma, placements, mcas, ctl.Works, now).stage(planner, steps, gates, shown)
+		steps, p.NewRendering = newRenderings(cma, placements, mcas, ctl.Works, ctl.ReleaseSettle, now).stage(planner, steps, gates, shown)
 	}
 	p.Steps, p.RecheckAfter = steps, stepsRecheck(steps)
 	v := view{c: c, now: now, base: base, invalid: invalid, addOn: cma.Name, held: heldClusters(cma.Name, mcas), gate: ctl.WorkGate}

@@ -44,6 +44,12 @@ type Controls struct {
 	// them, a new rendering that the work gate holds is rolled out as a
 	// revision of its own ([PlanControlled]). Nil: configs only.
 	Works map[string]Works
+	// ReleaseSettle is how long a cluster released by a rendering
+	// rollout without a held work waits for its add-on's manager to render
+	// it again before it counts as done with nothing to take
+	// (DefaultReleaseSettle, for a controller and its dry runs); 0: done at
+	// its release.
+	ReleaseSettle time.Duration
 	// WorkGate says whether the work gate guards the add-on's works on
 	// the hub (workgate.Guards): the status's WorkGate condition. Nil: not
 	// known, and no such condition.

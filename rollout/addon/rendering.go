@@ -73,8 +73,10 @@ type Release struct {
 	// it is past it.
 	Generation int64 `json:"generation"`
 	// Held reports whether the gate held the cluster's work at the
-	// release. A cluster that was not held has nothing to take: it is
-	// done at once.
+	// release. A cluster that was not held may have nothing to take, or
+	// its manager may not have tried yet: it is done once its works move
+	// and are ready, or Controls.ReleaseSettle after the release with
+	// nothing held.
 	Held bool `json:"held,omitempty"`
 	// DoneAt is when the cluster was done (its works took the new content
 	// and are Applied and Available): the start of its soak. Nil while it
@@ -185,19 +187,20 @@ type renderings struct {
 	inputs    []PlacementInput
 	byCluster map[string]*addonv1beta1.ManagedClusterAddOn
 	works     map[string]Works
+	settle    time.Duration // Controls.ReleaseSettle
 	now       time.Time
 }
 
 // newRenderings gathers what one call knows of cma's rendering rollout.
 func newRenderings(cma *addonv1beta1.ClusterManagementAddOn, inputs []PlacementInput, mcas []*addonv1beta1.ManagedClusterAddOn,
-	works map[string]Works, now time.Time) renderings {
+	works map[string]Works, settle time.Duration, now time.Time) renderings {
 	byCluster := make(map[string]*addonv1beta1.ManagedClusterAddOn, len(mcas))
 	for _, m := range mcas {
 		if m != nil && m.Name == cma.Name {
 			byCluster[m.Namespace] = m
 		}
 	}
-	return renderings{cma: cma, inputs: inputs, byCluster: byCluster, works: works, now: now}
+	return renderings{cma: cma, inputs: inputs, byCluster: byCluster, works: works, settle: settle, now: now}
 }
 
 // heldClusters is the set of clusters whose work of add-on name the gate
@@ -328,8 +331,17 @@ func (r renderings) plan(planner rollout.Planner, s Step, rev RenderingRevision,
 	if err != nil {
 		return s // the config plan of the same groups passed: cannot happen
 	}
-	s.Kind, s.Revision, s.Result = KindRendering, rev.Revision, res
 	s.Releases = r.releases(rev, res, done)
+	settle := r.settling(s, rev)
+	for _, w := range s.Releases {
+		if !w.Release.Held && w.Release.DoneAt == nil && (settle == 0 || r.settle < settle) {
+			settle = r.settle // released now: settled then
+		}
+	}
+	if settle > 0 && (res.RecheckAfter <= 0 || settle < res.RecheckAfter) {
+		res.RecheckAfter = settle
+	}
+	s.Kind, s.Revision, s.Result = KindRendering, rev.Revision, res
 	return s
 }
 
@@ -347,7 +359,8 @@ func (r renderings) status(cluster string, rev RenderingRevision) (rollout.Clust
 		return st, false
 	}
 	w := r.works[cluster]
-	if !Held(mca) && w.Ready && (w.Generation > rel.Generation || !rel.Held) {
+	settled := !rel.Held && !r.now.Before(rel.ReleasedAt.Add(r.settle))
+	if !Held(mca) && w.Ready && (w.Generation > rel.Generation || settled) {
 		st.Status, st.LastTransitionTime = rollout.Succeeded, r.now
 		return st, true
 	}
@@ -355,9 +368,28 @@ func (r renderings) status(cluster string, rev RenderingRevision) (rollout.Clust
 	return st, false
 }
 
+// settling is how long until the first cluster of step s released
+// without a held work has settled (Controls.ReleaseSettle): when to plan
+// again.
+// 0: none is settling.
+func (r renderings) settling(s Step, rev RenderingRevision) time.Duration {
+	var d time.Duration
+	for _, a := range s.Addons {
+		rel, ok := ReadRelease(r.byCluster[a.Status.Cluster])
+		if !ok || rel.Revision != rev.Revision || rel.DoneAt != nil || rel.Held {
+			continue
+		}
+		if left := rel.ReleasedAt.Add(r.settle).Sub(r.now); left > 0 && (d == 0 || left < d) {
+			d = left
+		}
+	}
+	return d
+}
+
 // releases are the release annotations the plan res changes: a release of
 // every cluster it starts (done at once when the gate does not hold its
-// work), and the done time of every cluster done now.
+// work and there is no time to settle), and the done time of every
+// cluster done now.
 func (r renderings) releases(rev RenderingRevision, res rollout.Result, done map[string]bool) []ReleaseWrite {
 	var out []ReleaseWrite
 	now := metav1.NewTime(r.now)
@@ -367,8 +399,8 @@ func (r renderings) releases(rev RenderingRevision, res rollout.Result, done map
 		}
 		mca := r.byCluster[c.Cluster]
 		rel := Release{Revision: rev.Revision, ReleasedAt: now, Generation: r.works[c.Cluster].Generation, Held: Held(mca)}
-		if !rel.Held {
-			rel.DoneAt = &now
+		if !rel.Held && r.settle <= 0 {
+			rel.DoneAt = &now // nothing held, and no time to settle: done at its release
 		}
 		out = append(out, ReleaseWrite{Cluster: c.Cluster, Release: rel})
 	}
@@ -380,6 +412,18 @@ func (r renderings) releases(rev RenderingRevision, res rollout.Result, done map
 	slices.SortFunc(out, func(a, b ReleaseWrite) int { return strings.Compare(a.Cluster, b.Cluster) })
 	return out
 }
+
+// DefaultReleaseSettle is the Controls.ReleaseSettle a controller gives a
+// hub's add-on managers, and what a dry run of it must give too: how long
+// a cluster whose work the gate did not hold when it was released stays
+// released before it counts as done with nothing to take. The release is
+// a write to its add-on, which addon-framework's agentdeploy watches:
+// within this time the manager renders the cluster again, and new content
+// it has is admitted under the release. Without it, a cluster that the
+// manager had not tried yet when the revision opened (its works are
+// rendered one after another) would be done at once, and have its new
+// content held again later, for a second revision.
+const DefaultReleaseSettle = 10 * time.Second
 
 // WorksOf sums up, by cluster, the ManifestWorks of add-on name among
 // works, as [Progressing] lists them: those labelled with the add-on's

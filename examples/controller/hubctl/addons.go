@@ -178,6 +178,7 @@ func (r *AddonReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	if ctl.Works, err = r.works(ctx, cma.Name); err != nil {
 		return ctrl.Result{}, err
 	}
+	ctl.ReleaseSettle = addon.DefaultReleaseSettle
 	ctl.WorkGate = r.gate.check(ctx, cma.Name)
 	specHash := r.configs.specHash(ctx)
 	p, err := r.plan(ctx, withView(ctl, cma.Name), func(c addon.Controls) (addon.Plan, error) {

@@ -115,8 +115,7 @@ func TestAddonReconcileOpensRendering(t *testing.T) {
 			assert.Equal(t, int64(3), dev.Generation, "the generation of dev's works at the release")
 			assert.False(t, dev.Held)
 			assert.True(t, dev.ReleasedAt.Time.Equal(start), "released at %s", dev.ReleasedAt)
-			require.NotNil(t, dev.DoneAt, "dev, not held, was not done at once")
-			assert.True(t, dev.DoneAt.Time.Equal(start), "done at %s", dev.DoneAt)
+			assert.Nil(t, dev.DoneAt, "dev, not held, was done at its release: its manager may not have tried it yet")
 			for _, c := range []string{"stg-cluster", "prod-cluster"} {
 				assert.NotContains(t, hub.addon(c, seedAddonName).Annotations, addon.ReleaseAnnotation, "%s was released before dev soaked", c)
 			}
@@ -125,7 +124,8 @@ func TestAddonReconcileOpensRendering(t *testing.T) {
 			}
 
 			// dev's release brings the add-on back: the AddOnRollout's
-			// status then says dev soaks. Then nothing changes.
+			// status then says dev is in flight, settling
+			// (addon.DefaultReleaseSettle). Then nothing changes.
 			_, err = reconcileAddon(r, seedAddonName)
 			require.NoError(t, err)
 			if tc.rollout != nil {
@@ -136,7 +136,7 @@ func TestAddonReconcileOpensRendering(t *testing.T) {
 				assert.Equal(t, addon.KindRendering, ps.Kind)
 				assert.Equal(t, rev.Revision, ps.Revision)
 				require.Len(t, ps.Groups, 3)
-				assert.Equal(t, int32(1), ps.Groups[0].Counts.Soaking, "dev")
+				assert.Equal(t, int32(1), ps.Groups[0].Counts.Progressing, "dev, released, settles")
 				assert.Equal(t, "Waiting", ps.Groups[2].Phase, "prod")
 			}
 			writes, rvs := hub.writes.Load(), hub.resourceVersions()

@@ -50,7 +50,7 @@ func Plan(h *Hub, name string, now time.Time, gates []rollout.Gate) (*Report, er
 	}
 	ctl := addon.Controls{Rollout: h.rolloutOf(cma.Name), Approvals: h.RolloutApprovals}
 	if h.Works != nil {
-		ctl.Works = addon.WorksOf(cma.Name, h.Works)
+		ctl.Works, ctl.ReleaseSettle = addon.WorksOf(cma.Name, h.Works), addon.DefaultReleaseSettle
 	}
 	p, err := addon.PlanControlled(rollout.Planner{Clock: fake.New(now), Gates: gates}, ctl, cma, inputs, h.ManagedClusterAddOns, h.specHash(cma))
 	if err != nil {
