@@ -19,8 +19,10 @@ import (
 // and the add-on's manager has new content for them (a new agent chart).
 // The work gate refused it on prod, so PlanControlled opens a rendering
 // revision and rolls it out like a config: dev is released first. dev's
-// work was not held, so it has nothing to take and is done at its
-// release; stg and prod wait for dev's soak.
+// work was not held, and no Controls.ReleaseSettle is given, so it has
+// nothing to take and is done at its release (a controller gives
+// DefaultReleaseSettle: dev would wait that long for its manager); stg
+// and prod wait for dev's soak.
 func ExamplePlanControlled_rendering() {
 	gr := addonv1beta1.ConfigGroupResource{Group: "proxy.open-cluster-management.io", Resource: "managedproxyconfigurations"}
 	ref := addonv1beta1.PlacementRef{Namespace: "open-cluster-management", Name: "cluster-proxy-placement"}

@@ -317,11 +317,13 @@ func (r renderings) plan(planner rollout.Planner, s Step, rev RenderingRevision,
 	}
 	statuses := make([]rollout.ClusterStatus, 0, len(s.Addons))
 	done := make(map[string]bool)
+	var settle time.Duration // until the first released cluster settles
 	for _, a := range s.Addons {
-		st, justDone := r.status(a.Status.Cluster, rev)
+		st, justDone, left := r.status(a.Status.Cluster, rev)
 		if justDone {
 			done[a.Status.Cluster] = true
 		}
+		settle = soonest(settle, left)
 		statuses = append(statuses, st)
 	}
 	if gates != nil {
@@ -332,58 +334,42 @@ func (r renderings) plan(planner rollout.Planner, s Step, rev RenderingRevision,
 		return s // the config plan of the same groups passed: cannot happen
 	}
 	s.Releases = r.releases(rev, res, done)
-	settle := r.settling(s, rev)
 	for _, w := range s.Releases {
-		if !w.Release.Held && w.Release.DoneAt == nil && (settle == 0 || r.settle < settle) {
-			settle = r.settle // released now: settled then
+		if !w.Release.Held && w.Release.DoneAt == nil {
+			settle = soonest(settle, r.settle) // released now: settled then
 		}
 	}
-	if settle > 0 && (res.RecheckAfter <= 0 || settle < res.RecheckAfter) {
-		res.RecheckAfter = settle
-	}
+	res.RecheckAfter = soonest(res.RecheckAfter, settle)
 	s.Kind, s.Revision, s.Result = KindRendering, rev.Revision, res
 	return s
 }
 
-// status is cluster's status in rendering revision rev, and whether it is
-// done now without its release saying so yet.
-func (r renderings) status(cluster string, rev RenderingRevision) (rollout.ClusterStatus, bool) {
+// status is cluster's status in rendering revision rev, whether it is
+// done now without its release saying so yet, and, for a cluster released
+// with nothing held that has not settled yet (Controls.ReleaseSettle),
+// how long until it has (0: none).
+func (r renderings) status(cluster string, rev RenderingRevision) (rollout.ClusterStatus, bool, time.Duration) {
 	st := rollout.ClusterStatus{Cluster: cluster, Status: rollout.ToApply}
 	mca := r.byCluster[cluster]
 	rel, ok := ReadRelease(mca)
 	switch {
 	case !ok || rel.Revision != rev.Revision:
-		return st, false
+		return st, false, 0
 	case rel.DoneAt != nil:
 		st.Status, st.LastTransitionTime = rollout.Succeeded, rel.DoneAt.Time
-		return st, false
+		return st, false, 0
 	}
 	w := r.works[cluster]
-	settled := !rel.Held && !r.now.Before(rel.ReleasedAt.Add(r.settle))
-	if !Held(mca) && w.Ready && (w.Generation > rel.Generation || settled) {
+	var left time.Duration
+	if !rel.Held {
+		left = max(rel.ReleasedAt.Add(r.settle).Sub(r.now), 0)
+	}
+	if !Held(mca) && w.Ready && (w.Generation > rel.Generation || (!rel.Held && left == 0)) {
 		st.Status, st.LastTransitionTime = rollout.Succeeded, r.now
-		return st, true
+		return st, true, 0
 	}
 	st.Status, st.LastTransitionTime = rollout.Progressing, rel.ReleasedAt.Time
-	return st, false
-}
-
-// settling is how long until the first cluster of step s released
-// without a held work has settled (Controls.ReleaseSettle): when to plan
-// again.
-// 0: none is settling.
-func (r renderings) settling(s Step, rev RenderingRevision) time.Duration {
-	var d time.Duration
-	for _, a := range s.Addons {
-		rel, ok := ReadRelease(r.byCluster[a.Status.Cluster])
-		if !ok || rel.Revision != rev.Revision || rel.DoneAt != nil || rel.Held {
-			continue
-		}
-		if left := rel.ReleasedAt.Add(r.settle).Sub(r.now); left > 0 && (d == 0 || left < d) {
-			d = left
-		}
-	}
-	return d
+	return st, false, left
 }
 
 // releases are the release annotations the plan res changes: a release of
