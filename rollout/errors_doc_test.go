@@ -15,6 +15,7 @@ import (
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 
+	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/grouping"
 	"github.com/rolloutkit/rolloutkit/rollout"
@@ -214,8 +215,8 @@ func controlsExamples() []docExample {
 	}}
 	specHash := func(addonv1beta1.ConfigGroupResource, addonv1beta1.ConfigReferent) (string, error) { return "h", nil }
 	invalid := func(spec v1alpha1.AddOnRolloutSpec) error {
-		ctl := addon.Controls{Rollout: &v1alpha1.AddOnRollout{ObjectMeta: metav1.ObjectMeta{Name: "cluster-proxy"}, Spec: spec}}
-		p, err := addon.PlanControlled(plannerAt(t0()), ctl, cma, placements, nil, specHash)
+		ctl := addonrollout.Controls{Rollout: &v1alpha1.AddOnRollout{ObjectMeta: metav1.ObjectMeta{Name: "cluster-proxy"}, Spec: spec}}
+		p, err := addonrollout.PlanControlled(plannerAt(t0()), ctl, cma, placements, nil, specHash)
 		if err != nil {
 			return err
 		}

@@ -15,6 +15,7 @@ import (
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 	workv1 "open-cluster-management.io/api/work/v1"
 
+	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
 
@@ -28,7 +29,7 @@ const (
 // Marker starts the message of every held update, so that a person (or a
 // log query) reading an add-on manager's error can tell the gate's refusal
 // from any other failure to write a work.
-const Marker = addon.WorkGateMarker
+const Marker = addonrollout.WorkGateMarker
 
 // Request is one admission request for a ManifestWork.
 type Request struct {

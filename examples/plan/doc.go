@@ -26,7 +26,7 @@
 //
 // The AddOnRollout named after the add-on (rolloutkit.io/v1alpha1) then
 // holds the plan as the controller holds the rollout, with the same call
-// (addon.PlanControlled): spec.paused, the groups of spec.approvalRequired
+// (addonrollout.PlanControlled): spec.paused, the groups of spec.approvalRequired
 // until a RolloutApproval approves them for the placement's revision, the
 // time windows, and the verifications, whose results its status records
 // (plan runs no check: it lists those due). The report gives each

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 
+	"github.com/rolloutkit/rolloutkit/internal/addontest"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
 
@@ -53,13 +54,13 @@ func TestDesired(t *testing.T) {
 	}{
 		{
 			name:      "seed: the default ManagedProxyConfiguration through the placement",
-			cma:       seedCMA(t),
-			placement: seedPlacement,
+			cma:       addontest.SeedCMA(t),
+			placement: addontest.SeedPlacement(),
 			want:      []addon.Config{cfg("proxy.open-cluster-management.io", "managedproxyconfigurations", "", "cluster-proxy", "h-managedproxyconfigurations-cluster-proxy")},
 		},
 		{
 			name: "seed: no placement (defaults node)",
-			cma:  seedCMA(t),
+			cma:  addontest.SeedCMA(t),
 			want: []addon.Config{cfg("proxy.open-cluster-management.io", "managedproxyconfigurations", "", "cluster-proxy", "h-managedproxyconfigurations-cluster-proxy")},
 		},
 		{
@@ -182,9 +183,9 @@ func TestDesired(t *testing.T) {
 			t.Parallel()
 			cmaBefore := tt.cma.DeepCopy()
 			mcaBefore := tt.mca.DeepCopy()
-			got, err := addon.PlacementConfigs(tt.cma, tt.placement, names())
+			got, err := addon.PlacementConfigs(tt.cma, tt.placement, addontest.Names())
 			if tt.mca != nil {
-				got, err = addon.Desired(tt.cma, tt.placement, tt.mca, names())
+				got, err = addon.Desired(tt.cma, tt.placement, tt.mca, addontest.Names())
 			}
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, got)
@@ -196,28 +197,28 @@ func TestDesired(t *testing.T) {
 
 func TestDesiredHashesFromLookup(t *testing.T) {
 	t.Parallel()
-	got, err := addon.PlacementConfigs(seedCMA(t), seedPlacement, lookup(t, proxyConfig(t)))
+	got, err := addon.PlacementConfigs(addontest.SeedCMA(t), addontest.SeedPlacement(), lookup(t, proxyConfig(t)))
 	require.NoError(t, err)
 	require.Len(t, got, 1)
-	assert.Equal(t, oldHash, got[0].SpecHash)
+	assert.Equal(t, addontest.OldHash, got[0].SpecHash)
 	assert.Equal(t, `managedproxyconfigurations.proxy.open-cluster-management.io "cluster-proxy"`, got[0].String())
 
-	got, err = addon.PlacementConfigs(seedCMA(t), seedPlacement, lookup(t, proxyConfig(t, "proxyAgent", "proxyServer")))
+	got, err = addon.PlacementConfigs(addontest.SeedCMA(t), addontest.SeedPlacement(), lookup(t, proxyConfig(t, "proxyAgent", "proxyServer")))
 	require.NoError(t, err)
-	assert.Equal(t, newHash, got[0].SpecHash)
+	assert.Equal(t, addontest.NewHash, got[0].SpecHash)
 }
 
 func TestDesiredErrors(t *testing.T) {
 	t.Parallel()
-	manual := seedCMA(t)
+	manual := addontest.SeedCMA(t)
 	manual.Spec.InstallStrategy.Type = addonv1beta1.AddonInstallStrategyManual
-	unset := seedCMA(t)
+	unset := addontest.SeedCMA(t)
 	unset.Spec.InstallStrategy.Type = ""
-	dupDefault := seedCMA(t)
+	dupDefault := addontest.SeedCMA(t)
 	dupDefault.Spec.DefaultConfigs = append(dupDefault.Spec.DefaultConfigs, dupDefault.Spec.DefaultConfigs[0])
-	dupPlacement := seedCMA(t)
+	dupPlacement := addontest.SeedCMA(t)
 	dupPlacement.Spec.InstallStrategy.Placements = append(dupPlacement.Spec.InstallStrategy.Placements, dupPlacement.Spec.InstallStrategy.Placements[0])
-	none := seedCMA(t)
+	none := addontest.SeedCMA(t)
 	none.Spec.InstallStrategy.Placements = nil
 
 	tests := []struct {
@@ -230,48 +231,48 @@ func TestDesiredErrors(t *testing.T) {
 		notFound  bool
 	}{
 		{
-			name: "unknown placement", cma: seedCMA(t),
+			name: "unknown placement", cma: addontest.SeedCMA(t),
 			placement: addonv1beta1.PlacementRef{Namespace: "open-cluster-management", Name: "other"},
-			specHash:  names(),
+			specHash:  addontest.Names(),
 			wantErr:   `clustermanagementaddon "cluster-proxy": spec.installStrategy.placements: Not found: "open-cluster-management/other": want one of the listed placements: "open-cluster-management/cluster-proxy-placement"`,
 			field:     true,
 		},
 		{
-			name: "no placement listed", cma: none, placement: seedPlacement, specHash: names(),
+			name: "no placement listed", cma: none, placement: addontest.SeedPlacement(), specHash: addontest.Names(),
 			wantErr: `spec.installStrategy.placements: Not found: "open-cluster-management/cluster-proxy-placement": want a placement listed there (none is)`,
 			field:   true,
 		},
 		{
-			name: "placement under a Manual strategy", cma: manual, placement: seedPlacement, specHash: names(),
+			name: "placement under a Manual strategy", cma: manual, placement: addontest.SeedPlacement(), specHash: addontest.Names(),
 			wantErr: `clustermanagementaddon "cluster-proxy": spec.installStrategy.type: Invalid value: "Manual": want "Placements" to roll out by placement "open-cluster-management/cluster-proxy-placement"`,
 			field:   true,
 		},
 		{
-			name: "placement under an unset strategy", cma: unset, placement: seedPlacement, specHash: names(),
+			name: "placement under an unset strategy", cma: unset, placement: addontest.SeedPlacement(), specHash: addontest.Names(),
 			wantErr: `spec.installStrategy.type: Invalid value: "": want "Placements"`,
 			field:   true,
 		},
 		{
-			name: "default listed twice", cma: dupDefault, placement: seedPlacement, specHash: names(),
+			name: "default listed twice", cma: dupDefault, placement: addontest.SeedPlacement(), specHash: addontest.Names(),
 			wantErr: `clustermanagementaddon "cluster-proxy": spec.defaultConfigs[1]: Duplicate value: "managedproxyconfigurations.proxy.open-cluster-management.io": want one entry per group and resource (spec.defaultConfigs[0] has it)`,
 			field:   true,
 		},
 		{
-			name: "placement listed twice", cma: dupPlacement, placement: seedPlacement, specHash: names(),
+			name: "placement listed twice", cma: dupPlacement, placement: addontest.SeedPlacement(), specHash: addontest.Names(),
 			wantErr: `spec.installStrategy.placements[1]: Duplicate value: "open-cluster-management/cluster-proxy-placement": want each placement listed once (spec.installStrategy.placements[0] has it)`,
 			field:   true,
 		},
 		{
-			name: "lookup error names the config", cma: seedCMA(t), placement: seedPlacement, specHash: lookup(t),
+			name: "lookup error names the config", cma: addontest.SeedCMA(t), placement: addontest.SeedPlacement(), specHash: lookup(t),
 			wantErr:  `clustermanagementaddon "cluster-proxy": spec hash of managedproxyconfigurations.proxy.open-cluster-management.io "cluster-proxy": not found`,
 			notFound: true,
 		},
 		{
-			name: "nil ClusterManagementAddOn", placement: seedPlacement, specHash: names(),
+			name: "nil ClusterManagementAddOn", placement: addontest.SeedPlacement(), specHash: addontest.Names(),
 			wantErr: "nil ClusterManagementAddOn: want an object",
 		},
 		{
-			name: "nil lookup", cma: seedCMA(t), placement: seedPlacement,
+			name: "nil lookup", cma: addontest.SeedCMA(t), placement: addontest.SeedPlacement(),
 			wantErr: "nil SpecHashFunc",
 		},
 	}
@@ -293,7 +294,7 @@ func TestDesiredErrors(t *testing.T) {
 // names PlacementConfigs, which gives a placement's configs.
 func TestDesiredNeedsAnAddon(t *testing.T) {
 	t.Parallel()
-	got, err := addon.Desired(seedCMA(t), seedPlacement, nil, lookup(t, proxyConfig(t)))
+	got, err := addon.Desired(addontest.SeedCMA(t), addontest.SeedPlacement(), nil, lookup(t, proxyConfig(t)))
 	require.Error(t, err)
 	assert.Nil(t, got)
 	assert.Contains(t, err.Error(), "nil ManagedClusterAddOn")

@@ -7,8 +7,14 @@
 //
 // # One reconcile
 //
-// [PlanAddon] is the whole add-on step, the one call a controller, a dry
-// run and an offline report make, so that they cannot disagree:
+// [PlanAddon] is OCM's add-on step, exactly: what OCM's add-on manager
+// writes for one ClusterManagementAddOn and its placements. A controller,
+// a dry run or a report that also honours rolloutkit's operator controls
+// (an AddOnRollout's pause, approvals, windows and verifications) and
+// stages the add-on's rendered works calls addonrollout.PlanControlled
+// instead: it is PlanAddon under those gates ([PlanGated]), and without
+// an AddOnRollout or works it returns PlanAddon's steps. Call PlanAddon
+// directly for OCM's behaviour alone:
 //
 //	steps, err := addon.PlanAddon(planner, cma, placements, mcas, specHash)
 //	for _, s := range steps {

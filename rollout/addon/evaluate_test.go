@@ -10,6 +10,7 @@ import (
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 
 	"github.com/rolloutkit/rolloutkit/grouping"
+	"github.com/rolloutkit/rolloutkit/internal/addontest"
 	"github.com/rolloutkit/rolloutkit/rollout"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
@@ -39,24 +40,24 @@ func TestEvaluateSeed(t *testing.T) {
 	for i, m := range shuffled {
 		before[i] = m.DeepCopy()
 	}
-	cma := seedCMA(t)
+	cma := addontest.SeedCMA(t)
 	cmaBefore := cma.DeepCopy()
 
-	got, err := addon.Evaluate(cma, seedPlacement, shuffled, lookup(t, proxyConfig(t)))
+	got, err := addon.Evaluate(cma, addontest.SeedPlacement(), shuffled, lookup(t, proxyConfig(t)))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"dev-cluster", "prod-cluster", "stg-cluster"}, clustersOf(got))
 	assert.Equal(t, []rollout.Status{rollout.Succeeded, rollout.Succeeded, rollout.Succeeded}, statusesOf(got))
 	for _, a := range got {
 		assert.False(t, a.Custom)
-		assert.Equal(t, []addon.Config{{GroupResource: proxyGR, Referent: proxyReferent, SpecHash: oldHash}}, a.Configs)
+		assert.Equal(t, []addon.Config{{GroupResource: addontest.ProxyGR(), Referent: addontest.ProxyReferent(), SpecHash: addontest.OldHash}}, a.Configs)
 	}
 	assert.Equal(t, before, shuffled, "Evaluate must not modify the add-ons")
 	assert.Equal(t, cmaBefore, cma, "Evaluate must not modify the ClusterManagementAddOn")
 
-	upgraded, err := addon.Evaluate(cma, seedPlacement, shuffled, lookup(t, proxyConfig(t, "proxyAgent", "proxyServer")))
+	upgraded, err := addon.Evaluate(cma, addontest.SeedPlacement(), shuffled, lookup(t, proxyConfig(t, "proxyAgent", "proxyServer")))
 	require.NoError(t, err)
 	assert.Equal(t, []rollout.Status{rollout.ToApply, rollout.ToApply, rollout.ToApply}, statusesOf(upgraded))
-	assert.Equal(t, newHash, upgraded[0].Configs[0].SpecHash)
+	assert.Equal(t, addontest.NewHash, upgraded[0].Configs[0].SpecHash)
 
 	// Statuses is what Planner.Plan takes.
 	assert.Equal(t, []rollout.ClusterStatus{
@@ -68,10 +69,10 @@ func TestEvaluateSeed(t *testing.T) {
 
 func TestEvaluateConfigsAreNotShared(t *testing.T) {
 	t.Parallel()
-	got, err := addon.Evaluate(seedCMA(t), seedPlacement, readMCAs(t, "managedclusteraddons.yaml"), lookup(t, proxyConfig(t)))
+	got, err := addon.Evaluate(addontest.SeedCMA(t), addontest.SeedPlacement(), readMCAs(t, "managedclusteraddons.yaml"), lookup(t, proxyConfig(t)))
 	require.NoError(t, err)
 	got[0].Configs[0].SpecHash = "changed by the caller"
-	assert.Equal(t, oldHash, got[1].Configs[0].SpecHash)
+	assert.Equal(t, addontest.OldHash, got[1].Configs[0].SpecHash)
 }
 
 func TestEvaluateCustomAddon(t *testing.T) {
@@ -79,17 +80,17 @@ func TestEvaluateCustomAddon(t *testing.T) {
 	mcas := readMCAs(t, "managedclusteraddons.yaml")
 	// stg-cluster runs its own ManagedProxyConfiguration.
 	mcas[1] = edit(mcas[1], func(m *addonv1beta1.ManagedClusterAddOn) {
-		m.Spec.Configs = []addonv1beta1.AddOnConfig{{ConfigGroupResource: proxyGR, ConfigReferent: addonv1beta1.ConfigReferent{Name: "stg-proxy"}}}
+		m.Spec.Configs = []addonv1beta1.AddOnConfig{{ConfigGroupResource: addontest.ProxyGR(), ConfigReferent: addonv1beta1.ConfigReferent{Name: "stg-proxy"}}}
 	})
 	stgCfg := proxyConfig(t)
 	stgCfg.SetName("stg-proxy")
-	got, err := addon.Evaluate(seedCMA(t), seedPlacement, mcas, lookup(t, proxyConfig(t), stgCfg))
+	got, err := addon.Evaluate(addontest.SeedCMA(t), addontest.SeedPlacement(), mcas, lookup(t, proxyConfig(t), stgCfg))
 	require.NoError(t, err)
 	require.Len(t, got, 3)
 	stg := got[2]
 	assert.Equal(t, "stg-cluster", stg.Status.Cluster)
 	assert.True(t, stg.Custom)
-	assert.Equal(t, []addon.Config{{GroupResource: proxyGR, Referent: addonv1beta1.ConfigReferent{Name: "stg-proxy"}, SpecHash: oldHash}}, stg.Configs)
+	assert.Equal(t, []addon.Config{{GroupResource: addontest.ProxyGR(), Referent: addonv1beta1.ConfigReferent{Name: "stg-proxy"}, SpecHash: addontest.OldHash}}, stg.Configs)
 	// Same hash, other name: its status references cluster-proxy, so ToApply.
 	assert.Equal(t, rollout.ToApply, stg.Status.Status)
 	assert.False(t, got[0].Custom)
@@ -107,9 +108,9 @@ func TestEvaluateLooksUpEachConfigOnce(t *testing.T) {
 	mcas := readMCAs(t, "managedclusteraddons.yaml")
 	// A custom add-on naming the same config does not look it up again.
 	mcas[0] = edit(mcas[0], func(m *addonv1beta1.ManagedClusterAddOn) {
-		m.Spec.Configs = []addonv1beta1.AddOnConfig{{ConfigGroupResource: proxyGR, ConfigReferent: proxyReferent}}
+		m.Spec.Configs = []addonv1beta1.AddOnConfig{{ConfigGroupResource: addontest.ProxyGR(), ConfigReferent: addontest.ProxyReferent()}}
 	})
-	_, err := addon.Evaluate(seedCMA(t), seedPlacement, mcas, counting)
+	_, err := addon.Evaluate(addontest.SeedCMA(t), addontest.SeedPlacement(), mcas, counting)
 	require.NoError(t, err)
 	assert.Equal(t, 1, calls)
 }
@@ -121,7 +122,7 @@ func TestEvaluateErrors(t *testing.T) {
 	twin := edit(mcas[0], func(m *addonv1beta1.ManagedClusterAddOn) {})
 	brokenStatus := edit(mcas[1], func(m *addonv1beta1.ManagedClusterAddOn) { m.Status.ConfigReferences[0].DesiredConfig = nil })
 	unknownCfg := edit(mcas[2], func(m *addonv1beta1.ManagedClusterAddOn) {
-		m.Spec.Configs = []addonv1beta1.AddOnConfig{{ConfigGroupResource: proxyGR, ConfigReferent: addonv1beta1.ConfigReferent{Name: "missing"}}}
+		m.Spec.Configs = []addonv1beta1.AddOnConfig{{ConfigGroupResource: addontest.ProxyGR(), ConfigReferent: addonv1beta1.ConfigReferent{Name: "missing"}}}
 	})
 
 	tests := []struct {
@@ -133,7 +134,7 @@ func TestEvaluateErrors(t *testing.T) {
 		wantErr   []string
 	}{
 		{
-			name: "every bad add-on is reported", cma: seedCMA(t), placement: seedPlacement,
+			name: "every bad add-on is reported", cma: addontest.SeedCMA(t), placement: addontest.SeedPlacement(),
 			mcas:     []*addonv1beta1.ManagedClusterAddOn{mcas[0], nil, wrongName, twin, brokenStatus, unknownCfg},
 			specHash: lookup(t, proxyConfig(t)),
 			wantErr: []string{
@@ -145,17 +146,17 @@ func TestEvaluateErrors(t *testing.T) {
 			},
 		},
 		{
-			name: "a default that cannot be hashed", cma: seedCMA(t), placement: seedPlacement,
+			name: "a default that cannot be hashed", cma: addontest.SeedCMA(t), placement: addontest.SeedPlacement(),
 			mcas: mcas, specHash: lookup(t),
 			wantErr: []string{`clustermanagementaddon "cluster-proxy": spec hash of managedproxyconfigurations.proxy.open-cluster-management.io "cluster-proxy": not found`},
 		},
 		{
-			name: "unknown placement", cma: seedCMA(t), placement: addonv1beta1.PlacementRef{Namespace: "ns", Name: "p"},
+			name: "unknown placement", cma: addontest.SeedCMA(t), placement: addonv1beta1.PlacementRef{Namespace: "ns", Name: "p"},
 			mcas: mcas, specHash: lookup(t, proxyConfig(t)),
 			wantErr: []string{`spec.installStrategy.placements: Not found: "ns/p": want one of the listed placements`},
 		},
-		{name: "nil ClusterManagementAddOn", mcas: mcas, specHash: names(), wantErr: []string{"nil ClusterManagementAddOn"}},
-		{name: "nil lookup", cma: seedCMA(t), mcas: mcas, wantErr: []string{`evaluate add-ons of clustermanagementaddon "cluster-proxy": nil SpecHashFunc`}},
+		{name: "nil ClusterManagementAddOn", mcas: mcas, specHash: addontest.Names(), wantErr: []string{"nil ClusterManagementAddOn"}},
+		{name: "nil lookup", cma: addontest.SeedCMA(t), mcas: mcas, wantErr: []string{`evaluate add-ons of clustermanagementaddon "cluster-proxy": nil SpecHashFunc`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -172,13 +173,13 @@ func TestEvaluateErrors(t *testing.T) {
 
 func TestEvaluateWrapsLookupErrors(t *testing.T) {
 	t.Parallel()
-	_, err := addon.Evaluate(seedCMA(t), seedPlacement, readMCAs(t, "managedclusteraddons.yaml"), lookup(t))
+	_, err := addon.Evaluate(addontest.SeedCMA(t), addontest.SeedPlacement(), readMCAs(t, "managedclusteraddons.yaml"), lookup(t))
 	assert.True(t, errors.Is(err, errNotFound))
 }
 
 func TestEvaluateNoAddons(t *testing.T) {
 	t.Parallel()
-	got, err := addon.Evaluate(seedCMA(t), seedPlacement, nil, lookup(t, proxyConfig(t)))
+	got, err := addon.Evaluate(addontest.SeedCMA(t), addontest.SeedPlacement(), nil, lookup(t, proxyConfig(t)))
 	require.NoError(t, err)
 	assert.Empty(t, got)
 	assert.Empty(t, addon.Statuses(got))
@@ -193,11 +194,11 @@ func BenchmarkEvaluate(b *testing.B) {
 				mcas[i] = template.DeepCopy()
 				mcas[i].Namespace = fmt.Sprintf("cluster-%06d", n-i)
 			}
-			cma := seedCMA(b)
+			cma := addontest.SeedCMA(b)
 			specHash := lookup(b, proxyConfig(b, "proxyAgent"))
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := addon.Evaluate(cma, seedPlacement, mcas, specHash); err != nil {
+				if _, err := addon.Evaluate(cma, addontest.SeedPlacement(), mcas, specHash); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -213,12 +214,12 @@ func TestCustomAddonCompletes(t *testing.T) {
 	t.Parallel()
 	mcas := readMCAs(t, "managedclusteraddons.yaml")
 	custom := func(m *addonv1beta1.ManagedClusterAddOn) {
-		m.Spec.Configs = []addonv1beta1.AddOnConfig{{ConfigGroupResource: proxyGR, ConfigReferent: addonv1beta1.ConfigReferent{Name: "cluster-proxy"}}}
+		m.Spec.Configs = []addonv1beta1.AddOnConfig{{ConfigGroupResource: addontest.ProxyGR(), ConfigReferent: addonv1beta1.ConfigReferent{Name: "cluster-proxy"}}}
 	}
 	for i := range mcas {
 		mcas[i] = edit(mcas[i], custom)
 	}
-	got, err := addon.Evaluate(seedCMA(t), seedPlacement, mcas, lookup(t, proxyConfig(t)))
+	got, err := addon.Evaluate(addontest.SeedCMA(t), addontest.SeedPlacement(), mcas, lookup(t, proxyConfig(t)))
 	require.NoError(t, err)
 	groups := make([]grouping.Group, 0, len(got))
 	for i, a := range got {

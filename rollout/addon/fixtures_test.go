@@ -12,21 +12,9 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/rolloutkit/rolloutkit/hash"
+	"github.com/rolloutkit/rolloutkit/internal/addontest"
 	"github.com/rolloutkit/rolloutkit/internal/seed"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
-)
-
-// Spec hashes of the seed's ManagedProxyConfiguration and of its edits.
-const (
-	oldHash = "27341f6bf06bf9d2cf6f41076a6268f1fda70673eb53f5bed546ff24ea9402c1" // seed: both images vX.Y.Z
-	newHash = "d2c1bae8a01bb424ec2bd6b3cb5bb3692dd3faab365996ce6b2d89a4d339b222" // Helm upgrade: both images v1.2.3
-	newTag  = "quay.io/open-cluster-management/cluster-proxy:v1.2.3"
-)
-
-var (
-	proxyGR       = addonv1beta1.ConfigGroupResource{Group: "proxy.open-cluster-management.io", Resource: "managedproxyconfigurations"}
-	proxyReferent = addonv1beta1.ConfigReferent{Name: "cluster-proxy"}
-	seedPlacement = addonv1beta1.PlacementRef{Namespace: "open-cluster-management", Name: "cluster-proxy-placement"}
 )
 
 // readMCAs decodes a testdata file, a single ManagedClusterAddOn or a
@@ -60,21 +48,14 @@ func readMCA(t testing.TB, name string) *addonv1beta1.ManagedClusterAddOn {
 	return mcas[0]
 }
 
-func seedCMA(t testing.TB) *addonv1beta1.ClusterManagementAddOn {
-	t.Helper()
-	cma, err := seed.ClusterManagementAddOn()
-	require.NoError(t, err)
-	return cma
-}
-
 // proxyConfig returns the seed's ManagedProxyConfiguration with the given
-// fields (dotted paths under spec) set to newTag.
+// fields (dotted paths under spec) set to addontest.NewTag.
 func proxyConfig(t testing.TB, images ...string) *unstructured.Unstructured {
 	t.Helper()
 	cfg, err := seed.ManagedProxyConfiguration()
 	require.NoError(t, err)
 	for _, component := range images {
-		require.NoError(t, unstructured.SetNestedField(cfg.Object, newTag, "spec", component, "image"))
+		require.NoError(t, unstructured.SetNestedField(cfg.Object, addontest.NewTag, "spec", component, "image"))
 	}
 	return cfg
 }
@@ -90,7 +71,7 @@ func lookup(t testing.TB, cfgs ...*unstructured.Unstructured) addon.SpecHashFunc
 		hashes[addonv1beta1.ConfigReferent{Namespace: cfg.GetNamespace(), Name: cfg.GetName()}] = h
 	}
 	return func(gr addonv1beta1.ConfigGroupResource, r addonv1beta1.ConfigReferent) (string, error) {
-		if h, ok := hashes[r]; ok && gr == proxyGR {
+		if h, ok := hashes[r]; ok && gr == addontest.ProxyGR() {
 			return h, nil
 		}
 		return "", errNotFound
@@ -106,14 +87,6 @@ func table(hashes map[string]string) addon.SpecHashFunc {
 			return h, nil
 		}
 		return "", errNotFound
-	}
-}
-
-// names returns a SpecHashFunc that answers "h-<resource>-<name>" for any
-// config.
-func names() addon.SpecHashFunc {
-	return func(gr addonv1beta1.ConfigGroupResource, r addonv1beta1.ConfigReferent) (string, error) {
-		return "h-" + gr.Resource + "-" + r.Name, nil
 	}
 }
 

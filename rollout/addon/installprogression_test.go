@@ -15,6 +15,7 @@ import (
 
 	"github.com/rolloutkit/rolloutkit/clock/fake"
 	"github.com/rolloutkit/rolloutkit/grouping"
+	"github.com/rolloutkit/rolloutkit/internal/addontest"
 	"github.com/rolloutkit/rolloutkit/rollout"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
@@ -38,7 +39,7 @@ func progressing(p addon.Progress, since time.Time) metav1.Condition {
 // last-known-good spec hashes ("" for none).
 func proxyInstallConfig(name, desired, applied, good string) addonv1beta1.InstallConfigReference {
 	return addonv1beta1.InstallConfigReference{
-		ConfigGroupResource: proxyGR,
+		ConfigGroupResource: addontest.ProxyGR(),
 		DesiredConfig:       specHash("", name, desired),
 		LastAppliedConfig:   specHash("", name, applied),
 		LastKnownGoodConfig: specHash("", name, good),
@@ -49,7 +50,7 @@ func proxyInstallConfig(name, desired, applied, good string) addonv1beta1.Instal
 // for the cluster-proxy config.
 func seedProgression(desired, applied, good string, conds ...metav1.Condition) addonv1beta1.InstallProgression {
 	return addonv1beta1.InstallProgression{
-		PlacementRef:     seedPlacement,
+		PlacementRef:     addontest.SeedPlacement(),
 		ConfigReferences: []addonv1beta1.InstallConfigReference{proxyInstallConfig("cluster-proxy", desired, applied, good)},
 		Conditions:       conds,
 	}
@@ -74,8 +75,8 @@ func TestInstallProgression(t *testing.T) {
 		reverted  = time.Date(2026, 11, 30, 14, 0, 0, 0, time.UTC)  // the revert's rollout started
 		now       = time.Date(2026, 11, 30, 15, 30, 0, 0, time.UTC) // this call
 	)
-	proxyNew := []addon.Config{config(proxyGR, "", "cluster-proxy", newHash)}
-	proxyOld := []addon.Config{config(proxyGR, "", "cluster-proxy", oldHash)}
+	proxyNew := []addon.Config{config(addontest.ProxyGR(), "", "cluster-proxy", addontest.NewHash)}
+	proxyOld := []addon.Config{config(addontest.ProxyGR(), "", "cluster-proxy", addontest.OldHash)}
 	otherPlacement := addonv1beta1.PlacementRef{Namespace: "open-cluster-management", Name: "canary"}
 	tests := []struct {
 		name    string
@@ -88,155 +89,155 @@ func TestInstallProgression(t *testing.T) {
 			name:    "first rollout: nothing applied or known good yet",
 			desired: proxyNew,
 			p:       starting,
-			want:    seedProgression(newHash, "", "", progressing(starting, now)),
+			want:    seedProgression(addontest.NewHash, "", "", progressing(starting, now)),
 		},
 		{
 			name:    "first rollout done: both become the desired config",
 			desired: proxyNew,
 			p:       finished,
-			want:    seedProgression(newHash, newHash, newHash, progressing(finished, now)),
+			want:    seedProgression(addontest.NewHash, addontest.NewHash, addontest.NewHash, progressing(finished, now)),
 		},
 		{
 			name:    "cluster-proxy upgrade starts: last-known-good stays the old config",
-			prev:    []addonv1beta1.InstallProgression{seedProgression(oldHash, oldHash, oldHash, progressing(finished, installed))},
+			prev:    []addonv1beta1.InstallProgression{seedProgression(addontest.OldHash, addontest.OldHash, addontest.OldHash, progressing(finished, installed))},
 			desired: proxyNew,
 			p:       starting,
-			want:    seedProgression(newHash, oldHash, oldHash, progressing(starting, now)),
+			want:    seedProgression(addontest.NewHash, addontest.OldHash, addontest.OldHash, progressing(starting, now)),
 		},
 		{
 			name:    "cluster-proxy upgrade in flight: the condition keeps its time, its message moves on",
-			prev:    []addonv1beta1.InstallProgression{seedProgression(newHash, oldHash, oldHash, progressing(starting, upgraded))},
+			prev:    []addonv1beta1.InstallProgression{seedProgression(addontest.NewHash, addontest.OldHash, addontest.OldHash, progressing(starting, upgraded))},
 			desired: proxyNew,
 			p:       halfway,
-			want:    seedProgression(newHash, oldHash, oldHash, progressing(halfway, upgraded)),
+			want:    seedProgression(addontest.NewHash, addontest.OldHash, addontest.OldHash, progressing(halfway, upgraded)),
 		},
 		{
 			name:    "cluster-proxy upgrade done: both become the new config",
-			prev:    []addonv1beta1.InstallProgression{seedProgression(newHash, oldHash, oldHash, progressing(halfway, upgraded))},
+			prev:    []addonv1beta1.InstallProgression{seedProgression(addontest.NewHash, addontest.OldHash, addontest.OldHash, progressing(halfway, upgraded))},
 			desired: proxyNew,
 			p:       finished,
-			want:    seedProgression(newHash, newHash, newHash, progressing(finished, now)),
+			want:    seedProgression(addontest.NewHash, addontest.NewHash, addontest.NewHash, progressing(finished, now)),
 		},
 		{
 			name:    "revert after the upgrade: last-known-good stays the new config until done",
-			prev:    []addonv1beta1.InstallProgression{seedProgression(newHash, newHash, newHash, progressing(finished, upgraded))},
+			prev:    []addonv1beta1.InstallProgression{seedProgression(addontest.NewHash, addontest.NewHash, addontest.NewHash, progressing(finished, upgraded))},
 			desired: proxyOld,
 			p:       halfway,
-			want:    seedProgression(oldHash, newHash, newHash, progressing(halfway, now)),
+			want:    seedProgression(addontest.OldHash, addontest.NewHash, addontest.NewHash, progressing(halfway, now)),
 		},
 		{
 			name:    "revert done: both become the old config again",
-			prev:    []addonv1beta1.InstallProgression{seedProgression(oldHash, newHash, newHash, progressing(halfway, reverted))},
+			prev:    []addonv1beta1.InstallProgression{seedProgression(addontest.OldHash, addontest.NewHash, addontest.NewHash, progressing(halfway, reverted))},
 			desired: proxyOld,
 			p:       finished,
-			want:    seedProgression(oldHash, oldHash, oldHash, progressing(finished, now)),
+			want:    seedProgression(addontest.OldHash, addontest.OldHash, addontest.OldHash, progressing(finished, now)),
 		},
 		{
 			name:    "revert while the upgrade is in flight: last-known-good stays the old config",
-			prev:    []addonv1beta1.InstallProgression{seedProgression(newHash, oldHash, oldHash, progressing(halfway, upgraded))},
+			prev:    []addonv1beta1.InstallProgression{seedProgression(addontest.NewHash, addontest.OldHash, addontest.OldHash, progressing(halfway, upgraded))},
 			desired: proxyOld,
 			p:       starting,
-			want:    seedProgression(oldHash, oldHash, oldHash, progressing(starting, upgraded)),
+			want:    seedProgression(addontest.OldHash, addontest.OldHash, addontest.OldHash, progressing(starting, upgraded)),
 		},
 		{
 			name:    "an empty placement never completes: last-known-good stays",
-			prev:    []addonv1beta1.InstallProgression{seedProgression(newHash, oldHash, oldHash, progressing(starting, upgraded))},
+			prev:    []addonv1beta1.InstallProgression{seedProgression(addontest.NewHash, addontest.OldHash, addontest.OldHash, progressing(starting, upgraded))},
 			desired: proxyNew,
 			p:       addon.Progress{},
-			want:    seedProgression(newHash, oldHash, oldHash, progressing(addon.Progress{}, upgraded)),
+			want:    seedProgression(addontest.NewHash, addontest.OldHash, addontest.OldHash, progressing(addon.Progress{}, upgraded)),
 		},
 		{
 			name: "another config: the entry starts afresh, old conditions and all",
 			prev: []addonv1beta1.InstallProgression{{
-				PlacementRef:     seedPlacement,
-				ConfigReferences: []addonv1beta1.InstallConfigReference{proxyInstallConfig("cluster-proxy-v1", oldHash, oldHash, oldHash)},
+				PlacementRef:     addontest.SeedPlacement(),
+				ConfigReferences: []addonv1beta1.InstallConfigReference{proxyInstallConfig("cluster-proxy-v1", addontest.OldHash, addontest.OldHash, addontest.OldHash)},
 				Conditions:       []metav1.Condition{progressing(starting, upgraded)},
 			}},
 			desired: proxyNew,
 			p:       halfway,
-			want:    seedProgression(newHash, "", "", progressing(halfway, now)),
+			want:    seedProgression(addontest.NewHash, "", "", progressing(halfway, now)),
 		},
 		{
 			name: "another placement's entry is not used",
 			prev: []addonv1beta1.InstallProgression{{
 				PlacementRef:     otherPlacement,
-				ConfigReferences: []addonv1beta1.InstallConfigReference{proxyInstallConfig("cluster-proxy", newHash, oldHash, oldHash)},
+				ConfigReferences: []addonv1beta1.InstallConfigReference{proxyInstallConfig("cluster-proxy", addontest.NewHash, addontest.OldHash, addontest.OldHash)},
 				Conditions:       []metav1.Condition{progressing(starting, upgraded)},
 			}},
 			desired: proxyNew,
 			p:       halfway,
-			want:    seedProgression(newHash, "", "", progressing(halfway, now)),
+			want:    seedProgression(addontest.NewHash, "", "", progressing(halfway, now)),
 		},
 		{
 			name: "an old entry listing more configs is carried over, as in OCM",
 			prev: []addonv1beta1.InstallProgression{{
-				PlacementRef: seedPlacement,
+				PlacementRef: addontest.SeedPlacement(),
 				ConfigReferences: []addonv1beta1.InstallConfigReference{
 					{ConfigGroupResource: deployGR, DesiredConfig: specHash("", "deploy", "h1")},
-					proxyInstallConfig("cluster-proxy", newHash, oldHash, oldHash),
+					proxyInstallConfig("cluster-proxy", addontest.NewHash, addontest.OldHash, addontest.OldHash),
 				},
 				Conditions: []metav1.Condition{progressing(starting, upgraded)},
 			}},
 			desired: proxyNew,
 			p:       halfway,
-			want:    seedProgression(newHash, oldHash, oldHash, progressing(halfway, upgraded)),
+			want:    seedProgression(addontest.NewHash, addontest.OldHash, addontest.OldHash, progressing(halfway, upgraded)),
 		},
 		{
 			name: "an old config reference without desiredConfig matches nothing",
 			prev: []addonv1beta1.InstallProgression{{
-				PlacementRef:     seedPlacement,
-				ConfigReferences: []addonv1beta1.InstallConfigReference{{ConfigGroupResource: proxyGR, LastKnownGoodConfig: specHash("", "cluster-proxy", oldHash)}},
+				PlacementRef:     addontest.SeedPlacement(),
+				ConfigReferences: []addonv1beta1.InstallConfigReference{{ConfigGroupResource: addontest.ProxyGR(), LastKnownGoodConfig: specHash("", "cluster-proxy", addontest.OldHash)}},
 				Conditions:       []metav1.Condition{progressing(starting, upgraded)},
 			}},
 			desired: proxyNew,
 			p:       halfway,
-			want:    seedProgression(newHash, "", "", progressing(halfway, now)),
+			want:    seedProgression(addontest.NewHash, "", "", progressing(halfway, now)),
 		},
 		{
 			name: "the first entry for the placement that lists the configs is used",
 			prev: []addonv1beta1.InstallProgression{
 				{ // lists another config
-					PlacementRef:     seedPlacement,
-					ConfigReferences: []addonv1beta1.InstallConfigReference{proxyInstallConfig("cluster-proxy-v1", oldHash, "x", "x")},
+					PlacementRef:     addontest.SeedPlacement(),
+					ConfigReferences: []addonv1beta1.InstallConfigReference{proxyInstallConfig("cluster-proxy-v1", addontest.OldHash, "x", "x")},
 					Conditions:       []metav1.Condition{progressing(starting, installed)},
 				},
-				seedProgression(newHash, oldHash, oldHash, progressing(starting, upgraded)),
-				seedProgression(newHash, "y", "y", progressing(starting, reverted)),
+				seedProgression(addontest.NewHash, addontest.OldHash, addontest.OldHash, progressing(starting, upgraded)),
+				seedProgression(addontest.NewHash, "y", "y", progressing(starting, reverted)),
 			},
-			desired: []addon.Config{config(proxyGR, "", "cluster-proxy", newHash)},
+			desired: []addon.Config{config(addontest.ProxyGR(), "", "cluster-proxy", addontest.NewHash)},
 			p:       halfway,
-			want:    seedProgression(newHash, oldHash, oldHash, progressing(halfway, upgraded)),
+			want:    seedProgression(addontest.NewHash, addontest.OldHash, addontest.OldHash, progressing(halfway, upgraded)),
 		},
 		{
 			name: "several configs, each with its own history, in desired order",
 			prev: []addonv1beta1.InstallProgression{{
-				PlacementRef: seedPlacement,
+				PlacementRef: addontest.SeedPlacement(),
 				ConfigReferences: []addonv1beta1.InstallConfigReference{
-					proxyInstallConfig("cluster-proxy", oldHash, oldHash, oldHash),
+					proxyInstallConfig("cluster-proxy", addontest.OldHash, addontest.OldHash, addontest.OldHash),
 					{ConfigGroupResource: deployGR, DesiredConfig: specHash("ns", "deploy", "h2"), LastAppliedConfig: specHash("ns", "deploy", "h1"), LastKnownGoodConfig: specHash("ns", "deploy", "h0")},
 				},
 			}},
-			desired: []addon.Config{config(deployGR, "ns", "deploy", "h2"), config(proxyGR, "", "cluster-proxy", newHash)},
+			desired: []addon.Config{config(deployGR, "ns", "deploy", "h2"), config(addontest.ProxyGR(), "", "cluster-proxy", addontest.NewHash)},
 			p:       starting,
 			want: addonv1beta1.InstallProgression{
-				PlacementRef: seedPlacement,
+				PlacementRef: addontest.SeedPlacement(),
 				ConfigReferences: []addonv1beta1.InstallConfigReference{
 					{ConfigGroupResource: deployGR, DesiredConfig: specHash("ns", "deploy", "h2"), LastAppliedConfig: specHash("ns", "deploy", "h1"), LastKnownGoodConfig: specHash("ns", "deploy", "h0")},
-					proxyInstallConfig("cluster-proxy", newHash, oldHash, oldHash),
+					proxyInstallConfig("cluster-proxy", addontest.NewHash, addontest.OldHash, addontest.OldHash),
 				},
 				Conditions: []metav1.Condition{progressing(starting, now)},
 			},
 		},
 		{
 			name:    "a config repeated in desired is taken once, the first time",
-			desired: []addon.Config{config(proxyGR, "", "cluster-proxy", newHash), config(proxyGR, "", "cluster-proxy", oldHash)},
+			desired: []addon.Config{config(addontest.ProxyGR(), "", "cluster-proxy", addontest.NewHash), config(addontest.ProxyGR(), "", "cluster-proxy", addontest.OldHash)},
 			p:       finished,
-			want:    seedProgression(newHash, newHash, newHash, progressing(finished, now)),
+			want:    seedProgression(addontest.NewHash, addontest.NewHash, addontest.NewHash, progressing(finished, now)),
 		},
 		{
 			name: "no configs",
 			p:    finished,
-			want: addonv1beta1.InstallProgression{PlacementRef: seedPlacement, Conditions: []metav1.Condition{progressing(finished, now)}},
+			want: addonv1beta1.InstallProgression{PlacementRef: addontest.SeedPlacement(), Conditions: []metav1.Condition{progressing(finished, now)}},
 		},
 	}
 	for _, tt := range tests {
@@ -244,7 +245,7 @@ func TestInstallProgression(t *testing.T) {
 			t.Parallel()
 			prev, desired := cloneProgressions(tt.prev), append([]addon.Config(nil), tt.desired...)
 
-			got := addon.InstallProgression(prev, seedPlacement, desired, tt.p, fake.New(now))
+			got := addon.InstallProgression(prev, addontest.SeedPlacement(), desired, tt.p, fake.New(now))
 			assert.Equal(t, tt.want, got)
 
 			// The inputs are untouched, and the result shares nothing with them.
@@ -272,24 +273,24 @@ func TestInstallProgressionUnchanged(t *testing.T) {
 	t.Parallel()
 	since := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	later := since.Add(90 * time.Minute)
-	proxyNew := []addon.Config{config(proxyGR, "", "cluster-proxy", newHash)}
+	proxyNew := []addon.Config{config(addontest.ProxyGR(), "", "cluster-proxy", addontest.NewHash)}
 	tests := []struct {
 		name    string
 		prev    addonv1beta1.InstallProgression
 		desired []addon.Config
 		p       addon.Progress
 	}{
-		{"installed", seedProgression(newHash, newHash, newHash, progressing(finished, since)), proxyNew, finished},
-		{"upgrading", seedProgression(newHash, oldHash, oldHash, progressing(halfway, since)), proxyNew, halfway},
-		{"first rollout", seedProgression(newHash, "", "", progressing(starting, since)), proxyNew, starting},
-		{"no configs, nil", addonv1beta1.InstallProgression{PlacementRef: seedPlacement, Conditions: []metav1.Condition{progressing(finished, since)}}, nil, finished},
+		{"installed", seedProgression(addontest.NewHash, addontest.NewHash, addontest.NewHash, progressing(finished, since)), proxyNew, finished},
+		{"upgrading", seedProgression(addontest.NewHash, addontest.OldHash, addontest.OldHash, progressing(halfway, since)), proxyNew, halfway},
+		{"first rollout", seedProgression(addontest.NewHash, "", "", progressing(starting, since)), proxyNew, starting},
+		{"no configs, nil", addonv1beta1.InstallProgression{PlacementRef: addontest.SeedPlacement(), Conditions: []metav1.Condition{progressing(finished, since)}}, nil, finished},
 		{"no configs, empty", addonv1beta1.InstallProgression{
-			PlacementRef: seedPlacement, ConfigReferences: []addonv1beta1.InstallConfigReference{},
+			PlacementRef: addontest.SeedPlacement(), ConfigReferences: []addonv1beta1.InstallConfigReference{},
 			Conditions: []metav1.Condition{progressing(finished, since)},
 		}, nil, finished},
 		{"other conditions are kept", addonv1beta1.InstallProgression{
-			PlacementRef:     seedPlacement,
-			ConfigReferences: []addonv1beta1.InstallConfigReference{proxyInstallConfig("cluster-proxy", newHash, newHash, newHash)},
+			PlacementRef:     addontest.SeedPlacement(),
+			ConfigReferences: []addonv1beta1.InstallConfigReference{proxyInstallConfig("cluster-proxy", addontest.NewHash, addontest.NewHash, addontest.NewHash)},
 			Conditions: []metav1.Condition{
 				{Type: "Other", Status: metav1.ConditionTrue, Reason: "Set", LastTransitionTime: metav1.NewTime(since)},
 				progressing(finished, since),
@@ -301,7 +302,7 @@ func TestInstallProgressionUnchanged(t *testing.T) {
 			t.Parallel()
 			other := addonv1beta1.InstallProgression{PlacementRef: addonv1beta1.PlacementRef{Namespace: "ns", Name: "other"}}
 			prev := []addonv1beta1.InstallProgression{other, tt.prev}
-			got := addon.InstallProgression(prev, seedPlacement, tt.desired, tt.p, fake.New(later))
+			got := addon.InstallProgression(prev, addontest.SeedPlacement(), tt.desired, tt.p, fake.New(later))
 			assert.True(t, reflect.DeepEqual(tt.prev, got), "reflect.DeepEqual:\nprev %#v\ngot  %#v", tt.prev, got)
 		})
 	}
@@ -315,7 +316,7 @@ func TestInstallProgressionUnchanged(t *testing.T) {
 // config until every cluster has soaked the new one.
 func TestSeedUpgradeWithPlanner(t *testing.T) {
 	t.Parallel()
-	cma := seedCMA(t)
+	cma := addontest.SeedCMA(t)
 	strategy := cma.Spec.InstallStrategy.Placements[0].RolloutStrategy
 	groups := []grouping.Group{
 		{GroupKey: grouping.GroupKey{Name: "dev", Index: 0}, Clusters: []string{"dev-cluster"}},
@@ -327,7 +328,7 @@ func TestSeedUpgradeWithPlanner(t *testing.T) {
 
 	// Before the upgrade: the seed's config everywhere, complete.
 	w.reconcile(t, lookup(t, proxyConfig(t)), start.Add(-time.Hour))
-	assert.Equal(t, seedProgression(oldHash, oldHash, oldHash, progressing(finished, start.Add(-time.Hour))), w.progression[0])
+	assert.Equal(t, seedProgression(addontest.OldHash, addontest.OldHash, addontest.OldHash, progressing(finished, start.Add(-time.Hour))), w.progression[0])
 
 	upgraded := lookup(t, proxyConfig(t, "proxyAgent", "proxyServer"))
 	var (
@@ -348,7 +349,7 @@ func TestSeedUpgradeWithPlanner(t *testing.T) {
 			done = now
 			break
 		}
-		assert.Equal(t, seedProgression(newHash, oldHash, oldHash, w.progression[0].Conditions[0]), w.progression[0], now)
+		assert.Equal(t, seedProgression(addontest.NewHash, addontest.OldHash, addontest.OldHash, w.progression[0].Conditions[0]), w.progression[0], now)
 		assert.Equal(t, metav1.ConditionTrue, w.progression[0].Conditions[0].Status, now)
 		assert.Equal(t, start, w.progression[0].Conditions[0].LastTransitionTime.Time, "the rollout keeps its start time: %s", now)
 		w.agent(now)
@@ -357,7 +358,7 @@ func TestSeedUpgradeWithPlanner(t *testing.T) {
 	// Each group: listed, Progressing a minute later, Completed the next,
 	// then soaked for minSuccessTime (5m).
 	assert.Equal(t, start.Add(3*(1+5)*time.Minute), done)
-	assert.Equal(t, seedProgression(newHash, newHash, newHash, progressing(finished, done)), w.progression[0])
+	assert.Equal(t, seedProgression(addontest.NewHash, addontest.NewHash, addontest.NewHash, progressing(finished, done)), w.progression[0])
 
 	// Done: the next reconcile writes nothing.
 	before := cloneProgressions(w.progression)
@@ -380,7 +381,7 @@ type world struct {
 // whose add-on status it wrote.
 func (w *world) reconcile(t *testing.T, specHash addon.SpecHashFunc, now time.Time) []string {
 	t.Helper()
-	addons, err := addon.Evaluate(w.cma, seedPlacement, w.mcas, specHash)
+	addons, err := addon.Evaluate(w.cma, addontest.SeedPlacement(), w.mcas, specHash)
 	require.NoError(t, err)
 	result, err := rollout.Planner{Clock: fake.New(now)}.Plan(w.strategy, w.groups, addon.Statuses(addons))
 	require.NoError(t, err)
@@ -399,9 +400,9 @@ func (w *world) reconcile(t *testing.T, specHash addon.SpecHashFunc, now time.Ti
 		w.mcas[j] = mca
 		written = append(written, c.Cluster)
 	}
-	desired, err := addon.PlacementConfigs(w.cma, seedPlacement, specHash)
+	desired, err := addon.PlacementConfigs(w.cma, addontest.SeedPlacement(), specHash)
 	require.NoError(t, err)
-	next := addon.InstallProgression(w.progression, seedPlacement, desired, addon.Tally(w.groups, addons, result), fake.New(now))
+	next := addon.InstallProgression(w.progression, addontest.SeedPlacement(), desired, addon.Tally(w.groups, addons, result), fake.New(now))
 	w.progression = []addonv1beta1.InstallProgression{next}
 	return written
 }
@@ -456,7 +457,7 @@ func applyStep(m *addonv1beta1.ManagedClusterAddOn, cond metav1.Condition) metav
 // throughout.
 func TestSeedRevertWithPlanner(t *testing.T) {
 	t.Parallel()
-	cma := seedCMA(t)
+	cma := addontest.SeedCMA(t)
 	groups := []grouping.Group{
 		{GroupKey: grouping.GroupKey{Name: "dev", Index: 0}, Clusters: []string{"dev-cluster"}},
 		{GroupKey: grouping.GroupKey{Name: "stg", Index: 1}, Clusters: []string{"stg-cluster"}},
@@ -475,7 +476,7 @@ func TestSeedRevertWithPlanner(t *testing.T) {
 		w.agent(now)
 	}
 	require.Equal(t, addonv1beta1.ProgressingReasonFailed, meta.FindStatusCondition(w.mca("stg-cluster").Status.Conditions, "Progressing").Reason, "stg failed")
-	require.Equal(t, newHash, w.mca("dev-cluster").Status.ConfigReferences[0].LastAppliedConfig.SpecHash, "dev applied the new config")
+	require.Equal(t, addontest.NewHash, w.mca("dev-cluster").Status.ConfigReferences[0].LastAppliedConfig.SpecHash, "dev applied the new config")
 
 	w.fail = nil
 	var order []string
@@ -485,15 +486,15 @@ func TestSeedRevertWithPlanner(t *testing.T) {
 		if w.progression[0].Conditions[0].Reason == addonv1beta1.ProgressingReasonCompleted {
 			break
 		}
-		assert.Equal(t, oldHash, w.progression[0].ConfigReferences[0].LastKnownGoodConfig.SpecHash, now)
+		assert.Equal(t, addontest.OldHash, w.progression[0].ConfigReferences[0].LastKnownGoodConfig.SpecHash, now)
 		w.agent(now)
 	}
 	assert.Equal(t, []string{"dev-cluster", "stg-cluster"}, order, "the revert's writes, in order")
 	assert.Equal(t, prodBefore, w.mca("prod-cluster"), "prod's add-on was written")
-	assert.Equal(t, seedProgression(oldHash, oldHash, oldHash, w.progression[0].Conditions[0]), w.progression[0])
+	assert.Equal(t, seedProgression(addontest.OldHash, addontest.OldHash, addontest.OldHash, w.progression[0].Conditions[0]), w.progression[0])
 	for _, m := range w.mcas {
-		assert.Equal(t, oldHash, m.Status.ConfigReferences[0].DesiredConfig.SpecHash, m.Namespace)
-		assert.Equal(t, oldHash, m.Status.ConfigReferences[0].LastAppliedConfig.SpecHash, m.Namespace)
+		assert.Equal(t, addontest.OldHash, m.Status.ConfigReferences[0].DesiredConfig.SpecHash, m.Namespace)
+		assert.Equal(t, addontest.OldHash, m.Status.ConfigReferences[0].LastAppliedConfig.SpecHash, m.Namespace)
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/rolloutkit/rolloutkit/clock"
 	"github.com/rolloutkit/rolloutkit/grouping"
+	ifield "github.com/rolloutkit/rolloutkit/internal/field"
 	"github.com/rolloutkit/rolloutkit/rollout"
 )
 
@@ -100,20 +101,8 @@ type Step struct {
 	// package; empty when Err is nil.
 	Reason string
 	// Revision is a short hash of the placement's desired configs
-	// ([Revision]); empty when they could not be read. While the
-	// placement rolls a rendering out (Kind is KindRendering), the
-	// rendering revision's.
+	// ([Revision]); empty when they could not be read.
 	Revision string
-	// Kind is the kind of revision Result rolls out: KindConfig, or
-	// KindRendering once the config rollout is done and a rendering
-	// revision is in flight ([PlanControlled]), or is complete and the
-	// AddOnRollout's status still shows it. Empty from [PlanAddon], which
-	// knows configs only.
-	Kind string
-	// Releases are the rendering rollout's new releases, sorted by
-	// cluster: write each as its add-on's ReleaseAnnotation. Only under
-	// KindRendering.
-	Releases []ReleaseWrite
 }
 
 // Write is the new status of one add-on the rollout changes: its
@@ -167,17 +156,20 @@ type Write struct {
 // modified.
 func PlanAddon(planner rollout.Planner, cma *addonv1beta1.ClusterManagementAddOn, placements []PlacementInput,
 	mcas []*addonv1beta1.ManagedClusterAddOn, specHash SpecHashFunc) ([]Step, error) {
-	return planAddon(planner, cma, placements, mcas, specHash, nil)
+	return PlanGated(planner, cma, placements, mcas, specHash, nil)
 }
 
-// gatesFunc returns the gates a placement's rollout is held by, beyond the
+// GatesFunc returns the gates a placement's rollout is held by, beyond the
 // planner's own: for install-strategy placement i (-1: the add-ons of a
 // Manual strategy) with ref, its revision, strategy and groups.
-type gatesFunc func(i int, ref addonv1beta1.PlacementRef, revision string, s clusterv1alpha1.RolloutStrategy, groups []grouping.Group) []rollout.Gate
+type GatesFunc func(i int, ref addonv1beta1.PlacementRef, revision string, s clusterv1alpha1.RolloutStrategy, groups []grouping.Group) []rollout.Gate
 
-// planAddon is PlanAddon with the gates of an AddOnRollout (nil: none).
-func planAddon(planner rollout.Planner, cma *addonv1beta1.ClusterManagementAddOn, placements []PlacementInput,
-	mcas []*addonv1beta1.ManagedClusterAddOn, specHash SpecHashFunc, gates gatesFunc) ([]Step, error) {
+// PlanGated is [PlanAddon] with each placement's rollout also held by the
+// gates gates returns for it (nil: none). The AddOnRollout layer
+// (package addonrollout) plans through it; a caller that has no gates of
+// its own calls PlanAddon.
+func PlanGated(planner rollout.Planner, cma *addonv1beta1.ClusterManagementAddOn, placements []PlacementInput,
+	mcas []*addonv1beta1.ManagedClusterAddOn, specHash SpecHashFunc, gates GatesFunc) ([]Step, error) {
 	if cma == nil {
 		return nil, errors.New("plan add-on: nil ClusterManagementAddOn: want an object")
 	}
@@ -223,12 +215,12 @@ func planAddon(planner rollout.Planner, cma *addonv1beta1.ClusterManagementAddOn
 
 // planPlacement plans install-strategy placement i over the groups it owns.
 func planPlacement(planner rollout.Planner, cma *addonv1beta1.ClusterManagementAddOn, i int, p *clusterv1beta1.Placement,
-	groups []grouping.Group, byCluster map[string]*addonv1beta1.ManagedClusterAddOn, specHash SpecHashFunc, gates gatesFunc) Step {
+	groups []grouping.Group, byCluster map[string]*addonv1beta1.ManagedClusterAddOn, specHash SpecHashFunc, gates GatesFunc) Step {
 	ps := cma.Spec.InstallStrategy.Placements[i]
 	step := Step{Index: i, Ref: ps.PlacementRef, Groups: groups}
 	path := field.NewPath("spec", "installStrategy", "placements").Index(i)
 	if err := rollout.Validate(ps.RolloutStrategy); err != nil {
-		return step.refused(cma, planner.Clock, ReasonInvalidRolloutStrategy, rooted(path.Child("rolloutStrategy"), err))
+		return step.refused(cma, planner.Clock, ReasonInvalidRolloutStrategy, ifield.Rooted(path.Child("rolloutStrategy"), err))
 	}
 	if p == nil {
 		return step.refused(cma, planner.Clock, ReasonPlacementNotFound,
@@ -281,7 +273,7 @@ func (step Step) refused(cma *addonv1beta1.ClusterManagementAddOn, clk clock.Pas
 		Type:               addonv1beta1.ManagedClusterAddOnConditionProgressing,
 		Status:             metav1.ConditionFalse,
 		Reason:             reason,
-		Message:            oneLine(err),
+		Message:            ifield.OneLine(err),
 		LastTransitionTime: metav1.NewTime(clock.NowOf(clk)),
 	})
 	step.Progression, step.Err, step.Reason = ip, err, reason
@@ -328,7 +320,7 @@ func writes(byCluster map[string]*addonv1beta1.ManagedClusterAddOn, addons []Clu
 // add-on manager's defaults node does: the default configs, every add-on
 // that has not succeeded at once.
 func planDefaults(planner rollout.Planner, cma *addonv1beta1.ClusterManagementAddOn, mcas []*addonv1beta1.ManagedClusterAddOn,
-	specHash SpecHashFunc, gates gatesFunc) Step {
+	specHash SpecHashFunc, gates GatesFunc) Step {
 	step := Step{Index: -1}
 	byCluster := make(map[string]*addonv1beta1.ManagedClusterAddOn, len(mcas))
 	group := grouping.Group{}

@@ -12,55 +12,13 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
-	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 
 	"github.com/rolloutkit/rolloutkit/clock/fake"
 	"github.com/rolloutkit/rolloutkit/grouping"
+	"github.com/rolloutkit/rolloutkit/internal/addontest"
 	"github.com/rolloutkit/rolloutkit/rollout"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
-
-var planNow = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-
-func seedGroups() []grouping.Group {
-	return []grouping.Group{
-		{GroupKey: grouping.GroupKey{Name: "dev", Index: 0}, Clusters: []string{"dev-cluster"}},
-		{GroupKey: grouping.GroupKey{Name: "stg", Index: 1}, Clusters: []string{"stg-cluster"}},
-		{GroupKey: grouping.GroupKey{Name: "prod", Index: 2}, Clusters: []string{"prod-cluster"}},
-	}
-}
-
-func placementObject(ref addonv1beta1.PlacementRef, cpg intstr.IntOrString) *clusterv1beta1.Placement {
-	p := &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: ref.Namespace, Name: ref.Name}}
-	p.Spec.DecisionStrategy.GroupStrategy.ClustersPerDecisionGroup = cpg
-	return p
-}
-
-// emptyAddon is an add-on as OCM's add-on manager creates it: no status.
-func emptyAddon(cluster string) *addonv1beta1.ManagedClusterAddOn {
-	return &addonv1beta1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: "cluster-proxy"}}
-}
-
-// appliedAddon has applied the config with spec hash h and completed at
-// done.
-func appliedAddon(cluster, h string, done time.Time) *addonv1beta1.ManagedClusterAddOn {
-	m := emptyAddon(cluster)
-	sh := &addonv1beta1.ConfigSpecHash{ConfigReferent: proxyReferent, SpecHash: h}
-	m.Status.ConfigReferences = []addonv1beta1.ConfigReference{{ConfigGroupResource: proxyGR, DesiredConfig: sh, LastAppliedConfig: sh.DeepCopy()}}
-	m.Status.Conditions = []metav1.Condition{
-		{Type: "Progressing", Status: metav1.ConditionFalse, Reason: "Completed", LastTransitionTime: metav1.NewTime(done)},
-		{Type: "Configured", Status: metav1.ConditionTrue, Reason: addon.ReasonConfigured, Message: "Configurations configured", LastTransitionTime: metav1.NewTime(done)},
-	}
-	return m
-}
-
-func startingNow(res rollout.Result) []string {
-	var out []string
-	for _, c := range res.Starting() {
-		out = append(out, c.Cluster)
-	}
-	return out
-}
 
 func writtenClusters(ws []addon.Write) []string {
 	var out []string
@@ -70,87 +28,78 @@ func writtenClusters(ws []addon.Write) []string {
 	return out
 }
 
-func condition(conds []metav1.Condition, typ string) metav1.Condition {
-	for _, c := range conds {
-		if c.Type == typ {
-			return c
-		}
-	}
-	return metav1.Condition{}
-}
-
 // TestPlanAddonSeed: the seed's new config, dev done and soaked: stg is
 // given the new configs, prod waits (Configured False), dev is not
 // written again.
 func TestPlanAddonSeed(t *testing.T) {
 	t.Parallel()
-	cma := seedCMA(t)
+	cma := addontest.SeedCMA(t)
 	mcas := []*addonv1beta1.ManagedClusterAddOn{
-		appliedAddon("dev-cluster", newHash, planNow.Add(-10*time.Minute)),
-		appliedAddon("stg-cluster", oldHash, planNow.Add(-time.Hour)),
-		appliedAddon("prod-cluster", oldHash, planNow.Add(-time.Hour)),
+		addontest.AppliedAddon("dev-cluster", addontest.NewHash, addontest.PlanNow.Add(-10*time.Minute)),
+		addontest.AppliedAddon("stg-cluster", addontest.OldHash, addontest.PlanNow.Add(-time.Hour)),
+		addontest.AppliedAddon("prod-cluster", addontest.OldHash, addontest.PlanNow.Add(-time.Hour)),
 	}
 	before := []*addonv1beta1.ManagedClusterAddOn{mcas[0].DeepCopy(), mcas[1].DeepCopy(), mcas[2].DeepCopy()}
 	cmaBefore := cma.DeepCopy()
-	steps, err := addon.PlanAddon(rollout.Planner{Clock: fake.New(planNow)}, cma,
-		[]addon.PlacementInput{{Placement: placementObject(seedPlacement, intstr.FromString("100%")), Groups: seedGroups()}},
+	steps, err := addon.PlanAddon(rollout.Planner{Clock: fake.New(addontest.PlanNow)}, cma,
+		[]addon.PlacementInput{{Placement: addontest.PlacementObject(addontest.SeedPlacement(), intstr.FromString("100%")), Groups: addontest.SeedGroups()}},
 		mcas, lookup(t, proxyConfig(t, "proxyAgent", "proxyServer")))
 	require.NoError(t, err)
 	require.Len(t, steps, 1)
 	s := steps[0]
 	require.NoError(t, s.Err)
-	assert.Equal(t, seedPlacement, s.Ref)
-	assert.Equal(t, []string{"stg-cluster"}, startingNow(s.Result))
+	assert.Equal(t, addontest.SeedPlacement(), s.Ref)
+	assert.Equal(t, []string{"stg-cluster"}, addontest.StartingNow(s.Result))
 	assert.Equal(t, []string{"prod-cluster", "stg-cluster"}, writtenClusters(s.Writes))
 
 	prod, stg := s.Writes[0], s.Writes[1]
-	assert.Equal(t, oldHash, prod.ConfigReferences[0].DesiredConfig.SpecHash, "prod keeps its configs")
-	assert.Equal(t, metav1.ConditionFalse, condition(prod.Conditions, "Configured").Status)
-	assert.Equal(t, addon.ReasonNotConfigured, condition(prod.Conditions, "Configured").Reason)
-	assert.Equal(t, newHash, stg.ConfigReferences[0].DesiredConfig.SpecHash, "stg gets the new configs")
-	assert.Equal(t, oldHash, stg.ConfigReferences[0].LastAppliedConfig.SpecHash, "stg's agent has not applied them yet")
-	assert.Equal(t, metav1.ConditionTrue, condition(stg.Conditions, "Configured").Status)
-	assert.Equal(t, "Completed", condition(stg.Conditions, "Progressing").Reason, "other conditions are kept")
+	assert.Equal(t, addontest.OldHash, prod.ConfigReferences[0].DesiredConfig.SpecHash, "prod keeps its configs")
+	assert.Equal(t, metav1.ConditionFalse, addontest.Condition(prod.Conditions, "Configured").Status)
+	assert.Equal(t, addon.ReasonNotConfigured, addontest.Condition(prod.Conditions, "Configured").Reason)
+	assert.Equal(t, addontest.NewHash, stg.ConfigReferences[0].DesiredConfig.SpecHash, "stg gets the new configs")
+	assert.Equal(t, addontest.OldHash, stg.ConfigReferences[0].LastAppliedConfig.SpecHash, "stg's agent has not applied them yet")
+	assert.Equal(t, metav1.ConditionTrue, addontest.Condition(stg.Conditions, "Configured").Status)
+	assert.Equal(t, "Completed", addontest.Condition(stg.Conditions, "Progressing").Reason, "other conditions are kept")
 
 	assert.Equal(t, addon.Progress{Selected: 3, Rolling: 1, Succeeded: 1}, s.Progress)
-	c := condition(s.Progression.Conditions, "Progressing")
+	c := addontest.Condition(s.Progression.Conditions, "Progressing")
 	assert.Equal(t, "selected clusters 3. configured addons 2/3 progressing..., 0 failed 0 timeout.", c.Message)
-	assert.Equal(t, planNow, c.LastTransitionTime.Time)
-	assert.Equal(t, newHash, s.Progression.ConfigReferences[0].DesiredConfig.SpecHash)
+	assert.Equal(t, addontest.PlanNow, c.LastTransitionTime.Time)
+	assert.Equal(t, addontest.NewHash, s.Progression.ConfigReferences[0].DesiredConfig.SpecHash)
 
 	assert.Equal(t, before, mcas, "add-ons not modified")
 	assert.Equal(t, cmaBefore, cma, "ClusterManagementAddOn not modified")
 	stg.ConfigReferences[0].LastAppliedConfig.SpecHash = "x"
-	assert.Equal(t, oldHash, mcas[1].Status.ConfigReferences[0].LastAppliedConfig.SpecHash, "writes share nothing with the add-ons")
+	assert.Equal(t, addontest.OldHash, mcas[1].Status.ConfigReferences[0].LastAppliedConfig.SpecHash, "writes share nothing with the add-ons")
 }
 
 // TestPlanAddonLastPlacementWins: a cluster that two placements select is
 // planned only by the last; the first still plans its other clusters.
 func TestPlanAddonLastPlacementWins(t *testing.T) {
 	t.Parallel()
-	cma := seedCMA(t)
+	cma := addontest.SeedCMA(t)
 	other := addonv1beta1.PlacementRef{Namespace: "open-cluster-management", Name: "canary"}
 	ps := cma.Spec.InstallStrategy.Placements[0]
 	ps.PlacementRef = other
 	ps.RolloutStrategy = clusterv1alpha1.RolloutStrategy{Type: clusterv1alpha1.All}
 	cma.Spec.InstallStrategy.Placements = append(cma.Spec.InstallStrategy.Placements, ps)
 	canary := []grouping.Group{{GroupKey: grouping.GroupKey{Index: 0}, Clusters: []string{"prod-cluster", "stg-cluster"}}}
-	mcas := []*addonv1beta1.ManagedClusterAddOn{emptyAddon("dev-cluster"), emptyAddon("stg-cluster"), emptyAddon("prod-cluster")}
+	mcas := []*addonv1beta1.ManagedClusterAddOn{addontest.EmptyAddon("dev-cluster"), addontest.EmptyAddon("stg-cluster"), addontest.EmptyAddon("prod-cluster")}
 
-	steps, err := addon.PlanAddon(rollout.Planner{Clock: fake.New(planNow)}, cma, []addon.PlacementInput{
-		{Placement: placementObject(seedPlacement, intstr.FromString("100%")), Groups: seedGroups()},
-		{Placement: placementObject(other, intstr.IntOrString{}), Groups: canary},
+	steps, err := addon.PlanAddon(rollout.Planner{Clock: fake.New(addontest.PlanNow)}, cma, []addon.PlacementInput{
+		{Placement: addontest.PlacementObject(addontest.SeedPlacement(), intstr.FromString("100%")), Groups: addontest.SeedGroups()},
+		{Placement: addontest.PlacementObject(other, intstr.IntOrString{}), Groups: canary},
 	}, mcas, lookup(t, proxyConfig(t)))
 	require.NoError(t, err)
 	require.Len(t, steps, 2)
-	assert.Equal(t, []string{"dev-cluster"}, startingNow(steps[0].Result), "the seed placement keeps only dev")
+	assert.Equal(t, []string{"dev-cluster"}, addontest.StartingNow(steps[0].Result), "the seed placement keeps only dev")
 	assert.Equal(t, []grouping.Group{
 		{GroupKey: grouping.GroupKey{Name: "dev", Index: 0}, Clusters: []string{"dev-cluster"}},
 		{GroupKey: grouping.GroupKey{Name: "stg", Index: 1}},
 		{GroupKey: grouping.GroupKey{Name: "prod", Index: 2}},
 	}, steps[0].Groups)
 	assert.Equal(t, 1, steps[0].Progress.Selected)
-	assert.Equal(t, []string{"prod-cluster", "stg-cluster"}, startingNow(steps[1].Result), "the last placement rolls out what it owns, all at once")
+	assert.Equal(t, []string{"prod-cluster", "stg-cluster"}, addontest.StartingNow(steps[1].Result), "the last placement rolls out what it owns, all at once")
 	assert.Equal(t, []string{"dev-cluster"}, writtenClusters(steps[0].Writes))
 	assert.Equal(t, []string{"prod-cluster", "stg-cluster"}, writtenClusters(steps[1].Writes))
 }
@@ -160,9 +109,9 @@ func TestPlanAddonLastPlacementWins(t *testing.T) {
 // others to go ahead.
 func TestPlanAddonRefused(t *testing.T) {
 	t.Parallel()
-	prevConfigs := []addonv1beta1.InstallConfigReference{{ConfigGroupResource: proxyGR,
-		DesiredConfig:     &addonv1beta1.ConfigSpecHash{ConfigReferent: proxyReferent, SpecHash: oldHash},
-		LastAppliedConfig: &addonv1beta1.ConfigSpecHash{ConfigReferent: proxyReferent, SpecHash: oldHash}}}
+	prevConfigs := []addonv1beta1.InstallConfigReference{{ConfigGroupResource: addontest.ProxyGR(),
+		DesiredConfig:     &addonv1beta1.ConfigSpecHash{ConfigReferent: addontest.ProxyReferent(), SpecHash: addontest.OldHash},
+		LastAppliedConfig: &addonv1beta1.ConfigSpecHash{ConfigReferent: addontest.ProxyReferent(), SpecHash: addontest.OldHash}}}
 	tests := []struct {
 		name      string
 		edit      func(*addonv1beta1.ClusterManagementAddOn, *addon.PlacementInput, *addon.SpecHashFunc)
@@ -199,25 +148,25 @@ func TestPlanAddonRefused(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			cma := seedCMA(t)
-			cma.Status.InstallProgressions = []addonv1beta1.InstallProgression{{PlacementRef: seedPlacement, ConfigReferences: prevConfigs}}
-			in := addon.PlacementInput{Placement: placementObject(seedPlacement, intstr.FromString("100%")), Groups: seedGroups()}
+			cma := addontest.SeedCMA(t)
+			cma.Status.InstallProgressions = []addonv1beta1.InstallProgression{{PlacementRef: addontest.SeedPlacement(), ConfigReferences: prevConfigs}}
+			in := addon.PlacementInput{Placement: addontest.PlacementObject(addontest.SeedPlacement(), intstr.FromString("100%")), Groups: addontest.SeedGroups()}
 			specHash := lookup(t, proxyConfig(t, "proxyAgent"))
 			tt.edit(cma, &in, &specHash)
-			mcas := []*addonv1beta1.ManagedClusterAddOn{emptyAddon("dev-cluster")}
-			steps, err := addon.PlanAddon(rollout.Planner{Clock: fake.New(planNow)}, cma, []addon.PlacementInput{in}, mcas, specHash)
+			mcas := []*addonv1beta1.ManagedClusterAddOn{addontest.EmptyAddon("dev-cluster")}
+			steps, err := addon.PlanAddon(rollout.Planner{Clock: fake.New(addontest.PlanNow)}, cma, []addon.PlacementInput{in}, mcas, specHash)
 			require.NoError(t, err)
 			s := steps[0]
 			require.Error(t, s.Err)
 			assert.Empty(t, s.Writes)
 			assert.Equal(t, prevConfigs, s.Progression.ConfigReferences, "configs left as they were")
-			c := condition(s.Progression.Conditions, "Progressing")
+			c := addontest.Condition(s.Progression.Conditions, "Progressing")
 			assert.Equal(t, metav1.ConditionFalse, c.Status)
 			assert.Equal(t, tt.reason, c.Reason)
 			assert.Equal(t, tt.reason, s.Reason)
 			assert.Contains(t, c.Message, tt.message)
 			assert.NotContains(t, c.Message, "\n")
-			assert.Equal(t, planNow, c.LastTransitionTime.Time)
+			assert.Equal(t, addontest.PlanNow, c.LastTransitionTime.Time)
 			if tt.fieldPath != "" {
 				var fe *field.Error
 				require.True(t, errors.As(s.Err, &fe))
@@ -232,7 +181,7 @@ func TestPlanAddonRefused(t *testing.T) {
 // manager does.
 func TestPlanAddonProgressiveWindow(t *testing.T) {
 	t.Parallel()
-	cma := seedCMA(t)
+	cma := addontest.SeedCMA(t)
 	cma.Spec.InstallStrategy.Placements[0].RolloutStrategy = clusterv1alpha1.RolloutStrategy{Type: clusterv1alpha1.Progressive}
 	groups := []grouping.Group{{GroupKey: grouping.GroupKey{Index: 0}, Clusters: []string{"a", "b", "c", "d"}}}
 	for _, tt := range []struct {
@@ -243,28 +192,34 @@ func TestPlanAddonProgressiveWindow(t *testing.T) {
 		{intstr.FromString("50%"), []string{"a", "b"}},
 		{intstr.IntOrString{}, []string{"a", "b", "c", "d"}},
 	} {
-		steps, err := addon.PlanAddon(rollout.Planner{Clock: fake.New(planNow)}, cma,
-			[]addon.PlacementInput{{Placement: placementObject(seedPlacement, tt.cpg), Groups: groups}}, nil, lookup(t, proxyConfig(t)))
+		steps, err := addon.PlanAddon(rollout.Planner{Clock: fake.New(addontest.PlanNow)}, cma,
+			[]addon.PlacementInput{{Placement: addontest.PlacementObject(addontest.SeedPlacement(), tt.cpg), Groups: groups}}, nil, lookup(t, proxyConfig(t)))
 		require.NoError(t, err)
-		assert.Equal(t, tt.starting, startingNow(steps[0].Result), "clustersPerDecisionGroup %s", tt.cpg.String())
+		assert.Equal(t, tt.starting, addontest.StartingNow(steps[0].Result), "clustersPerDecisionGroup %s", tt.cpg.String())
 	}
 }
 
 func TestPlanAddonArguments(t *testing.T) {
 	t.Parallel()
-	manual := seedCMA(t)
+	manual := addontest.SeedCMA(t)
 	manual.Spec.InstallStrategy.Type = addonv1beta1.AddonInstallStrategyManual
-	unknown := seedCMA(t)
+	unknown := addontest.SeedCMA(t)
 	unknown.Spec.InstallStrategy.Type = "Everywhere"
 	for name, call := range map[string]func() ([]addon.Step, error){
-		"nil cma": func() ([]addon.Step, error) { return addon.PlanAddon(rollout.Planner{}, nil, nil, nil, names()) },
-		"manual with placements": func() ([]addon.Step, error) {
-			return addon.PlanAddon(rollout.Planner{}, manual, make([]addon.PlacementInput, 1), nil, names())
+		"nil cma": func() ([]addon.Step, error) {
+			return addon.PlanAddon(rollout.Planner{}, nil, nil, nil, addontest.Names())
 		},
-		"unknown strategy": func() ([]addon.Step, error) { return addon.PlanAddon(rollout.Planner{}, unknown, nil, nil, names()) },
-		"length":           func() ([]addon.Step, error) { return addon.PlanAddon(rollout.Planner{}, seedCMA(t), nil, nil, names()) },
+		"manual with placements": func() ([]addon.Step, error) {
+			return addon.PlanAddon(rollout.Planner{}, manual, make([]addon.PlacementInput, 1), nil, addontest.Names())
+		},
+		"unknown strategy": func() ([]addon.Step, error) {
+			return addon.PlanAddon(rollout.Planner{}, unknown, nil, nil, addontest.Names())
+		},
+		"length": func() ([]addon.Step, error) {
+			return addon.PlanAddon(rollout.Planner{}, addontest.SeedCMA(t), nil, nil, addontest.Names())
+		},
 		"nil hash": func() ([]addon.Step, error) {
-			return addon.PlanAddon(rollout.Planner{}, seedCMA(t), make([]addon.PlacementInput, 1), nil, nil)
+			return addon.PlanAddon(rollout.Planner{}, addontest.SeedCMA(t), make([]addon.PlacementInput, 1), nil, nil)
 		},
 	} {
 		steps, err := call()
@@ -275,8 +230,8 @@ func TestPlanAddonArguments(t *testing.T) {
 
 func TestInstall(t *testing.T) {
 	t.Parallel()
-	cma := seedCMA(t)
-	p := placementObject(seedPlacement, intstr.IntOrString{})
+	cma := addontest.SeedCMA(t)
+	p := addontest.PlacementObject(addontest.SeedPlacement(), intstr.IntOrString{})
 	tests := []struct {
 		name           string
 		strategy       string
@@ -285,17 +240,17 @@ func TestInstall(t *testing.T) {
 		create, remove []string
 	}{
 		{name: "fresh hub", strategy: addonv1beta1.AddonInstallStrategyPlacements,
-			placements: []addon.PlacementInput{{Placement: p, Groups: seedGroups()}},
+			placements: []addon.PlacementInput{{Placement: p, Groups: addontest.SeedGroups()}},
 			create:     []string{"dev-cluster", "prod-cluster", "stg-cluster"}},
 		{name: "a cluster left, another came", strategy: addonv1beta1.AddonInstallStrategyPlacements,
-			placements: []addon.PlacementInput{{Placement: p, Groups: seedGroups()}},
+			placements: []addon.PlacementInput{{Placement: p, Groups: addontest.SeedGroups()}},
 			existing:   []string{"dev-cluster", "old-cluster", "stg-cluster"},
 			create:     []string{"prod-cluster"}, remove: []string{"old-cluster"}},
 		{name: "a missing Placement selects nothing", strategy: addonv1beta1.AddonInstallStrategyPlacements,
-			placements: []addon.PlacementInput{{Groups: seedGroups()}},
+			placements: []addon.PlacementInput{{Groups: addontest.SeedGroups()}},
 			existing:   []string{"dev-cluster"}, remove: []string{"dev-cluster"}},
 		{name: "manual", strategy: addonv1beta1.AddonInstallStrategyManual,
-			placements: []addon.PlacementInput{{Placement: p, Groups: seedGroups()}},
+			placements: []addon.PlacementInput{{Placement: p, Groups: addontest.SeedGroups()}},
 			existing:   []string{"old-cluster"}},
 	}
 	for _, tt := range tests {
@@ -326,14 +281,14 @@ func TestLastPlacementWins(t *testing.T) {
 // add-on manager's defaults node does; no install progression.
 func TestPlanAddonManual(t *testing.T) {
 	t.Parallel()
-	cma := seedCMA(t)
+	cma := addontest.SeedCMA(t)
 	cma.Spec.InstallStrategy = addonv1beta1.InstallStrategy{Type: addonv1beta1.AddonInstallStrategyManual}
 	mcas := []*addonv1beta1.ManagedClusterAddOn{
-		emptyAddon("prod-cluster"), emptyAddon("dev-cluster"),
-		appliedAddon("stg-cluster", newHash, planNow.Add(-time.Hour)),
+		addontest.EmptyAddon("prod-cluster"), addontest.EmptyAddon("dev-cluster"),
+		addontest.AppliedAddon("stg-cluster", addontest.NewHash, addontest.PlanNow.Add(-time.Hour)),
 		{ObjectMeta: metav1.ObjectMeta{Namespace: "dev-cluster", Name: "other-addon"}},
 	}
-	steps, err := addon.PlanAddon(rollout.Planner{Clock: fake.New(planNow)}, cma, nil, mcas, lookup(t, proxyConfig(t, "proxyAgent", "proxyServer")))
+	steps, err := addon.PlanAddon(rollout.Planner{Clock: fake.New(addontest.PlanNow)}, cma, nil, mcas, lookup(t, proxyConfig(t, "proxyAgent", "proxyServer")))
 	require.NoError(t, err)
 	require.Len(t, steps, 1)
 	s := steps[0]
@@ -342,12 +297,12 @@ func TestPlanAddonManual(t *testing.T) {
 	assert.Zero(t, s.Ref)
 	assert.Zero(t, s.Progression)
 	assert.Equal(t, []grouping.Group{{Clusters: []string{"dev-cluster", "prod-cluster", "stg-cluster"}}}, s.Groups)
-	assert.Equal(t, []string{"dev-cluster", "prod-cluster"}, startingNow(s.Result), "every add-on not yet configured, at once")
+	assert.Equal(t, []string{"dev-cluster", "prod-cluster"}, addontest.StartingNow(s.Result), "every add-on not yet configured, at once")
 	assert.Equal(t, []string{"dev-cluster", "prod-cluster"}, writtenClusters(s.Writes))
-	assert.Equal(t, newHash, s.Writes[0].ConfigReferences[0].DesiredConfig.SpecHash)
+	assert.Equal(t, addontest.NewHash, s.Writes[0].ConfigReferences[0].DesiredConfig.SpecHash)
 	assert.Equal(t, addon.Progress{Selected: 3, Rolling: 2, Succeeded: 1}, s.Progress)
 
-	bad, err := addon.PlanAddon(rollout.Planner{Clock: fake.New(planNow)}, cma, nil, mcas, table(nil))
+	bad, err := addon.PlanAddon(rollout.Planner{Clock: fake.New(addontest.PlanNow)}, cma, nil, mcas, table(nil))
 	require.NoError(t, err)
 	require.Error(t, bad[0].Err)
 	assert.Equal(t, addon.ReasonConfigurationError, bad[0].Reason)

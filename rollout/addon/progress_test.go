@@ -12,6 +12,7 @@ import (
 
 	"github.com/rolloutkit/rolloutkit/clock/fake"
 	"github.com/rolloutkit/rolloutkit/grouping"
+	"github.com/rolloutkit/rolloutkit/internal/addontest"
 	"github.com/rolloutkit/rolloutkit/rollout"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
@@ -177,7 +178,7 @@ func TestTally(t *testing.T) {
 // step, as OCM's add-on manager would.
 func TestSeedRolloutWithPlanner(t *testing.T) {
 	t.Parallel()
-	cma := seedCMA(t)
+	cma := addontest.SeedCMA(t)
 	strategy := cma.Spec.InstallStrategy.Placements[0].RolloutStrategy
 	groups := []grouping.Group{
 		{GroupKey: grouping.GroupKey{Name: "dev", Index: 0}, Clusters: []string{"dev-cluster"}},
@@ -209,7 +210,7 @@ func TestSeedRolloutWithPlanner(t *testing.T) {
 	for _, s := range steps {
 		t.Run(s.name, func(t *testing.T) {
 			t.Parallel()
-			addons, err := addon.Evaluate(cma, seedPlacement, s.mcas, s.specHash)
+			addons, err := addon.Evaluate(cma, addontest.SeedPlacement(), s.mcas, s.specHash)
 			require.NoError(t, err)
 			result, err := planner.Plan(strategy, groups, addon.Statuses(addons))
 			require.NoError(t, err)

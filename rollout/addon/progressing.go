@@ -12,7 +12,6 @@ import (
 	workv1 "open-cluster-management.io/api/work/v1"
 
 	"github.com/rolloutkit/rolloutkit/clock"
-
 	ifield "github.com/rolloutkit/rolloutkit/internal/field"
 )
 
@@ -236,7 +235,7 @@ func (want wantedHashes) verdictOf(w *workv1.ManifestWork) workVerdict {
 	switch {
 	case !want.matches(w):
 		return workMismatch
-	case !workIsReady(w):
+	case !WorkReady(w):
 		return workNotReady
 	}
 	return workReady
@@ -317,9 +316,9 @@ func workList(mca *addonv1beta1.ManagedClusterAddOn, hosting string, w *workv1.M
 	return 0, false
 }
 
-// workIsReady reports whether w's Available and Applied conditions are both
+// WorkReady reports whether w's Available and Applied conditions are both
 // True for its current generation.
-func workIsReady(w *workv1.ManifestWork) bool {
+func WorkReady(w *workv1.ManifestWork) bool {
 	for _, t := range [...]string{workv1.WorkAvailable, workv1.WorkApplied} {
 		c := meta.FindStatusCondition(w.Status.Conditions, t)
 		if c == nil || c.Status != metav1.ConditionTrue || c.ObservedGeneration != w.Generation {

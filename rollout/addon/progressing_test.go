@@ -13,6 +13,7 @@ import (
 	workv1 "open-cluster-management.io/api/work/v1"
 
 	"github.com/rolloutkit/rolloutkit/clock/fake"
+	"github.com/rolloutkit/rolloutkit/internal/addontest"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
 
@@ -29,9 +30,9 @@ var progNow = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 // progRef is a config reference of the seed's proxy config desiring hash h
 // (no desiredConfig when h is "-").
 func progRef(h string) addonv1beta1.ConfigReference {
-	r := addonv1beta1.ConfigReference{ConfigGroupResource: proxyGR}
+	r := addonv1beta1.ConfigReference{ConfigGroupResource: addontest.ProxyGR()}
 	if h != "-" {
-		r.DesiredConfig = &addonv1beta1.ConfigSpecHash{ConfigReferent: proxyReferent, SpecHash: h}
+		r.DesiredConfig = &addonv1beta1.ConfigSpecHash{ConfigReferent: addontest.ProxyReferent(), SpecHash: h}
 	}
 	return r
 }
@@ -45,7 +46,7 @@ func progMCA(refs ...addonv1beta1.ConfigReference) *addonv1beta1.ManagedClusterA
 			Conditions: []metav1.Condition{{
 				Type: addonv1beta1.ManagedClusterAddOnManifestApplied, Status: metav1.ConditionTrue, Reason: "AddonManifestApplied",
 			}},
-			SupportedConfigs: []addonv1beta1.ConfigGroupResource{proxyGR},
+			SupportedConfigs: []addonv1beta1.ConfigGroupResource{addontest.ProxyGR()},
 			ConfigReferences: refs,
 		},
 	}
@@ -137,7 +138,7 @@ func TestProgressing(t *testing.T) {
 			mca: func() *addonv1beta1.ManagedClusterAddOn {
 				m := progMCA(progRef("h1"))
 				m.Spec.Configs = []addonv1beta1.AddOnConfig{
-					{ConfigGroupResource: proxyGR},
+					{ConfigGroupResource: addontest.ProxyGR()},
 					{ConfigGroupResource: addonv1beta1.ConfigGroupResource{Group: "addon.open-cluster-management.io", Resource: "addondeploymentconfigs"}},
 					{ConfigGroupResource: addonv1beta1.ConfigGroupResource{Resource: "configmaps"}},
 				}
@@ -423,7 +424,7 @@ func TestProgressingCondition(t *testing.T) {
 func TestProgressingCopies(t *testing.T) {
 	t.Parallel()
 	mca := progMCA(progRef("h1"), progRef("-"))
-	mca.Spec.Configs = []addonv1beta1.AddOnConfig{{ConfigGroupResource: proxyGR, ConfigReferent: proxyReferent}}
+	mca.Spec.Configs = []addonv1beta1.AddOnConfig{{ConfigGroupResource: addontest.ProxyGR(), ConfigReferent: addontest.ProxyReferent()}}
 	// A pre-delete work only: Completed although a reference has no
 	// desiredConfig, as in OCM.
 	works := []*workv1.ManifestWork{progWork("addon-cluster-proxy-pre-delete", "-")}
@@ -472,7 +473,7 @@ func TestProgressingErrors(t *testing.T) {
 // controller does for each add-on it reconciles.
 func BenchmarkProgressing(b *testing.B) {
 	ref := func(name, h string) addonv1beta1.ConfigReference {
-		return addonv1beta1.ConfigReference{ConfigGroupResource: proxyGR,
+		return addonv1beta1.ConfigReference{ConfigGroupResource: addontest.ProxyGR(),
 			DesiredConfig: &addonv1beta1.ConfigSpecHash{ConfigReferent: addonv1beta1.ConfigReferent{Name: name}, SpecHash: h}}
 	}
 	mca := progMCA(ref("a", "h1"), ref("b", "h2"))

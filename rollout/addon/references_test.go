@@ -10,6 +10,7 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 
+	"github.com/rolloutkit/rolloutkit/internal/addontest"
 	"github.com/rolloutkit/rolloutkit/rollout"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
@@ -57,7 +58,7 @@ func cloneConfigRefs(refs []addonv1beta1.ConfigReference) []addonv1beta1.ConfigR
 
 func TestConfigReferences(t *testing.T) {
 	t.Parallel()
-	seedApplied := configRef(proxyGR, "", "cluster-proxy", oldHash, oldHash, 1)
+	seedApplied := configRef(addontest.ProxyGR(), "", "cluster-proxy", addontest.OldHash, addontest.OldHash, 1)
 	tests := []struct {
 		name    string
 		current []addonv1beta1.ConfigReference
@@ -69,26 +70,26 @@ func TestConfigReferences(t *testing.T) {
 	}{
 		{
 			name:    "a new add-on: the desired configs, nothing applied yet",
-			desired: []addon.Config{config(proxyGR, "", "cluster-proxy", newHash)},
-			want:    []addonv1beta1.ConfigReference{configRef(proxyGR, "", "cluster-proxy", newHash, "", 0)},
+			desired: []addon.Config{config(addontest.ProxyGR(), "", "cluster-proxy", addontest.NewHash)},
+			want:    []addonv1beta1.ConfigReference{configRef(addontest.ProxyGR(), "", "cluster-proxy", addontest.NewHash, "", 0)},
 		},
 		{
 			name:    "seed upgrade: the new spec hash; lastAppliedConfig and generation kept",
 			current: []addonv1beta1.ConfigReference{seedApplied},
-			desired: []addon.Config{config(proxyGR, "", "cluster-proxy", newHash)},
-			want:    []addonv1beta1.ConfigReference{configRef(proxyGR, "", "cluster-proxy", newHash, oldHash, 1)},
+			desired: []addon.Config{config(addontest.ProxyGR(), "", "cluster-proxy", addontest.NewHash)},
+			want:    []addonv1beta1.ConfigReference{configRef(addontest.ProxyGR(), "", "cluster-proxy", addontest.NewHash, addontest.OldHash, 1)},
 		},
 		{
 			name:    "revert while applying: the old hash again, lastAppliedConfig kept",
-			current: []addonv1beta1.ConfigReference{configRef(proxyGR, "", "cluster-proxy", newHash, oldHash, 2)},
-			desired: []addon.Config{config(proxyGR, "", "cluster-proxy", oldHash)},
-			want:    []addonv1beta1.ConfigReference{configRef(proxyGR, "", "cluster-proxy", oldHash, oldHash, 2)},
+			current: []addonv1beta1.ConfigReference{configRef(addontest.ProxyGR(), "", "cluster-proxy", addontest.NewHash, addontest.OldHash, 2)},
+			desired: []addon.Config{config(addontest.ProxyGR(), "", "cluster-proxy", addontest.OldHash)},
+			want:    []addonv1beta1.ConfigReference{configRef(addontest.ProxyGR(), "", "cluster-proxy", addontest.OldHash, addontest.OldHash, 2)},
 		},
 		{
 			name:    "a config no longer desired is dropped, its replacement appended",
 			current: []addonv1beta1.ConfigReference{seedApplied},
-			desired: []addon.Config{config(proxyGR, "", "cluster-proxy-canary", newHash)},
-			want:    []addonv1beta1.ConfigReference{configRef(proxyGR, "", "cluster-proxy-canary", newHash, "", 0)},
+			desired: []addon.Config{config(addontest.ProxyGR(), "", "cluster-proxy-canary", addontest.NewHash)},
+			want:    []addonv1beta1.ConfigReference{configRef(addontest.ProxyGR(), "", "cluster-proxy-canary", addontest.NewHash, "", 0)},
 		},
 		{
 			name:    "the namespace is part of the config's name",
@@ -98,20 +99,20 @@ func TestConfigReferences(t *testing.T) {
 		},
 		{
 			name:    "so is the group/resource",
-			current: []addonv1beta1.ConfigReference{configRef(deployGR, "", "cluster-proxy", oldHash, oldHash, 1)},
-			desired: []addon.Config{config(proxyGR, "", "cluster-proxy", oldHash)},
-			want:    []addonv1beta1.ConfigReference{configRef(proxyGR, "", "cluster-proxy", oldHash, "", 0)},
+			current: []addonv1beta1.ConfigReference{configRef(deployGR, "", "cluster-proxy", addontest.OldHash, addontest.OldHash, 1)},
+			desired: []addon.Config{config(addontest.ProxyGR(), "", "cluster-proxy", addontest.OldHash)},
+			want:    []addonv1beta1.ConfigReference{configRef(addontest.ProxyGR(), "", "cluster-proxy", addontest.OldHash, "", 0)},
 		},
 		{
 			name: "an entry without desiredConfig is dropped",
 			current: []addonv1beta1.ConfigReference{
-				{ConfigGroupResource: proxyGR, LastAppliedConfig: specHash("", "cluster-proxy", oldHash)},
+				{ConfigGroupResource: addontest.ProxyGR(), LastAppliedConfig: specHash("", "cluster-proxy", addontest.OldHash)},
 				configRef(deployGR, "", "deploy", "h1", "h1", 1),
 			},
-			desired: []addon.Config{config(deployGR, "", "deploy", "h1"), config(proxyGR, "", "cluster-proxy", newHash)},
+			desired: []addon.Config{config(deployGR, "", "deploy", "h1"), config(addontest.ProxyGR(), "", "cluster-proxy", addontest.NewHash)},
 			want: []addonv1beta1.ConfigReference{
 				configRef(deployGR, "", "deploy", "h1", "h1", 1),
-				configRef(proxyGR, "", "cluster-proxy", newHash, "", 0),
+				configRef(addontest.ProxyGR(), "", "cluster-proxy", addontest.NewHash, "", 0),
 			},
 		},
 		{
@@ -128,7 +129,7 @@ func TestConfigReferences(t *testing.T) {
 				config(deployGR, "", "d", "hd"),
 				config(deployGR, "", "c", "hc"),
 				config(deployGR, "", "b", "hb"),
-				config(proxyGR, "", "cluster-proxy", oldHash),
+				config(addontest.ProxyGR(), "", "cluster-proxy", addontest.OldHash),
 			},
 			want: []addonv1beta1.ConfigReference{
 				configRef(configMapGR, "ns", "x", "hx", "", 0),
@@ -148,15 +149,15 @@ func TestConfigReferences(t *testing.T) {
 			name: "a config repeated in current is kept once, the first time",
 			current: []addonv1beta1.ConfigReference{
 				seedApplied,
-				configRef(proxyGR, "", "cluster-proxy", "older", "older", 0),
+				configRef(addontest.ProxyGR(), "", "cluster-proxy", "older", "older", 0),
 			},
-			desired: []addon.Config{config(proxyGR, "", "cluster-proxy", newHash)},
-			want:    []addonv1beta1.ConfigReference{configRef(proxyGR, "", "cluster-proxy", newHash, oldHash, 1)},
+			desired: []addon.Config{config(addontest.ProxyGR(), "", "cluster-proxy", addontest.NewHash)},
+			want:    []addonv1beta1.ConfigReference{configRef(addontest.ProxyGR(), "", "cluster-proxy", addontest.NewHash, addontest.OldHash, 1)},
 		},
 		{
 			name:    "a config repeated in desired is taken once, the first time",
-			desired: []addon.Config{config(proxyGR, "", "cluster-proxy", newHash), config(proxyGR, "", "cluster-proxy", oldHash)},
-			want:    []addonv1beta1.ConfigReference{configRef(proxyGR, "", "cluster-proxy", newHash, "", 0)},
+			desired: []addon.Config{config(addontest.ProxyGR(), "", "cluster-proxy", addontest.NewHash), config(addontest.ProxyGR(), "", "cluster-proxy", addontest.OldHash)},
+			want:    []addonv1beta1.ConfigReference{configRef(addontest.ProxyGR(), "", "cluster-proxy", addontest.NewHash, "", 0)},
 			repeats: true,
 		},
 	}
@@ -207,18 +208,18 @@ func TestConfigReferencesUnchanged(t *testing.T) {
 		{name: "empty, nothing desired", current: []addonv1beta1.ConfigReference{}},
 		{
 			name:    "seed: applied",
-			current: []addonv1beta1.ConfigReference{configRef(proxyGR, "", "cluster-proxy", oldHash, oldHash, 1)},
-			desired: []addon.Config{config(proxyGR, "", "cluster-proxy", oldHash)},
+			current: []addonv1beta1.ConfigReference{configRef(addontest.ProxyGR(), "", "cluster-proxy", addontest.OldHash, addontest.OldHash, 1)},
+			desired: []addon.Config{config(addontest.ProxyGR(), "", "cluster-proxy", addontest.OldHash)},
 		},
 		{
 			name:    "seed: applying the new hash",
-			current: []addonv1beta1.ConfigReference{configRef(proxyGR, "", "cluster-proxy", newHash, oldHash, 1)},
-			desired: []addon.Config{config(proxyGR, "", "cluster-proxy", newHash)},
+			current: []addonv1beta1.ConfigReference{configRef(addontest.ProxyGR(), "", "cluster-proxy", addontest.NewHash, addontest.OldHash, 1)},
+			desired: []addon.Config{config(addontest.ProxyGR(), "", "cluster-proxy", addontest.NewHash)},
 		},
 		{
 			name:    "not applied yet",
-			current: []addonv1beta1.ConfigReference{configRef(proxyGR, "", "cluster-proxy", newHash, "", 0)},
-			desired: []addon.Config{config(proxyGR, "", "cluster-proxy", newHash)},
+			current: []addonv1beta1.ConfigReference{configRef(addontest.ProxyGR(), "", "cluster-proxy", addontest.NewHash, "", 0)},
+			desired: []addon.Config{config(addontest.ProxyGR(), "", "cluster-proxy", addontest.NewHash)},
 		},
 		{
 			name: "several, in OCM's order, desired in another order",
@@ -226,10 +227,10 @@ func TestConfigReferencesUnchanged(t *testing.T) {
 				configRef(configMapGR, "ns", "x", "hx", "hx", 4),
 				configRef(deployGR, "", "b", "hb", "hb", 1),
 				configRef(deployGR, "", "a", "ha", "", 0),
-				configRef(proxyGR, "", "cluster-proxy", oldHash, oldHash, 1),
+				configRef(addontest.ProxyGR(), "", "cluster-proxy", addontest.OldHash, addontest.OldHash, 1),
 			},
 			desired: []addon.Config{
-				config(proxyGR, "", "cluster-proxy", oldHash),
+				config(addontest.ProxyGR(), "", "cluster-proxy", addontest.OldHash),
 				config(deployGR, "", "a", "ha"),
 				config(deployGR, "", "b", "hb"),
 				config(configMapGR, "ns", "x", "hx"),
@@ -251,7 +252,7 @@ func TestConfigReferencesUnchanged(t *testing.T) {
 func TestConfigReferencesSeed(t *testing.T) {
 	t.Parallel()
 	mcas := readMCAs(t, "managedclusteraddons.yaml")
-	addons, err := addon.Evaluate(seedCMA(t), seedPlacement, mcas, lookup(t, proxyConfig(t, "proxyAgent", "proxyServer")))
+	addons, err := addon.Evaluate(addontest.SeedCMA(t), addontest.SeedPlacement(), mcas, lookup(t, proxyConfig(t, "proxyAgent", "proxyServer")))
 	require.NoError(t, err)
 	require.Len(t, addons, len(mcas))
 	for _, a := range addons {
@@ -263,7 +264,7 @@ func TestConfigReferencesSeed(t *testing.T) {
 		mca := mcas[i]
 		written := mca.DeepCopy()
 		written.Status.ConfigReferences = addon.ConfigReferences(mca.Status.ConfigReferences, a.Configs)
-		assert.Equal(t, []addonv1beta1.ConfigReference{configRef(proxyGR, "", "cluster-proxy", newHash, oldHash, 1)},
+		assert.Equal(t, []addonv1beta1.ConfigReference{configRef(addontest.ProxyGR(), "", "cluster-proxy", addontest.NewHash, addontest.OldHash, 1)},
 			written.Status.ConfigReferences, mca.Namespace)
 		st, err := addon.ClusterStatus(written, a.Configs)
 		require.NoError(t, err)

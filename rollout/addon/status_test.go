@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 
+	"github.com/rolloutkit/rolloutkit/internal/addontest"
 	"github.com/rolloutkit/rolloutkit/rollout"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
@@ -61,8 +62,8 @@ func TestClusterStatus(t *testing.T) {
 	failed := readMCA(t, "managedclusteraddon-failed.yaml")
 	fresh := readMCA(t, "managedclusteraddon-new.yaml")
 
-	oldCfg := []addon.Config{{GroupResource: proxyGR, Referent: proxyReferent, SpecHash: oldHash}}
-	newCfg := []addon.Config{{GroupResource: proxyGR, Referent: proxyReferent, SpecHash: newHash}}
+	oldCfg := []addon.Config{{GroupResource: addontest.ProxyGR(), Referent: addontest.ProxyReferent(), SpecHash: addontest.OldHash}}
+	newCfg := []addon.Config{{GroupResource: addontest.ProxyGR(), Referent: addontest.ProxyReferent(), SpecHash: addontest.NewHash}}
 	other := addonv1beta1.ConfigGroupResource{Group: "addon.open-cluster-management.io", Resource: "addondeploymentconfigs"}
 
 	tests := []struct {
@@ -87,11 +88,11 @@ func TestClusterStatus(t *testing.T) {
 			rollout.ClusterStatus{Cluster: "dev-cluster", Status: rollout.ToApply}},
 		{"one more config desired: ToApply", dev, append(append([]addon.Config{}, oldCfg...), addon.Config{GroupResource: other, Referent: addonv1beta1.ConfigReferent{Namespace: "ns", Name: "d"}, SpecHash: "x"}),
 			rollout.ClusterStatus{Cluster: "dev-cluster", Status: rollout.ToApply}},
-		{"referenced config is another name: ToApply", dev, []addon.Config{{GroupResource: proxyGR, Referent: addonv1beta1.ConfigReferent{Name: "other"}, SpecHash: oldHash}},
+		{"referenced config is another name: ToApply", dev, []addon.Config{{GroupResource: addontest.ProxyGR(), Referent: addonv1beta1.ConfigReferent{Name: "other"}, SpecHash: addontest.OldHash}},
 			rollout.ClusterStatus{Cluster: "dev-cluster", Status: rollout.ToApply}},
-		{"referenced config is another namespace: ToApply", dev, []addon.Config{{GroupResource: proxyGR, Referent: addonv1beta1.ConfigReferent{Namespace: "x", Name: "cluster-proxy"}, SpecHash: oldHash}},
+		{"referenced config is another namespace: ToApply", dev, []addon.Config{{GroupResource: addontest.ProxyGR(), Referent: addonv1beta1.ConfigReferent{Namespace: "x", Name: "cluster-proxy"}, SpecHash: addontest.OldHash}},
 			rollout.ClusterStatus{Cluster: "dev-cluster", Status: rollout.ToApply}},
-		{"referenced config is another resource: ToApply", dev, []addon.Config{{GroupResource: other, Referent: proxyReferent, SpecHash: oldHash}},
+		{"referenced config is another resource: ToApply", dev, []addon.Config{{GroupResource: other, Referent: addontest.ProxyReferent(), SpecHash: addontest.OldHash}},
 			rollout.ClusterStatus{Cluster: "dev-cluster", Status: rollout.ToApply}},
 		{"applying, reason Progressing: Progressing since then", progressing, newCfg,
 			rollout.ClusterStatus{Cluster: "dev-cluster", Status: rollout.Progressing, LastTransitionTime: at("2026-11-30T12:00:05Z")}},
@@ -249,7 +250,7 @@ func TestClusterStatusManyConfigs(t *testing.T) {
 func TestClusterStatusErrors(t *testing.T) {
 	t.Parallel()
 	dev := readMCAs(t, "managedclusteraddons.yaml")[0]
-	desired := []addon.Config{{GroupResource: proxyGR, Referent: proxyReferent, SpecHash: oldHash}}
+	desired := []addon.Config{{GroupResource: addontest.ProxyGR(), Referent: addontest.ProxyReferent(), SpecHash: addontest.OldHash}}
 	tests := []struct {
 		name    string
 		mca     *addonv1beta1.ManagedClusterAddOn
@@ -303,7 +304,7 @@ func TestSeedCaveats(t *testing.T) {
 			t.Parallel()
 			specHash := lookup(t, proxyConfig(t, tt.images...))
 			for _, mca := range readMCAs(t, "managedclusteraddons.yaml") {
-				desired, err := addon.Desired(seedCMA(t), seedPlacement, mca, specHash)
+				desired, err := addon.Desired(addontest.SeedCMA(t), addontest.SeedPlacement(), mca, specHash)
 				require.NoError(t, err)
 				got, err := addon.ClusterStatus(mca, desired)
 				require.NoError(t, err)

@@ -24,11 +24,11 @@ import (
 	"k8s.io/client-go/util/retry"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testprom"
-	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
 
 // controlled is a hub with the seed's story installed at the old image,
@@ -207,9 +207,9 @@ func TestApproval(t *testing.T) {
 	pa := ar.Status.PendingApprovals[0]
 	assert.Equal(t, "prod", pa.Group)
 	assert.NotEqual(t, oldRev, pa.Revision, "a config change kept the revision")
-	progressing := meta.FindStatusCondition(ar.Status.Conditions, addon.ConditionProgressing)
+	progressing := meta.FindStatusCondition(ar.Status.Conditions, addonrollout.ConditionProgressing)
 	require.NotNil(t, progressing)
-	assert.Equal(t, addon.ReasonWaitingForApproval, progressing.Reason)
+	assert.Equal(t, addonrollout.ReasonWaitingForApproval, progressing.Reason)
 	c.event(t, hubctl.EventApprovalRequested, `"prod" waits for an approval of revision `+pa.Revision)
 	metrics := c.scrape(t)
 	assert.Contains(t, metrics, `rolloutkit_pending_approvals{addon="cluster-proxy",group="prod",placement="open-cluster-management/cluster-proxy-placement"} 1`)
@@ -224,23 +224,23 @@ func TestApproval(t *testing.T) {
 	approvalReason := func(name string) string {
 		var a v1alpha1.RolloutApproval
 		require.NoError(t, c.c.Get(ctx, types.NamespacedName{Name: name}, &a))
-		if cond := meta.FindStatusCondition(a.Status.Conditions, addon.ConditionApproved); cond != nil {
+		if cond := meta.FindStatusCondition(a.Status.Conditions, addonrollout.ConditionApproved); cond != nil {
 			return cond.Reason
 		}
 		return ""
 	}
-	assert.Equal(t, addon.ReasonRevisionMismatch, approvalReason("prod-old-revision"))
+	assert.Equal(t, addonrollout.ReasonRevisionMismatch, approvalReason("prod-old-revision"))
 
 	approve("prod-"+pa.Revision, pa.Revision)
 	c.installed(t, c.o, addonName, c.newHash, 60*time.Second)
 	eventually(t, 30*time.Second, "approval used", func() (bool, string) {
 		r := approvalReason("prod-" + pa.Revision)
-		return r == addon.ReasonUsed, r
+		return r == addonrollout.ReasonUsed, r
 	})
 	c.event(t, hubctl.EventApprovalUsed, "prod")
 	eventually(t, 30*time.Second, "rollout completed", func() (bool, string) {
-		cond := meta.FindStatusCondition(c.rollout(t).Status.Conditions, addon.ConditionProgressing)
-		return cond != nil && cond.Reason == addon.ReasonCompleted, fmt.Sprintf("%+v", cond)
+		cond := meta.FindStatusCondition(c.rollout(t).Status.Conditions, addonrollout.ConditionProgressing)
+		return cond != nil && cond.Reason == addonrollout.ReasonCompleted, fmt.Sprintf("%+v", cond)
 	})
 	assert.Contains(t, c.scrape(t), "rolloutkit_revision_duration_seconds_count")
 
@@ -269,7 +269,7 @@ func TestPause(t *testing.T) {
 	for cl, h := range c.desired(t) {
 		assert.Equal(t, c.oldHash, h, "%s started while paused before the change", cl)
 	}
-	paused := meta.FindStatusCondition(c.rollout(t).Status.Conditions, addon.ConditionPaused)
+	paused := meta.FindStatusCondition(c.rollout(t).Status.Conditions, addonrollout.ConditionPaused)
 	require.NotNil(t, paused)
 	assert.Equal(t, metav1.ConditionTrue, paused.Status)
 
@@ -429,7 +429,7 @@ func TestInvalidAddOnRollout(t *testing.T) {
 		Windows:          []v1alpha1.RolloutWindow{{Days: []string{"Mon-Sun"}, Start: "9am", End: "16:00", TimeZone: "Europe/Berln"}},
 	})
 	require.NoError(t, testhub.SetAgentImage(context.Background(), c.c, newImage))
-	valid := meta.FindStatusCondition(c.rollout(t).Status.Conditions, addon.ConditionValid)
+	valid := meta.FindStatusCondition(c.rollout(t).Status.Conditions, addonrollout.ConditionValid)
 	require.NotNil(t, valid)
 	assert.Equal(t, metav1.ConditionFalse, valid.Status)
 	for _, want := range []string{`spec.approvalRequired[0]: Unsupported value: "production"`, `spec.windows[0].start: Invalid value: "9am"`,
@@ -443,6 +443,6 @@ func TestInvalidAddOnRollout(t *testing.T) {
 	}
 	c.setSpec(t, func(s *v1alpha1.AddOnRolloutSpec) { *s = v1alpha1.AddOnRolloutSpec{} })
 	c.installed(t, c.o, addonName, c.newHash, 60*time.Second)
-	valid = meta.FindStatusCondition(c.rollout(t).Status.Conditions, addon.ConditionValid)
+	valid = meta.FindStatusCondition(c.rollout(t).Status.Conditions, addonrollout.ConditionValid)
 	assert.Equal(t, metav1.ConditionTrue, valid.Status)
 }

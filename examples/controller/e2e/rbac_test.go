@@ -32,6 +32,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/manifests"
@@ -219,7 +220,7 @@ func TestRBACLeastPrivilege(t *testing.T) {
 		if err := e.c.Get(ctx, client.ObjectKeyFromObject(approval), &a); err != nil {
 			return false, err.Error()
 		}
-		c := meta.FindStatusCondition(a.Status.Conditions, addon.ConditionApproved)
+		c := meta.FindStatusCondition(a.Status.Conditions, addonrollout.ConditionApproved)
 		return got.Status.ObservedGeneration == got.Generation && c != nil,
 			fmt.Sprintf("addonrollout observed generation %d of %d, approval condition %+v", got.Status.ObservedGeneration, got.Generation, c)
 	})

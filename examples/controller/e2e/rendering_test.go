@@ -15,9 +15,9 @@ import (
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 
+	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
-	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
 
 // TestRenderingRollout restarts addon-framework v1.2.0's add-on manager
@@ -44,8 +44,8 @@ func TestRenderingRollout(t *testing.T) {
 		Spec: v1alpha1.AddOnRolloutSpec{ApprovalRequired: []string{"prod"}}}))
 	eventually(t, 30*time.Second, "the AddOnRollout says the config revision is complete", func() (bool, string) {
 		st := e.rolloutStatus(t)
-		c := meta.FindStatusCondition(st.Conditions, addon.ConditionProgressing)
-		return c != nil && c.Reason == addon.ReasonCompleted, fmt.Sprintf("%+v", c)
+		c := meta.FindStatusCondition(st.Conditions, addonrollout.ConditionProgressing)
+		return c != nil && c.Reason == addonrollout.ReasonCompleted, fmt.Sprintf("%+v", c)
 	})
 
 	ob := e.observe(t, o.Clusters(), addonName, h)
@@ -59,7 +59,7 @@ func TestRenderingRollout(t *testing.T) {
 	revision := e.renderingRevision(t)
 	eventually(t, 30*time.Second, "the AddOnRollout shows the rendering revision", func() (bool, string) {
 		st := e.rolloutStatus(t)
-		return len(st.Placements) == 1 && st.Placements[0].Kind == addon.KindRendering && st.Placements[0].Revision == revision,
+		return len(st.Placements) == 1 && st.Placements[0].Kind == addonrollout.KindRendering && st.Placements[0].Revision == revision,
 			fmt.Sprintf("%+v", st.Placements)
 	})
 	assert.NotEmpty(t, first.at("dev-cluster"), "dev's work never had 2 replicas")
@@ -98,7 +98,7 @@ func TestRenderingRollout(t *testing.T) {
 	prod := e.addon(t, "prod-cluster", addonName)
 	require.NotNil(t, prod.manifestApplied)
 	assert.Equal(t, metav1.ConditionFalse, prod.manifestApplied.Status, "prod's work was not held")
-	assert.Contains(t, prod.manifestApplied.Message, addon.WorkGateMarker)
+	assert.Contains(t, prod.manifestApplied.Message, addonrollout.WorkGateMarker)
 	assert.Equal(t, addonv1beta1.ProgressingReasonCompleted, prod.progressing.Reason, "a held work counted as progressing or failed")
 
 	approvedAt := time.Now()
@@ -106,8 +106,8 @@ func TestRenderingRollout(t *testing.T) {
 		Spec: v1alpha1.RolloutApprovalSpec{AddOn: addonName, Placement: pending.Placement, Group: "prod", Revision: pending.Revision}}))
 	eventually(t, 60*time.Second, "the rendering revision completes", func() (bool, string) {
 		st := e.rolloutStatus(t)
-		c := meta.FindStatusCondition(st.Conditions, addon.ConditionProgressing)
-		return c != nil && c.Reason == addon.ReasonCompleted && !first.at("prod-cluster").IsZero(), fmt.Sprintf("%+v", c)
+		c := meta.FindStatusCondition(st.Conditions, addonrollout.ConditionProgressing)
+		return c != nil && c.Reason == addonrollout.ReasonCompleted && !first.at("prod-cluster").IsZero(), fmt.Sprintf("%+v", c)
 	})
 	assert.True(t, first.at("prod-cluster").After(approvedAt), "prod took the new rendering before its approval")
 	ob.close()
@@ -139,7 +139,7 @@ func (e *env) renderingRevision(t testing.TB) string {
 	require.NoError(t, e.c.Get(context.Background(), types.NamespacedName{Name: addonName}, &cma))
 	var b addonv1beta1.ClusterManagementAddOn
 	b.ObjectMeta = cma.ObjectMeta
-	rev, ok := addon.ReadRenderingRevision(&b)
+	rev, ok := addonrollout.ReadRenderingRevision(&b)
 	require.True(t, ok, "no rendering revision on the ClusterManagementAddOn: %v", cma.Annotations)
 	return rev.Revision
 }
@@ -157,13 +157,13 @@ func groupStatus(st v1alpha1.AddOnRolloutStatus, name string) *v1alpha1.GroupSta
 }
 
 // release reads the rendering rollout's release of cluster's add-on.
-func (e *env) release(t testing.TB, cluster string) (addon.Release, bool) {
+func (e *env) release(t testing.TB, cluster string) (addonrollout.Release, bool) {
 	t.Helper()
 	var mca addonv1alpha1.ManagedClusterAddOn
 	require.NoError(t, e.c.Get(context.Background(), types.NamespacedName{Namespace: cluster, Name: addonName}, &mca))
 	var b addonv1beta1.ManagedClusterAddOn
 	b.ObjectMeta = mca.ObjectMeta
-	return addon.ReadRelease(&b)
+	return addonrollout.ReadRelease(&b)
 }
 
 // firstReplicas records when each cluster's work first carried n

@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
+	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/clock"
 	"github.com/rolloutkit/rolloutkit/grouping"
@@ -178,11 +179,11 @@ func (r *AddonReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	if ctl.Works, err = r.works(ctx, cma.Name); err != nil {
 		return ctrl.Result{}, err
 	}
-	ctl.ReleaseSettle = addon.DefaultReleaseSettle
+	ctl.ReleaseSettle = addonrollout.DefaultReleaseSettle
 	ctl.WorkGate = r.gate.check(ctx, cma.Name)
 	specHash := r.configs.specHash(ctx)
-	p, err := r.plan(ctx, withView(ctl, cma.Name), func(c addon.Controls) (addon.Plan, error) {
-		return addon.PlanControlled(rollout.Planner{Clock: r.Clock}, c, cma, inputs, mcas, specHash)
+	p, err := r.plan(ctx, withView(ctl, cma.Name), func(c addonrollout.Controls) (addonrollout.Plan, error) {
+		return addonrollout.PlanControlled(rollout.Planner{Clock: r.Clock}, c, cma, inputs, mcas, specHash)
 	})
 	if err != nil {
 		return ctrl.Result{}, err
@@ -196,7 +197,7 @@ func (r *AddonReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 // withView returns ctl, with an AddOnRollout without controls when it has
 // none: the plan is then the one without an AddOnRollout (no gate holds
 // anything), and its status feeds the metrics; it is never written.
-func withView(ctl addon.Controls, name string) addon.Controls {
+func withView(ctl addonrollout.Controls, name string) addonrollout.Controls {
 	if ctl.Rollout == nil {
 		ctl.Rollout = &v1alpha1.AddOnRollout{ObjectMeta: metav1.ObjectMeta{Name: name}}
 	}
@@ -284,7 +285,7 @@ func (r *AddonReconciler) install(ctx context.Context, snap *snapshot, cma *addo
 // write makes the writes the steps call for, reports the placements that
 // were not planned, and says when to reconcile again.
 func (r *AddonReconciler) write(ctx context.Context, snap *snapshot, obj client.Object, cma *addonv1beta1.ClusterManagementAddOn,
-	mcas []*addonv1beta1.ManagedClusterAddOn, steps []addon.Step, installErr error, recheck time.Duration) (ctrl.Result, error) {
+	mcas []*addonv1beta1.ManagedClusterAddOn, steps []addonrollout.Step, installErr error, recheck time.Duration) (ctrl.Result, error) {
 	logger := log.FromContext(ctx)
 	byCluster := make(map[string]*addonv1beta1.ManagedClusterAddOn, len(mcas))
 	for _, m := range mcas {
@@ -338,7 +339,7 @@ func (r *AddonReconciler) write(ctx context.Context, snap *snapshot, obj client.
 // library did not plan: a log line and a Warning event with the step's
 // reason and error, which name the field or the object at fault, as the
 // placement's install progression condition does.
-func (r *AddonReconciler) notPlanned(ctx context.Context, obj client.Object, s addon.Step) {
+func (r *AddonReconciler) notPlanned(ctx context.Context, obj client.Object, s addonrollout.Step) {
 	what := "placement " + s.Ref.Namespace + "/" + s.Ref.Name
 	if s.Index < 0 {
 		what = "add-ons of the Manual install strategy"

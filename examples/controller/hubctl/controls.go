@@ -16,9 +16,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
+	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/rollout"
-	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
 
 // Reasons of the events the controller sends about an AddOnRollout (on
@@ -53,11 +53,11 @@ const approvalAddOnIndex = "rolloutkit.spec.addOn"
 // controls reads the operator's controls over the add-on name: its
 // AddOnRollout (nil when there is none, or when the hub has no
 // rolloutkit.io CRDs) and the approvals that name it.
-func (r *AddonReconciler) controls(ctx context.Context, name string) (addon.Controls, error) {
+func (r *AddonReconciler) controls(ctx context.Context, name string) (addonrollout.Controls, error) {
 	if !r.rollouts {
-		return addon.Controls{}, nil
+		return addonrollout.Controls{}, nil
 	}
-	var ctl addon.Controls
+	var ctl addonrollout.Controls
 	ar := &v1alpha1.AddOnRollout{}
 	switch err := r.Client.Get(ctx, types.NamespacedName{Name: name}, ar); {
 	case apierrors.IsNotFound(err):
@@ -79,14 +79,14 @@ func (r *AddonReconciler) controls(ctx context.Context, name string) (addon.Cont
 // planned is one reconcile's plan under the add-on's controls, and the
 // results of the checks run to make it.
 type planned struct {
-	addon.Plan
-	results []addon.CheckResult
+	addonrollout.Plan
+	results []addonrollout.CheckResult
 }
 
 // plan plans the add-on under its controls. When checks are due it runs
 // them, records their results and plans again, so that a passed check
 // lets the next group start in the same reconcile.
-func (r *AddonReconciler) plan(ctx context.Context, ctl addon.Controls, plan func(addon.Controls) (addon.Plan, error)) (planned, error) {
+func (r *AddonReconciler) plan(ctx context.Context, ctl addonrollout.Controls, plan func(addonrollout.Controls) (addonrollout.Plan, error)) (planned, error) {
 	p, err := plan(ctl)
 	if err != nil || len(p.Checks) == 0 || ctl.Rollout == nil {
 		return planned{Plan: p}, err
@@ -98,7 +98,7 @@ func (r *AddonReconciler) plan(ctx context.Context, ctl addon.Controls, plan fun
 
 // writeControls writes what the plan says of the AddOnRollout and the
 // approvals, sends the events of what changed, and sets the metrics.
-func (r *AddonReconciler) writeControls(ctx context.Context, ctl addon.Controls, p planned) error {
+func (r *AddonReconciler) writeControls(ctx context.Context, ctl addonrollout.Controls, p planned) error {
 	ar := ctl.Rollout
 	if ar == nil {
 		return nil
@@ -123,7 +123,7 @@ func (r *AddonReconciler) writeControls(ctx context.Context, ctl addon.Controls,
 			errs = append(errs, fmt.Errorf("writing the status of rolloutapproval %q: %w", cur.Name, err))
 			continue
 		}
-		if c := meta.FindStatusCondition(a.Conditions, addon.ConditionApproved); c != nil && c.Reason == addon.ReasonUsed {
+		if c := meta.FindStatusCondition(a.Conditions, addonrollout.ConditionApproved); c != nil && c.Reason == addonrollout.ReasonUsed {
 			r.event(cur, corev1.EventTypeNormal, EventApprovalUsed, "%s", c.Message)
 			r.event(ar, corev1.EventTypeNormal, EventApprovalUsed, "%s (RolloutApproval %s)", c.Message, cur.Name)
 		}
@@ -137,13 +137,13 @@ func (r *AddonReconciler) writeControls(ctx context.Context, ctl addon.Controls,
 func (r *AddonReconciler) report(ctx context.Context, ar *v1alpha1.AddOnRollout, p planned) {
 	old, st := ar.Status, p.Status
 	if p.Invalid != nil {
-		if c := meta.FindStatusCondition(old.Conditions, addon.ConditionValid); c == nil || c.Status != "False" || c.ObservedGeneration != ar.Generation {
+		if c := meta.FindStatusCondition(old.Conditions, addonrollout.ConditionValid); c == nil || c.Status != "False" || c.ObservedGeneration != ar.Generation {
 			r.event(ar, corev1.EventTypeWarning, EventInvalidSpec, "the add-on is held until the spec is fixed: %s", oneLine(p.Invalid))
 			log.FromContext(ctx).Info("invalid AddOnRollout: the add-on is held", "addonrollout", ar.Name, "error", oneLine(p.Invalid))
 		}
 	}
-	if c := meta.FindStatusCondition(st.Conditions, addon.ConditionWorkGate); c != nil {
-		if was := meta.FindStatusCondition(old.Conditions, addon.ConditionWorkGate); was == nil || was.Status != c.Status {
+	if c := meta.FindStatusCondition(st.Conditions, addonrollout.ConditionWorkGate); c != nil {
+		if was := meta.FindStatusCondition(old.Conditions, addonrollout.ConditionWorkGate); was == nil || was.Status != c.Status {
 			kind := corev1.EventTypeNormal
 			if c.Status != metav1.ConditionTrue {
 				kind = corev1.EventTypeWarning

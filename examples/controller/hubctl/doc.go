@@ -49,7 +49,7 @@
 //     it makes every other add-on of a taken ClusterManagementAddOn (made
 //     by hand, say) controlled by it too, as OCM's addonowner does, so
 //     that the garbage collector deletes them all with it;
-//  3. plans the step with addon.PlanControlled, the call -dry-run,
+//  3. plans the step with addonrollout.PlanControlled, the call -dry-run,
 //     examples/plan and rolloutctl make too: addon.PlanAddon under the
 //     add-on's AddOnRollout when it has one (see "Operator controls"
 //     below); a cluster that several placements select belongs to the

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	workv1 "open-cluster-management.io/api/work/v1"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -12,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
+	workv1 "open-cluster-management.io/api/work/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
@@ -22,7 +22,7 @@ import (
 // every ClusterManagementAddOn the controller takes (its lifecycle
 // annotation is one of taken; empty: DefaultLifecycle) whose install
 // strategy is Placements, what the next step of its rollout would be, in
-// the words of examples/plan: the plan comes from addon.PlanControlled,
+// the words of examples/plan: the plan comes from addonrollout.PlanControlled,
 // the call the add-on reconciler makes, under the add-on's AddOnRollout
 // and RolloutApprovals when the hub has them. It runs no verification (it
 // lists those due) and writes nothing to the hub.

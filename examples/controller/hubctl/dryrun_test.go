@@ -18,10 +18,10 @@ import (
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	clockfake "github.com/rolloutkit/rolloutkit/clock/fake"
 	"github.com/rolloutkit/rolloutkit/examples/internal/planreport"
-	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
 
 // addonAt is an add-on whose agent has applied the config hash applied,
@@ -232,7 +232,7 @@ func assertReportsStatus(t *testing.T, rep *planreport.Report, ar *v1alpha1.AddO
 		assert.ElementsMatch(t, ps.Groups, reported, "%s/%s: the groups' status", ps.Namespace, ps.Name)
 	}
 	assert.Equal(t, ar.Status.PendingApprovals, nilIfEmpty(rep.Rollout.PendingApprovals))
-	for _, typ := range []string{addon.ConditionValid, addon.ConditionPaused, addon.ConditionProgressing} {
+	for _, typ := range []string{addonrollout.ConditionValid, addonrollout.ConditionPaused, addonrollout.ConditionProgressing} {
 		want := meta.FindStatusCondition(ar.Status.Conditions, typ)
 		got := meta.FindStatusCondition(rep.Rollout.Conditions, typ)
 		require.NotNil(t, want, typ)

@@ -18,10 +18,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	"sigs.k8s.io/yaml"
 
+	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	clockfake "github.com/rolloutkit/rolloutkit/clock/fake"
 	"github.com/rolloutkit/rolloutkit/internal/seed"
-	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
 
 // shippedManifests is where the controller's manifests install the work
@@ -106,27 +106,27 @@ func TestGateWatchCheck(t *testing.T) {
 		serves  bool
 		objs    func(t *testing.T) []client.Object
 		failing bool // the hub answers every read with an error
-		want    *addon.GateCheck
+		want    *addonrollout.GateCheck
 		msg     string // what the message says
 		reads   int64
 	}{
 		{name: "this controller serves no gate", serves: false, objs: func(*testing.T) []client.Object {
 			return []client.Object{gateConfiguration()}
-		}, want: &addon.GateCheck{}, msg: "-webhook-bind-address"},
+		}, want: &addonrollout.GateCheck{}, msg: "-webhook-bind-address"},
 		{name: "no configuration", serves: true,
-			want: &addon.GateCheck{}, msg: "the hub has no ValidatingWebhookConfiguration of the work gate", reads: 1},
+			want: &addonrollout.GateCheck{}, msg: "the hub has no ValidatingWebhookConfiguration of the work gate", reads: 1},
 		{name: "the controller's configuration", serves: true, objs: func(*testing.T) []client.Object {
 			return []client.Object{gateConfiguration()}
-		}, want: &addon.GateCheck{Guarded: true}, msg: "holds the add-on's ManifestWorks until the rollout reaches each cluster", reads: 1},
+		}, want: &addonrollout.GateCheck{Guarded: true}, msg: "holds the add-on's ManifestWorks until the rollout reaches each cluster", reads: 1},
 		{name: "the shipped configuration", serves: true, objs: func(t *testing.T) []client.Object {
 			return []client.Object{shippedGateConfiguration(t)}
-		}, want: &addon.GateCheck{Guarded: true}, msg: "holds the add-on's ManifestWorks until the rollout reaches each cluster", reads: 1},
+		}, want: &addonrollout.GateCheck{Guarded: true}, msg: "holds the add-on's ManifestWorks until the rollout reaches each cluster", reads: 1},
 		{name: "failurePolicy Ignore", serves: true, objs: func(*testing.T) []client.Object {
 			return []client.Object{gateConfiguration(ignore)}
-		}, want: &addon.GateCheck{}, msg: "has failurePolicy Ignore", reads: 1},
+		}, want: &addonrollout.GateCheck{}, msg: "has failurePolicy Ignore", reads: 1},
 		{name: "selects another add-on's works", serves: true, objs: func(*testing.T) []client.Object {
 			return []client.Object{gateConfiguration(otherAddon)}
-		}, want: &addon.GateCheck{}, msg: "does not select the works of add-on cluster-proxy", reads: 1},
+		}, want: &addonrollout.GateCheck{}, msg: "does not select the works of add-on cluster-proxy", reads: 1},
 		{name: "the hub cannot be read", serves: true, failing: true, reads: 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -207,16 +207,16 @@ func TestAddonReconcileWorkGateCondition(t *testing.T) {
 		status metav1.ConditionStatus
 		reason string
 	}{
-		{name: "guarded", serves: true, objs: []client.Object{gateConfiguration()}, status: metav1.ConditionTrue, reason: addon.ReasonGuarded},
-		{name: "no configuration", serves: true, status: metav1.ConditionFalse, reason: addon.ReasonNotGuarded},
-		{name: "no gate served", serves: false, objs: []client.Object{gateConfiguration()}, status: metav1.ConditionFalse, reason: addon.ReasonNotGuarded},
+		{name: "guarded", serves: true, objs: []client.Object{gateConfiguration()}, status: metav1.ConditionTrue, reason: addonrollout.ReasonGuarded},
+		{name: "no configuration", serves: true, status: metav1.ConditionFalse, reason: addonrollout.ReasonNotGuarded},
+		{name: "no gate served", serves: false, objs: []client.Object{gateConfiguration()}, status: metav1.ConditionFalse, reason: addonrollout.ReasonNotGuarded},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			h := newRolloutHub(t, seedRollout(v1alpha1.AddOnRolloutSpec{}), tc.objs...)
 			h.r.gate = &gateWatch{reader: h.client, serves: tc.serves, clock: h.clk}
 			h.reconcile()
-			cond := meta.FindStatusCondition(h.rollout().Status.Conditions, addon.ConditionWorkGate)
+			cond := meta.FindStatusCondition(h.rollout().Status.Conditions, addonrollout.ConditionWorkGate)
 			require.NotNil(t, cond, "no WorkGate condition")
 			assert.Equal(t, tc.status, cond.Status)
 			assert.Equal(t, tc.reason, cond.Reason)

@@ -15,12 +15,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	"github.com/rolloutkit/rolloutkit/rollout/addon"
+	"github.com/rolloutkit/rolloutkit/addonrollout"
 )
 
 // works reads, from the cache, what the ManifestWorks of add-on name say
-// by cluster (addon.WorksOf), for the rendering rollout.
-func (r *AddonReconciler) works(ctx context.Context, name string) (map[string]addon.Works, error) {
+// by cluster (addonrollout.WorksOf), for the rendering rollout.
+func (r *AddonReconciler) works(ctx context.Context, name string) (map[string]addonrollout.Works, error) {
 	var list workv1.ManifestWorkList
 	if err := r.Client.List(ctx, &list, client.MatchingLabels{addonv1beta1.AddonLabelKey: name}); err != nil {
 		return nil, fmt.Errorf("listing the manifestworks of add-on %q: %w", name, err)
@@ -29,7 +29,7 @@ func (r *AddonReconciler) works(ctx context.Context, name string) (map[string]ad
 	for i := range list.Items {
 		ptrs[i] = &list.Items[i]
 	}
-	return addon.WorksOf(name, ptrs), nil
+	return addonrollout.WorksOf(name, ptrs), nil
 }
 
 // writeRendering writes what the plan decides of the add-on's rendering
@@ -38,13 +38,13 @@ func (r *AddonReconciler) works(ctx context.Context, name string) (map[string]ad
 // a write to the add-on, which addon-framework's agentdeploy watches: the
 // add-on's manager renders the cluster's work again at once, without
 // waiting out its retry back-off.
-func (r *AddonReconciler) writeRendering(ctx context.Context, snap *snapshot, obj client.Object, p addon.Plan) error {
+func (r *AddonReconciler) writeRendering(ctx context.Context, snap *snapshot, obj client.Object, p addonrollout.Plan) error {
 	if p.NewRendering != nil {
 		v, err := p.NewRendering.Annotation()
 		if err != nil {
 			return err
 		}
-		next, err := patchedAnnotation(ctx, r.Client, obj, addon.RenderingAnnotation, v)
+		next, err := patchedAnnotation(ctx, r.Client, obj, addonrollout.RenderingAnnotation, v)
 		if err != nil {
 			return fmt.Errorf("opening rendering revision %s of clustermanagementaddon %q: %w", p.NewRendering.Revision, obj.GetName(), err)
 		}
@@ -65,7 +65,7 @@ func (r *AddonReconciler) writeRendering(ctx context.Context, snap *snapshot, ob
 			if err != nil {
 				return err
 			}
-			next, err := patchedAnnotation(ctx, r.Client, cur, addon.ReleaseAnnotation, v)
+			next, err := patchedAnnotation(ctx, r.Client, cur, addonrollout.ReleaseAnnotation, v)
 			switch {
 			case apierrors.IsNotFound(err):
 			case err != nil:
@@ -120,5 +120,5 @@ func workMoved() predicate.Predicate {
 // ready reports whether w is Applied and Available at its generation.
 func ready(w *workv1.ManifestWork) bool {
 	name := w.Labels[addonv1beta1.AddonLabelKey]
-	return addon.WorksOf(name, []*workv1.ManifestWork{w})[w.Namespace].Ready
+	return addonrollout.WorksOf(name, []*workv1.ManifestWork{w})[w.Namespace].Ready
 }

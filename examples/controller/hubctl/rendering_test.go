@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	clockfake "github.com/rolloutkit/rolloutkit/clock/fake"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
@@ -45,7 +46,7 @@ func settled(cluster, h string) *addonv1beta1.ManagedClusterAddOn {
 func heldBack(m *addonv1beta1.ManagedClusterAddOn) *addonv1beta1.ManagedClusterAddOn {
 	meta.SetStatusCondition(&m.Status.Conditions, metav1.Condition{Type: addonv1beta1.ManagedClusterAddOnManifestApplied,
 		Status: metav1.ConditionFalse, Reason: "ManifestWorkApplyFailed", LastTransitionTime: metav1.NewTime(start.Add(-time.Minute)),
-		Message: `admission webhook "` + WorkGateWebhook + `" denied the request: ` + addon.WorkGateMarker +
+		Message: `admission webhook "` + WorkGateWebhook + `" denied the request: ` + addonrollout.WorkGateMarker +
 			": the work of add-on cluster-proxy on cluster prod-cluster (group prod) is held: a new rendering of unchanged configs"})
 	return m
 }
@@ -77,7 +78,7 @@ func TestAddonReconcileOpensRendering(t *testing.T) {
 	t.Parallel()
 	cfg := proxyConfig(t, "cluster-proxy", "v1.0.0")
 	h := specHashOf(t, cfg)
-	rev := addon.NewRenderingRevision(start)
+	rev := addonrollout.NewRenderingRevision(start)
 	for _, tc := range []struct {
 		name    string
 		version string
@@ -105,11 +106,11 @@ func TestAddonReconcileOpensRendering(t *testing.T) {
 			ip, _ := progressionOf(t, hub.cma(seedAddonName), seedRef)
 			assert.NotEmpty(t, ip.Conditions, "the install progression was not written")
 
-			got, ok := addon.ReadRenderingRevision(hub.cma(seedAddonName))
+			got, ok := addonrollout.ReadRenderingRevision(hub.cma(seedAddonName))
 			require.True(t, ok, "no rendering revision opened: annotations %v", hub.cma(seedAddonName).Annotations)
 			assert.Equal(t, rev.Revision, got.Revision)
 			assert.True(t, rev.Since.Equal(&got.Since), "opened at %s, want %s", got.Since, rev.Since)
-			dev, ok := addon.ReadRelease(hub.addon("dev-cluster", seedAddonName))
+			dev, ok := addonrollout.ReadRelease(hub.addon("dev-cluster", seedAddonName))
 			require.True(t, ok, "dev was not released")
 			assert.Equal(t, rev.Revision, dev.Revision)
 			assert.Equal(t, int64(3), dev.Generation, "the generation of dev's works at the release")
@@ -117,7 +118,7 @@ func TestAddonReconcileOpensRendering(t *testing.T) {
 			assert.True(t, dev.ReleasedAt.Time.Equal(start), "released at %s", dev.ReleasedAt)
 			assert.Nil(t, dev.DoneAt, "dev, not held, was done at its release: its manager may not have tried it yet")
 			for _, c := range []string{"stg-cluster", "prod-cluster"} {
-				assert.NotContains(t, hub.addon(c, seedAddonName).Annotations, addon.ReleaseAnnotation, "%s was released before dev soaked", c)
+				assert.NotContains(t, hub.addon(c, seedAddonName).Annotations, addonrollout.ReleaseAnnotation, "%s was released before dev soaked", c)
 			}
 			for _, c := range seedClusters {
 				assert.Equal(t, h, desiredHash(t, hub.addon(c, seedAddonName)), "%s's config changed", c)
@@ -125,7 +126,7 @@ func TestAddonReconcileOpensRendering(t *testing.T) {
 
 			// dev's release brings the add-on back: the AddOnRollout's
 			// status then says dev is in flight, settling
-			// (addon.DefaultReleaseSettle). Then nothing changes.
+			// (addonrollout.DefaultReleaseSettle). Then nothing changes.
 			_, err = reconcileAddon(r, seedAddonName)
 			require.NoError(t, err)
 			if tc.rollout != nil {
@@ -133,7 +134,7 @@ func TestAddonReconcileOpensRendering(t *testing.T) {
 				require.NoError(t, hub.client.Get(context.Background(), types.NamespacedName{Name: seedAddonName}, &ar))
 				require.Len(t, ar.Status.Placements, 1)
 				ps := ar.Status.Placements[0]
-				assert.Equal(t, addon.KindRendering, ps.Kind)
+				assert.Equal(t, addonrollout.KindRendering, ps.Kind)
 				assert.Equal(t, rev.Revision, ps.Revision)
 				require.Len(t, ps.Groups, 3)
 				assert.Equal(t, int32(1), ps.Groups[0].Counts.Progressing, "dev, released, settles")
@@ -144,7 +145,7 @@ func TestAddonReconcileOpensRendering(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, writes, hub.writes.Load(), "a reconcile with nothing changed wrote")
 			assert.Equal(t, rvs, hub.resourceVersions())
-			assert.NotContains(t, hub.addon("prod-cluster", seedAddonName).Annotations, addon.ReleaseAnnotation)
+			assert.NotContains(t, hub.addon("prod-cluster", seedAddonName).Annotations, addonrollout.ReleaseAnnotation)
 		})
 	}
 }

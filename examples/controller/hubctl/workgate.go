@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/rolloutkit/rolloutkit/grouping"
 	"net/http"
 	"slices"
 
@@ -23,7 +22,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
+	"github.com/rolloutkit/rolloutkit/grouping"
 	"github.com/rolloutkit/rolloutkit/hash"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
 	"github.com/rolloutkit/rolloutkit/workgate"
@@ -37,7 +38,7 @@ const WorkGatePath = "/validate-work-open-cluster-management-io-v1-manifestwork"
 // WorkGateWebhook is the name of the gate's webhook in its
 // ValidatingWebhookConfiguration: the API server names it in every
 // refusal ("admission webhook ... denied the request").
-const WorkGateWebhook = addon.WorkGateWebhook
+const WorkGateWebhook = addonrollout.WorkGateWebhook
 
 // WorkGateConfiguration is the name of the ValidatingWebhookConfiguration
 // that installs the gate on a hub.
@@ -205,11 +206,11 @@ func (g *WorkGate) cluster(ctx context.Context, w *workv1.ManifestWork, addons c
 }
 
 // released reports whether the rendering rollout has released new content
-// to mca's cluster (addon.Released). A release names the rendering
+// to mca's cluster (addonrollout.Released). A release names the rendering
 // revision of the ClusterManagementAddOn cached, as read: one the cache
 // has not seen yet is read from the API server.
 func (g *WorkGate) released(ctx context.Context, snap *snapshot, cached client.Object, mca *addonv1beta1.ManagedClusterAddOn) (bool, error) {
-	rel, ok := addon.ReadRelease(mca)
+	rel, ok := addonrollout.ReadRelease(mca)
 	if !ok || rel.DoneAt != nil {
 		return false, nil
 	}
@@ -217,7 +218,7 @@ func (g *WorkGate) released(ctx context.Context, snap *snapshot, cached client.O
 	if err != nil {
 		return false, err
 	}
-	if addon.Released(cma, mca) {
+	if addonrollout.Released(cma, mca) {
 		return true, nil
 	}
 	live := g.api.newCMA()
@@ -227,7 +228,7 @@ func (g *WorkGate) released(ctx context.Context, snap *snapshot, cached client.O
 	if cma, err = snap.cma(live); err != nil {
 		return false, err
 	}
-	return addon.Released(cma, mca), nil
+	return addonrollout.Released(cma, mca), nil
 }
 
 // specHash reads a config object from the API server and hashes its spec.

@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
 	"github.com/rolloutkit/rolloutkit/workgate"
@@ -164,20 +165,20 @@ func progressing(msg string) func(*addonv1beta1.ClusterManagementAddOn) {
 
 // renderingAt is a ClusterManagementAddOn option: its rendering revision
 // is rev.
-func renderingAt(t *testing.T, rev addon.RenderingRevision) func(*addonv1beta1.ClusterManagementAddOn) {
+func renderingAt(t *testing.T, rev addonrollout.RenderingRevision) func(*addonv1beta1.ClusterManagementAddOn) {
 	t.Helper()
 	v, err := rev.Annotation()
 	require.NoError(t, err)
-	return func(cma *addonv1beta1.ClusterManagementAddOn) { cma.Annotations[addon.RenderingAnnotation] = v }
+	return func(cma *addonv1beta1.ClusterManagementAddOn) { cma.Annotations[addonrollout.RenderingAnnotation] = v }
 }
 
 // releaseOf is the release annotation (key, value) of rev, done at done
 // when it is not nil.
-func releaseOf(t *testing.T, rev addon.RenderingRevision, done *metav1.Time) []string {
+func releaseOf(t *testing.T, rev addonrollout.RenderingRevision, done *metav1.Time) []string {
 	t.Helper()
-	v, err := addon.Release{Revision: rev.Revision, ReleasedAt: metav1.NewTime(start), Generation: 3, Held: true, DoneAt: done}.Annotation()
+	v, err := addonrollout.Release{Revision: rev.Revision, ReleasedAt: metav1.NewTime(start), Generation: 3, Held: true, DoneAt: done}.Annotation()
 	require.NoError(t, err)
-	return []string{addon.ReleaseAnnotation, v}
+	return []string{addonrollout.ReleaseAnnotation, v}
 }
 
 // workGate returns a WorkGate on the hub's client as SetupWithManager
@@ -202,8 +203,8 @@ func TestWorkGateHandle(t *testing.T) {
 	t.Parallel()
 	cfgA, cfgB := proxyConfig(t, "cluster-proxy", "v1.0.0"), proxyConfig(t, "cluster-proxy", "v2.0.0")
 	hashA, hashB := specHashOf(t, cfgA), specHashOf(t, cfgB)
-	rev := addon.NewRenderingRevision(start)
-	earlier := addon.NewRenderingRevision(start.Add(-time.Hour))
+	rev := addonrollout.NewRenderingRevision(start)
+	earlier := addonrollout.NewRenderingRevision(start.Add(-time.Hour))
 	key := "managedproxyconfigurations.proxy.open-cluster-management.io//cluster-proxy"
 	prefix := workgate.Marker + ": the work of add-on cluster-proxy on cluster prod-cluster"
 	movedOn := fmt.Sprintf("config %s has moved on to spec %s, which the rollout has not handed to prod-cluster yet (it is at %s): "+

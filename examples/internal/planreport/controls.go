@@ -1,8 +1,8 @@
 package planreport
 
 import (
+	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
-	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
 
 // withStatus returns pr with what the AddOnRollout's status ps says of
@@ -24,7 +24,7 @@ func withStatus(pr Placement, ps v1alpha1.PlacementStatus) Placement {
 }
 
 // rolloutReport is what the AddOnRollout ar makes of the plan p.
-func rolloutReport(ar *v1alpha1.AddOnRollout, p addon.Plan) *Rollout {
+func rolloutReport(ar *v1alpha1.AddOnRollout, p addonrollout.Plan) *Rollout {
 	r := &Rollout{
 		Name: ar.Name, Generation: ar.Generation, ObservedGeneration: ar.Status.ObservedGeneration, Paused: ar.Spec.Paused,
 		Invalid: problems(p.Invalid), PendingApprovals: []v1alpha1.PendingApproval{}, Checks: []Check{},

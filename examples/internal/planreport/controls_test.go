@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 
+	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/examples/internal/planreport"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
@@ -61,7 +62,7 @@ func stgVerified(revision string, passed bool) v1alpha1.AddOnRolloutStatus {
 }
 
 // TestPlanControlled: an add-on's AddOnRollout holds its plan as the
-// controller's does (addon.PlanControlled), and the report says what holds
+// controller's does (addonrollout.PlanControlled), and the report says what holds
 // each group, the approvals pending, the checks due and the problems of an
 // invalid spec.
 func TestPlanControlled(t *testing.T) {
@@ -85,7 +86,7 @@ func TestPlanControlled(t *testing.T) {
 		{
 			name: "prod needs an approval: held, and pending", hub: controlled(v1alpha1.AddOnRolloutSpec{ApprovalRequired: []string{"prod"}}, v1alpha1.AddOnRolloutStatus{}),
 			start: []string{}, phases: []string{"Complete", "Complete", "Blocked"}, waitsFor: []string{"", "", "Approval"},
-			pending: prodPending, progressing: addon.ReasonWaitingForApproval,
+			pending: prodPending, progressing: addonrollout.ReasonWaitingForApproval,
 			text: []string{
 				`controlled by AddOnRollout "cluster-proxy", generation 2` + "\n",
 				"  revision: " + rev + "\n",
@@ -103,7 +104,7 @@ func TestPlanControlled(t *testing.T) {
 			hub: controlled(v1alpha1.AddOnRolloutSpec{ApprovalRequired: []string{"prod"}}, v1alpha1.AddOnRolloutStatus{},
 				approval("ok", addonName, "prod", rev)),
 			start: []string{"prod-cluster"}, phases: []string{"Complete", "Complete", "Active"}, waitsFor: []string{"", "", ""},
-			pending: []v1alpha1.PendingApproval{}, progressing: addon.ReasonRollingOut,
+			pending: []v1alpha1.PendingApproval{}, progressing: addonrollout.ReasonRollingOut,
 			text: []string{"pending approvals: (none)\n", `clusters to start now: "prod-cluster"`},
 		},
 		{
@@ -111,13 +112,13 @@ func TestPlanControlled(t *testing.T) {
 			hub: controlled(v1alpha1.AddOnRolloutSpec{ApprovalRequired: []string{"prod"}}, v1alpha1.AddOnRolloutStatus{},
 				approval("old", addonName, "prod", "0123456789ab"), approval("other", "other-addon", "prod", rev)),
 			start: []string{}, phases: []string{"Complete", "Complete", "Blocked"}, waitsFor: []string{"", "", "Approval"},
-			pending: prodPending, progressing: addon.ReasonWaitingForApproval,
+			pending: prodPending, progressing: addonrollout.ReasonWaitingForApproval,
 		},
 		{
 			name:  "paused: nothing starts; prod's approval can be given meanwhile",
 			hub:   controlled(v1alpha1.AddOnRolloutSpec{Paused: true, ApprovalRequired: []string{"prod"}}, v1alpha1.AddOnRolloutStatus{}),
 			start: []string{}, phases: []string{"Complete", "Complete", "Blocked"}, waitsFor: []string{"", "", "Paused"},
-			pending: prodPending, progressing: addon.ReasonPaused,
+			pending: prodPending, progressing: addonrollout.ReasonPaused,
 			text: []string{`controlled by AddOnRollout "cluster-proxy", generation 2, paused (spec.paused): no cluster starts; clusters in flight finish`},
 		},
 		{
@@ -128,7 +129,7 @@ func TestPlanControlled(t *testing.T) {
 			start: []string{}, phases: []string{"Complete", "Complete", "Blocked"}, waitsFor: []string{"", "", "Invalid"},
 			pending:     []v1alpha1.PendingApproval{},
 			invalid:     []string{`spec.approvalRequired[0]: Unsupported value: "prd"`, `spec.windows[0].timeZone: Invalid value: "Mars/Olympus"`},
-			progressing: addon.ReasonInvalidSpec,
+			progressing: addonrollout.ReasonInvalidSpec,
 			text: []string{
 				"invalid AddOnRollout: the add-on is held until its spec is fixed:\n  - spec.approvalRequired[0]: Unsupported value: \"prd\"",
 				"  Valid=False (InvalidSpec): the add-on is held until the spec is fixed: ",
@@ -137,7 +138,7 @@ func TestPlanControlled(t *testing.T) {
 		{
 			name: "stg's check due: stg verifies, prod waits", hub: controlled(v1alpha1.AddOnRolloutSpec{Verifications: smoke}, v1alpha1.AddOnRolloutStatus{}),
 			start: []string{}, phases: []string{"Complete", "Blocked", "Waiting"}, waitsFor: []string{"", "Verification", "Verification"},
-			pending: []v1alpha1.PendingApproval{}, checks: []string{"stg"}, progressing: addon.ReasonWaitingForVerification,
+			pending: []v1alpha1.PendingApproval{}, checks: []string{"stg"}, progressing: addonrollout.ReasonWaitingForVerification,
 			text: []string{
 				`  held: group "stg", waits for Verification: verification smoke has not passed yet`,
 				"verifications due now (the controller runs them; the groups after wait until they pass):\n" +
@@ -147,19 +148,19 @@ func TestPlanControlled(t *testing.T) {
 		{
 			name: "stg's check failed 10s ago: retried after its interval", hub: controlled(v1alpha1.AddOnRolloutSpec{Verifications: smoke}, stgVerified(rev, false)),
 			start: []string{}, phases: []string{"Complete", "Blocked", "Waiting"}, waitsFor: []string{"", "Verification", "Verification"},
-			pending: []v1alpha1.PendingApproval{}, progressing: addon.ReasonWaitingForVerification,
+			pending: []v1alpha1.PendingApproval{}, progressing: addonrollout.ReasonWaitingForVerification,
 			recheck: 20, // at 12:20:20, 30s after the last check
 			text:    []string{`waits for Verification: verification smoke: 503 Service Unavailable`},
 		},
 		{
 			name: "stg's check passed for the revision: prod starts", hub: controlled(v1alpha1.AddOnRolloutSpec{Verifications: smoke}, stgVerified(rev, true)),
 			start: []string{"prod-cluster"}, phases: []string{"Complete", "Complete", "Active"}, waitsFor: []string{"", "", ""},
-			pending: []v1alpha1.PendingApproval{}, progressing: addon.ReasonRollingOut,
+			pending: []v1alpha1.PendingApproval{}, progressing: addonrollout.ReasonRollingOut,
 		},
 		{
 			name: "stg's check passed for an older revision: checked again", hub: controlled(v1alpha1.AddOnRolloutSpec{Verifications: smoke}, stgVerified("0123456789ab", true)),
 			start: []string{}, phases: []string{"Complete", "Blocked", "Waiting"}, waitsFor: []string{"", "Verification", "Verification"},
-			pending: []v1alpha1.PendingApproval{}, checks: []string{"stg"}, progressing: addon.ReasonWaitingForVerification,
+			pending: []v1alpha1.PendingApproval{}, checks: []string{"stg"}, progressing: addonrollout.ReasonWaitingForVerification,
 		},
 	}
 	for _, tt := range tests {
@@ -199,7 +200,7 @@ func TestPlanControlled(t *testing.T) {
 				checks = append(checks, c.Group.Name)
 			}
 			assert.Equal(t, tt.checks, checks)
-			progressing := meta.FindStatusCondition(r.Conditions, addon.ConditionProgressing)
+			progressing := meta.FindStatusCondition(r.Conditions, addonrollout.ConditionProgressing)
 			require.NotNil(t, progressing)
 			assert.Equal(t, tt.progressing, progressing.Reason)
 

@@ -35,7 +35,7 @@
 //
 // An add-on whose AddOnRollout (rolloutkit.io/v1alpha1, named after it) is
 // in [Hub.AddOnRollouts] is planned under its gates with
-// addon.PlanControlled, the call the controller makes, and with the
+// addonrollout.PlanControlled, the call the controller makes, and with the
 // approvals of [Hub.RolloutApprovals]: its pause, the groups that need an
 // approval of the placement's revision, its time windows, and its
 // verifications, whose last results its status holds. The report then

@@ -3,7 +3,6 @@ package planreport
 import (
 	"cmp"
 	"fmt"
-	workv1 "open-cluster-management.io/api/work/v1"
 	"slices"
 	"strings"
 
@@ -15,6 +14,7 @@ import (
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
+	workv1 "open-cluster-management.io/api/work/v1"
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/hash"
@@ -58,7 +58,7 @@ type Hub struct {
 	// ClusterManagementAddOn's status.
 	Configs []*unstructured.Unstructured
 	// AddOnRollouts are the operator's controls: the one named after an
-	// add-on holds its rollout under its gates (addon.PlanControlled). An
+	// add-on holds its rollout under its gates (addonrollout.PlanControlled). An
 	// add-on without one is planned as OCM's add-on manager would plan it.
 	AddOnRollouts []*v1alpha1.AddOnRollout
 	// RolloutApprovals are the approvals of every add-on; those of other
@@ -66,7 +66,7 @@ type Hub struct {
 	RolloutApprovals []*v1alpha1.RolloutApproval
 	// Works are the add-ons' ManifestWorks. With them (non-nil, even
 	// empty), a new rendering the work gate holds is planned as a
-	// rendering rollout, as the controller plans it (addon.WorksOf,
+	// rendering rollout, as the controller plans it (addonrollout.WorksOf,
 	// Controls.Works); nil: configs only.
 	Works []*workv1.ManifestWork
 }

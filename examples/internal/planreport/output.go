@@ -3,12 +3,12 @@ package planreport
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/rolloutkit/rolloutkit/rollout/addon"
 	"io"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 )
 
@@ -34,7 +34,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	for _, p := range r.Placements {
 		fmt.Fprintf(&b, "\nplacement %q, %s, groups from %s\n", p.Namespace+"/"+p.Name, p.Strategy, p.Source)
-		if p.Revision != "" && p.Kind == addon.KindRendering {
+		if p.Revision != "" && p.Kind == addonrollout.KindRendering {
 			fmt.Fprintf(&b, "  revision: %s (rendering: new content of unchanged configs, held by the work gate until released)\n", p.Revision)
 		} else if p.Revision != "" {
 			fmt.Fprintf(&b, "  revision: %s\n", p.Revision)

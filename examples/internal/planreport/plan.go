@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 
+	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/clock/fake"
 	"github.com/rolloutkit/rolloutkit/rollout"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
@@ -22,7 +23,7 @@ import (
 // neither as a Placement nor as PlacementDecisions, and on objects the
 // planner refuses. h is not modified.
 //
-// The plan is addon.PlanControlled's, the call the controller makes: under
+// The plan is addonrollout.PlanControlled's, the call the controller makes: under
 // the gates of the hub's AddOnRollout named after the add-on, if there is
 // one (its pause, approvals, windows and verifications, with the results
 // its status records), after the gates given here. An invalid
@@ -48,11 +49,11 @@ func Plan(h *Hub, name string, now time.Time, gates []rollout.Gate) (*Report, er
 		}
 		inputs[i] = addon.PlacementInput{Placement: h.placement(ps.Namespace, ps.Name), Groups: found[i].groups}
 	}
-	ctl := addon.Controls{Rollout: h.rolloutOf(cma.Name), Approvals: h.RolloutApprovals}
+	ctl := addonrollout.Controls{Rollout: h.rolloutOf(cma.Name), Approvals: h.RolloutApprovals}
 	if h.Works != nil {
-		ctl.Works, ctl.ReleaseSettle = addon.WorksOf(cma.Name, h.Works), addon.DefaultReleaseSettle
+		ctl.Works, ctl.ReleaseSettle = addonrollout.WorksOf(cma.Name, h.Works), addonrollout.DefaultReleaseSettle
 	}
-	p, err := addon.PlanControlled(rollout.Planner{Clock: fake.New(now), Gates: gates}, ctl, cma, inputs, h.ManagedClusterAddOns, h.specHash(cma))
+	p, err := addonrollout.PlanControlled(rollout.Planner{Clock: fake.New(now), Gates: gates}, ctl, cma, inputs, h.ManagedClusterAddOns, h.specHash(cma))
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +115,7 @@ func pickAddon(h *Hub, name string) (*addonv1beta1.ClusterManagementAddOn, error
 
 // placementReport is the report of one placement's groups and clusters,
 // from where its groups came from and its step.
-func placementReport(ps addonv1beta1.PlacementStrategy, found placed, s addon.Step) Placement {
+func placementReport(ps addonv1beta1.PlacementStrategy, found placed, s addonrollout.Step) Placement {
 	pr := Placement{Namespace: ps.Namespace, Name: ps.Name, Strategy: string(ps.RolloutStrategy.Type), Source: found.source,
 		Start: []string{}, InFlight: []InFlight{}, Next: []string{}}
 	if pr.Strategy == "" {

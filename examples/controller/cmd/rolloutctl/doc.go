@@ -18,7 +18,7 @@
 // # status
 //
 // status reads the hub as the controller does (hubctl.ReadHub) and plans
-// the add-on with the controller's own call (addon.PlanControlled, through
+// the add-on with the controller's own call (addonrollout.PlanControlled, through
 // the report of examples/plan and the controller's -dry-run), so that what
 // it shows is the controller's answer at this moment, even between two of
 // its reconciles: per placement its revision, per group its phase, what it

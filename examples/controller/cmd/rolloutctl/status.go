@@ -4,12 +4,12 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/rolloutkit/rolloutkit/rollout/addon"
 	"io"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
 	"github.com/rolloutkit/rolloutkit/examples/internal/planreport"
@@ -59,7 +59,7 @@ func writeStatus(w io.Writer, p planned) error {
 		switch {
 		case pl.NotPlanned != nil:
 			fmt.Fprintf(&b, "not planned (%s): %s\n", pl.NotPlanned.Reason, pl.NotPlanned.Message)
-		case pl.Revision != "" && pl.Kind == addon.KindRendering:
+		case pl.Revision != "" && pl.Kind == addonrollout.KindRendering:
 			fmt.Fprintf(&b, "revision %s (a new rendering of unchanged configs, held by the work gate until released), %s\n", pl.Revision, pl.Strategy)
 		case pl.Revision != "":
 			fmt.Fprintf(&b, "revision %s, %s\n", pl.Revision, pl.Strategy)

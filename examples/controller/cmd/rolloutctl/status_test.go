@@ -10,9 +10,9 @@ import (
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
-	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
 
 // revision is the revision of the seed placement's configs on the fake
@@ -64,7 +64,7 @@ func TestStatus(t *testing.T) {
 				{"pending approvals:"},
 				{"  " + place, `group "prod", revision ` + revision + ": rolloutctl approve cluster-proxy prod"},
 				{"TYPE", "STATUS", "REASON", "MESSAGE"},
-				{"Progressing", "True", addon.ReasonWaitingForApproval, "waits for an approval of revision " + revision},
+				{"Progressing", "True", addonrollout.ReasonWaitingForApproval, "waits for an approval of revision " + revision},
 			},
 			absent: []string{"verifications due", "invalid"},
 		},
@@ -85,7 +85,7 @@ func TestStatus(t *testing.T) {
 				{place, "prod", "Blocked", "Paused"},
 				{"verifications due (the controller runs them; the groups after wait until they pass):"},
 				{"  " + place, `group "stg": smoke`},
-				{"Paused", "True", addon.ReasonPaused},
+				{"Paused", "True", addonrollout.ReasonPaused},
 			},
 		},
 		{
@@ -96,7 +96,7 @@ func TestStatus(t *testing.T) {
 				{"invalid: the add-on is held until the AddOnRollout's spec is fixed:"},
 				{`  - spec.windows[0].timeZone: Invalid value: "Mars/Olympus"`},
 				{place, "prod", "Blocked", "Invalid"},
-				{"Valid", "False", addon.ReasonInvalidSpec},
+				{"Valid", "False", addonrollout.ReasonInvalidSpec},
 			},
 		},
 		{

@@ -1,13 +1,10 @@
-package addon
+package addonrollout
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/url"
 	"slices"
-	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -15,6 +12,7 @@ import (
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/grouping"
+	ifield "github.com/rolloutkit/rolloutkit/internal/field"
 	"github.com/rolloutkit/rolloutkit/rollout"
 )
 
@@ -54,6 +52,9 @@ type Controls struct {
 	// the hub (workgate.Guards): the status's WorkGate condition. Nil: not
 	// known, and no such condition.
 	WorkGate *GateCheck
+	// ValidateQuery checks the PromQL query of each Prometheus
+	// verification; nil: only that it is not empty.
+	ValidateQuery QueryValidator
 }
 
 // GateCheck is what the hub says of the work gate, for one add-on.
@@ -64,21 +65,6 @@ type GateCheck struct {
 	// Message says where the gate is installed, or why it does not guard
 	// the works.
 	Message string
-}
-
-// Revision returns the revision of a placement's rollout: the first 12
-// hex digits of the SHA-256 of its desired configs, each written as
-// "group/resource namespace/name specHash", sorted. It changes when a
-// config is added, removed, replaced or its spec changes, and not when
-// the configs are listed in another order.
-func Revision(desired []Config) string {
-	lines := make([]string, len(desired))
-	for i, c := range desired {
-		lines[i] = c.GroupResource.Group + "/" + c.GroupResource.Resource + " " + c.Referent.Namespace + "/" + c.Referent.Name + " " + c.SpecHash
-	}
-	slices.Sort(lines)
-	sum := sha256.Sum256([]byte(strings.Join(lines, "\n")))
-	return hex.EncodeToString(sum[:])[:12]
 }
 
 // gateKind is what a gate of an AddOnRollout holds a group for: the
@@ -115,8 +101,9 @@ func (c check) appliesTo(g grouping.GroupKey) bool { return c.groups == nil || c
 // parseControls parses the spec of ar, and checks every group name it
 // gives against groups, the names of the decision groups the add-on's
 // placements have. It returns every problem, each a *field.Error whose
-// path starts at the object's root (spec.windows[0].timeZone).
-func parseControls(ar *v1alpha1.AddOnRollout, groups map[string]bool) (controls, error) {
+// path starts at the object's root (spec.windows[0].timeZone). validate
+// checks PromQL queries (nil: only that they are not empty).
+func parseControls(ar *v1alpha1.AddOnRollout, groups map[string]bool, validate QueryValidator) (controls, error) {
 	spec := field.NewPath("spec")
 	c := controls{paused: ar.Spec.Paused, need: ar.Spec.ApprovalRequired}
 	var errs []error
@@ -134,7 +121,7 @@ func parseControls(ar *v1alpha1.AddOnRollout, groups map[string]bool) (controls,
 		names(path.Child("groups"), w.Groups)
 		gate, err := rollout.WindowOf(w.Days, w.Start, w.End, w.TimeZone)
 		if err != nil {
-			errs = append(errs, problems(rooted(path, err))...)
+			errs = append(errs, ifield.Problems(ifield.Rooted(path, err))...)
 			continue
 		}
 		c.windows = append(c.windows, rollout.Scoped{Groups: w.Groups, Gate: gate})
@@ -143,7 +130,7 @@ func parseControls(ar *v1alpha1.AddOnRollout, groups map[string]bool) (controls,
 	for i, v := range ar.Spec.Verifications {
 		path := spec.Child("verifications").Index(i)
 		names(path.Child("groups"), v.Groups)
-		ch, verrs := parseCheck(path, i, v)
+		ch, verrs := parseCheck(path, i, v, validate)
 		errs = append(errs, verrs...)
 		if first, dup := seen[ch.name]; dup {
 			e := field.Duplicate(path.Child("name"), ch.name)
@@ -157,8 +144,9 @@ func parseControls(ar *v1alpha1.AddOnRollout, groups map[string]bool) (controls,
 	return c, errors.Join(errs...)
 }
 
-// parseCheck parses verification i at path.
-func parseCheck(path *field.Path, i int, v v1alpha1.Verification) (check, []error) {
+// parseCheck parses verification i at path, its query checked by
+// validate.
+func parseCheck(path *field.Path, i int, v v1alpha1.Verification, validate QueryValidator) (check, []error) {
 	ch := check{name: v.Name, interval: DefaultCheckInterval, spec: *v.DeepCopy()}
 	if ch.name == "" {
 		ch.name = fmt.Sprintf("verifications[%d]", i)
@@ -197,7 +185,7 @@ func parseCheck(path *field.Path, i int, v v1alpha1.Verification) (check, []erro
 		if err := httpURL(v.Prometheus.Address); err != "" {
 			errs = append(errs, field.Invalid(p.Child("address"), v.Prometheus.Address, err))
 		}
-		if msg := checkPromQL(v.Prometheus.Query); msg != "" {
+		if msg := checkPromQL(v.Prometheus.Query, validate); msg != "" {
 			errs = append(errs, field.Invalid(p.Child("query"), v.Prometheus.Query, msg))
 		}
 		ch.spec.Prometheus.Timeout = positive(p.Child("timeout"), ch.spec.Prometheus.Timeout, DefaultCheckTimeout)

@@ -1,4 +1,4 @@
-package addon
+package addonrollout
 
 import (
 	"crypto/sha256"
@@ -16,6 +16,7 @@ import (
 	workv1 "open-cluster-management.io/api/work/v1"
 
 	"github.com/rolloutkit/rolloutkit/rollout"
+	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
 
 // The annotations that keep a rendering rollout's state on the hub, so
@@ -184,7 +185,7 @@ func (r RenderingRevision) Annotation() (string, error) {
 // renderings holds what one call knows of the add-on's rendering rollout.
 type renderings struct {
 	cma       *addonv1beta1.ClusterManagementAddOn
-	inputs    []PlacementInput
+	inputs    []addon.PlacementInput
 	byCluster map[string]*addonv1beta1.ManagedClusterAddOn
 	works     map[string]Works
 	settle    time.Duration // Controls.ReleaseSettle
@@ -192,7 +193,7 @@ type renderings struct {
 }
 
 // newRenderings gathers what one call knows of cma's rendering rollout.
-func newRenderings(cma *addonv1beta1.ClusterManagementAddOn, inputs []PlacementInput, mcas []*addonv1beta1.ManagedClusterAddOn,
+func newRenderings(cma *addonv1beta1.ClusterManagementAddOn, inputs []addon.PlacementInput, mcas []*addonv1beta1.ManagedClusterAddOn,
 	works map[string]Works, settle time.Duration, now time.Time) renderings {
 	byCluster := make(map[string]*addonv1beta1.ManagedClusterAddOn, len(mcas))
 	for _, m := range mcas {
@@ -226,7 +227,7 @@ func heldClusters(name string, mcas []*addonv1beta1.ManagedClusterAddOn) map[str
 // config change or a new revision moves them on, so that the checks of its
 // last groups run under its name and its completion is recorded, rather
 // than the config revision's status starting afresh.
-func (r renderings) stage(planner rollout.Planner, steps []Step, gates gatesFunc, shown func(Step) bool) ([]Step, *RenderingRevision) {
+func (r renderings) stage(planner rollout.Planner, steps []Step, gates addon.GatesFunc, shown func(Step) bool) ([]Step, *RenderingRevision) {
 	for i := range steps {
 		if steps[i].Err == nil {
 			steps[i].Kind = KindConfig
@@ -251,7 +252,7 @@ func (r renderings) stage(planner rollout.Planner, steps []Step, gates gatesFunc
 }
 
 // planAll plans rev on every placement whose config rollout is done.
-func (r renderings) planAll(planner rollout.Planner, steps []Step, rev RenderingRevision, gates gatesFunc) []Step {
+func (r renderings) planAll(planner rollout.Planner, steps []Step, rev RenderingRevision, gates addon.GatesFunc) []Step {
 	out := slices.Clone(steps)
 	for i, s := range steps {
 		if s.Err == nil && s.Result.Done() && len(s.Addons) > 0 {
@@ -309,11 +310,11 @@ func (r renderings) heldAny(steps []Step) bool {
 
 // plan rolls rendering revision rev out over step s's groups, with the
 // placement's strategy and the gates of revision rev.
-func (r renderings) plan(planner rollout.Planner, s Step, rev RenderingRevision, gates gatesFunc) Step {
+func (r renderings) plan(planner rollout.Planner, s Step, rev RenderingRevision, gates addon.GatesFunc) Step {
 	strategy := clusterv1alpha1.RolloutStrategy{Type: clusterv1alpha1.All}
 	if s.Index >= 0 {
 		strategy = r.cma.Spec.InstallStrategy.Placements[s.Index].RolloutStrategy
-		planner.DefaultConcurrency = DefaultConcurrency(strategy, r.inputs[s.Index].Placement)
+		planner.DefaultConcurrency = addon.DefaultConcurrency(strategy, r.inputs[s.Index].Placement)
 	}
 	statuses := make([]rollout.ClusterStatus, 0, len(s.Addons))
 	done := make(map[string]bool)
@@ -429,7 +430,7 @@ func WorksOf(name string, works []*workv1.ManifestWork) map[string]Works {
 		}
 		s, seen := out[cluster]
 		s.Generation += w.Generation
-		s.Ready = (s.Ready || !seen) && workIsReady(w)
+		s.Ready = (s.Ready || !seen) && addon.WorkReady(w)
 		out[cluster] = s
 	}
 	return out

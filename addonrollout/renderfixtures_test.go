@@ -1,4 +1,4 @@
-package addon_test
+package addonrollout_test
 
 import (
 	"fmt"
@@ -13,12 +13,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 
+	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
-	"github.com/rolloutkit/rolloutkit/rollout/addon"
+	"github.com/rolloutkit/rolloutkit/internal/addontest"
 )
 
 // renderHub is a controlHub whose config rollout is over: every add-on
-// runs config "v2", applied an hour before planNow, and each cluster's
+// runs config "v2", applied an hour before addontest.PlanNow, and each cluster's
 // works of the add-on are at generation 1, Applied and Available
 // (Controls.Works). write feeds a plan's rendering revision and releases
 // back as annotations, as the controller does; hold, admit and works play
@@ -33,17 +34,17 @@ func newRenderHub(t *testing.T, spec *v1alpha1.AddOnRolloutSpec) *renderHub {
 	t.Helper()
 	h := &renderHub{controlHub: newControlHub(t, spec)}
 	h.hash = "v2"
-	h.ctl.Works = make(map[string]addon.Works, len(h.mcas))
+	h.ctl.Works = make(map[string]addonrollout.Works, len(h.mcas))
 	for c := range h.mcas {
-		h.mcas[c] = appliedAddon(c, "v2", planNow.Add(-time.Hour))
-		h.ctl.Works[c] = addon.Works{Generation: 1, Ready: true}
+		h.mcas[c] = addontest.AppliedAddon(c, "v2", addontest.PlanNow.Add(-time.Hour))
+		h.ctl.Works[c] = addonrollout.Works{Generation: 1, Ready: true}
 	}
 	return h
 }
 
 // refusal is a ManifestApplied message of addon-framework when the work
 // gate refused its update of the work.
-const refusal = `admission webhook "manifestworks.rolloutkit.io" denied the request: ` + addon.WorkGateMarker +
+const refusal = `admission webhook "manifestworks.rolloutkit.io" denied the request: ` + addonrollout.WorkGateMarker +
 	`: the work of add-on cluster-proxy on cluster prod-cluster changes its content ahead of the rollout`
 
 // hold plays the work gate refusing the add-on manager's new content of
@@ -70,13 +71,13 @@ func (h *renderHub) manifestApplied(cluster string, status metav1.ConditionStatu
 // not changed: copies taken before stay as they were.
 func (h *renderHub) works(cluster string, generation int64, ready bool) {
 	w := maps.Clone(h.ctl.Works)
-	w[cluster] = addon.Works{Generation: generation, Ready: ready}
+	w[cluster] = addonrollout.Works{Generation: generation, Ready: ready}
 	h.ctl.Works = w
 }
 
 // open writes rev on the ClusterManagementAddOn, as the controller writes
 // Plan.NewRendering.
-func (h *renderHub) open(rev addon.RenderingRevision) {
+func (h *renderHub) open(rev addonrollout.RenderingRevision) {
 	h.t.Helper()
 	v, err := rev.Annotation()
 	require.NoError(h.t, err)
@@ -86,13 +87,13 @@ func (h *renderHub) open(rev addon.RenderingRevision) {
 // annotateCMA sets the ClusterManagementAddOn's RenderingAnnotation to v.
 func (h *renderHub) annotateCMA(v string) {
 	cma := h.cma.DeepCopy()
-	cma.Annotations = withAnnotation(cma.Annotations, addon.RenderingAnnotation, v)
+	cma.Annotations = withAnnotation(cma.Annotations, addonrollout.RenderingAnnotation, v)
 	h.cma = cma
 }
 
 // release writes rel on cluster's add-on, as the controller writes
 // Step.Releases.
-func (h *renderHub) release(cluster string, rel addon.Release) {
+func (h *renderHub) release(cluster string, rel addonrollout.Release) {
 	h.t.Helper()
 	v, err := rel.Annotation()
 	require.NoError(h.t, err)
@@ -102,13 +103,13 @@ func (h *renderHub) release(cluster string, rel addon.Release) {
 // annotateMCA sets the ReleaseAnnotation of cluster's add-on to v.
 func (h *renderHub) annotateMCA(cluster, v string) {
 	m := h.mcas[cluster].DeepCopy()
-	m.Annotations = withAnnotation(m.Annotations, addon.ReleaseAnnotation, v)
+	m.Annotations = withAnnotation(m.Annotations, addonrollout.ReleaseAnnotation, v)
 	h.mcas[cluster] = m
 }
 
 // write writes what the plan decides of the rendering rollout: the
 // revision it opened, then every release.
-func (h *renderHub) write(p addon.Plan) {
+func (h *renderHub) write(p addonrollout.Plan) {
 	if p.NewRendering != nil {
 		h.open(*p.NewRendering)
 	}
@@ -123,13 +124,13 @@ func (h *renderHub) write(p addon.Plan) {
 // does (the add-ons' statuses, the AddOnRollout's status, the approvals,
 // the rendering revision and the releases) and returns it. Every check
 // due runs and passes.
-func (h *renderHub) step(d time.Duration) addon.Plan {
+func (h *renderHub) step(d time.Duration) addonrollout.Plan {
 	h.t.Helper()
 	h.clock.Step(d)
 	p := h.plan()
-	var results []addon.CheckResult
+	var results []addonrollout.CheckResult
 	for _, ch := range p.Checks {
-		results = append(results, addon.CheckResult{Check: ch, Passed: true, Message: "passed", At: h.clock.Now()})
+		results = append(results, addonrollout.CheckResult{Check: ch, Passed: true, Message: "passed", At: h.clock.Now()})
 	}
 	h.apply(p, results...)
 	h.write(p)
@@ -137,19 +138,19 @@ func (h *renderHub) step(d time.Duration) addon.Plan {
 }
 
 // released lists the clusters the work gate admits a new rendering on
-// (addon.Released), in name order.
+// (addonrollout.Released), in name order.
 func (h *renderHub) released() []string {
 	var out []string
 	for _, c := range slices.Sorted(maps.Keys(h.mcas)) {
-		if addon.Released(h.cma, h.mcas[c]) {
+		if addonrollout.Released(h.cma, h.mcas[c]) {
 			out = append(out, c)
 		}
 	}
 	return out
 }
 
-// renderAt is planNow moved by d, as a metav1.Time.
-func renderAt(d time.Duration) metav1.Time { return metav1.NewTime(planNow.Add(d)) }
+// renderAt is addontest.PlanNow moved by d, as a metav1.Time.
+func renderAt(d time.Duration) metav1.Time { return metav1.NewTime(addontest.PlanNow.Add(d)) }
 
 // doneAt is a pointer to renderAt(d).
 func doneAt(d time.Duration) *metav1.Time {
@@ -158,10 +159,10 @@ func doneAt(d time.Duration) *metav1.Time {
 }
 
 // inUTC is r with its times in UTC: metav1.Time reads JSON in time.Local.
-func inUTC(r addon.Release) addon.Release {
+func inUTC(r addonrollout.Release) addonrollout.Release {
 	r.ReleasedAt = metav1.NewTime(r.ReleasedAt.UTC())
 	if r.DoneAt != nil {
-		r.DoneAt = doneAt(r.DoneAt.Sub(planNow))
+		r.DoneAt = doneAt(r.DoneAt.Sub(addontest.PlanNow))
 	}
 	return r
 }
@@ -178,7 +179,7 @@ func withAnnotation(as map[string]string, key, v string) map[string]string {
 
 // releaseLines renders the plan's releases, over every step, as
 // "cluster released 15:04:05[ held gen N][ done 15:04:05]".
-func releaseLines(p addon.Plan) []string {
+func releaseLines(p addonrollout.Plan) []string {
 	var out []string
 	for _, s := range p.Steps {
 		for _, w := range s.Releases {
@@ -189,7 +190,7 @@ func releaseLines(p addon.Plan) []string {
 }
 
 // releaseLine renders one release.
-func releaseLine(w addon.ReleaseWrite) string {
+func releaseLine(w addonrollout.ReleaseWrite) string {
 	r := w.Release
 	s := fmt.Sprintf("%s released %s", w.Cluster, r.ReleasedAt.UTC().Format(time.TimeOnly))
 	if r.Held {
@@ -203,7 +204,7 @@ func releaseLine(w addon.ReleaseWrite) string {
 
 // phases renders the groups of the plan's first step as the planner
 // explains them: "name Phase".
-func phases(p addon.Plan) []string {
+func phases(p addonrollout.Plan) []string {
 	var out []string
 	for _, g := range p.Steps[0].Result.Groups {
 		out = append(out, g.Name+" "+g.Phase.String())
@@ -213,7 +214,7 @@ func phases(p addon.Plan) []string {
 
 // heldCounts are the Counts.Held of the groups of the status's first
 // placement, in rollout order.
-func heldCounts(p addon.Plan) []int32 {
+func heldCounts(p addonrollout.Plan) []int32 {
 	if len(p.Status.Placements) == 0 {
 		return nil
 	}
@@ -229,15 +230,15 @@ func heldCounts(p addon.Plan) []int32 {
 // written back before the checks.
 type renderCall struct {
 	name   string
-	after  time.Duration                                  // the clock moves by this first
-	before func(h *renderHub)                             // changes on the hub before the call
-	then   func(t *testing.T, h *renderHub, p addon.Plan) // more checks
+	after  time.Duration                                         // the clock moves by this first
+	before func(h *renderHub)                                    // changes on the hub before the call
+	then   func(t *testing.T, h *renderHub, p addonrollout.Plan) // more checks
 
 	kind     string   // the step's Kind
 	opens    bool     // whether the call opens a rendering revision
 	releases []string // releaseLines
 	phases   []string // phases
-	released []string // the clusters addon.Released reports after the writes
+	released []string // the clusters addonrollout.Released reports after the writes
 	due      []string // the checks due, "group/name"; each one passes
 	groups   []string // the status's groupLines; not checked when nil
 }

@@ -1,4 +1,4 @@
-package addon_test
+package addonrollout_test
 
 import (
 	"testing"
@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/rollout"
-	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
 
 // TestPlanControlledRenderingSettle: with Controls.ReleaseSettle, a
@@ -19,46 +19,46 @@ import (
 func TestPlanControlledRenderingSettle(t *testing.T) {
 	t.Parallel()
 	h := newRenderHub(t, nil)
-	h.ctl.ReleaseSettle = addon.DefaultReleaseSettle
+	h.ctl.ReleaseSettle = addonrollout.DefaultReleaseSettle
 	h.hold("prod-cluster")
 	p := h.step(0)
 	require.NotNil(t, p.NewRendering, "prod held: a revision opens")
-	dev, ok := addon.ReadRelease(h.mcas["dev-cluster"])
+	dev, ok := addonrollout.ReadRelease(h.mcas["dev-cluster"])
 	require.True(t, ok, "dev is released first")
 	assert.False(t, dev.Held)
 	assert.Nil(t, dev.DoneAt, "dev, not held, is not done at its release")
 	assert.Equal(t, []string{"dev-cluster"}, h.released(), "the gate admits dev's new content while it settles")
-	assert.Equal(t, addon.DefaultReleaseSettle, p.Steps[0].Result.RecheckAfter, "the plan comes back when dev has settled")
+	assert.Equal(t, addonrollout.DefaultReleaseSettle, p.Steps[0].Result.RecheckAfter, "the plan comes back when dev has settled")
 	assert.Equal(t, rollout.Progressing, statusOf(t, h.plan().Steps[0], "dev-cluster"), "dev, released, is in flight")
 
 	// The manager renders dev under the release: its work moves, and
 	// dev is done once it is ready, before the settle.
 	h.works("dev-cluster", 2, true)
 	h.step(time.Second)
-	dev, _ = addon.ReadRelease(h.mcas["dev-cluster"])
+	dev, _ = addonrollout.ReadRelease(h.mcas["dev-cluster"])
 	require.NotNil(t, dev.DoneAt, "dev's works moved past the release and are ready")
 	assert.Equal(t, renderAt(time.Second).UTC(), dev.DoneAt.UTC())
 
 	// stg, never tried by the manager, is done when the settle has passed.
 	for i := 0; i < 60; i++ { // dev soaks first
-		if _, ok := addon.ReadRelease(h.mcas["stg-cluster"]); ok {
+		if _, ok := addonrollout.ReadRelease(h.mcas["stg-cluster"]); ok {
 			break
 		}
 		h.step(30 * time.Second)
 	}
-	stg, ok := addon.ReadRelease(h.mcas["stg-cluster"])
+	stg, ok := addonrollout.ReadRelease(h.mcas["stg-cluster"])
 	require.True(t, ok, "stg never released")
 	require.Nil(t, stg.DoneAt)
-	h.step(addon.DefaultReleaseSettle - time.Nanosecond)
-	stg, _ = addon.ReadRelease(h.mcas["stg-cluster"])
+	h.step(addonrollout.DefaultReleaseSettle - time.Nanosecond)
+	stg, _ = addonrollout.ReadRelease(h.mcas["stg-cluster"])
 	assert.Nil(t, stg.DoneAt, "stg done before its settle")
 	h.step(time.Nanosecond)
-	stg, _ = addon.ReadRelease(h.mcas["stg-cluster"])
+	stg, _ = addonrollout.ReadRelease(h.mcas["stg-cluster"])
 	require.NotNil(t, stg.DoneAt, "stg not done once settled with nothing held")
 }
 
 // statusOf is cluster's status in step s's plan.
-func statusOf(t *testing.T, s addon.Step, cluster string) rollout.Status {
+func statusOf(t *testing.T, s addonrollout.Step, cluster string) rollout.Status {
 	t.Helper()
 	for _, c := range s.Result.ToRollout {
 		if c.Cluster == cluster {

@@ -1,4 +1,4 @@
-package addon_test
+package addonrollout_test
 
 import (
 	"slices"
@@ -11,9 +11,11 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 
+	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/clock/fake"
 	"github.com/rolloutkit/rolloutkit/grouping"
+	"github.com/rolloutkit/rolloutkit/internal/addontest"
 	"github.com/rolloutkit/rolloutkit/rollout"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
@@ -23,7 +25,7 @@ import (
 // add-on per cluster, an AddOnRollout and its approvals, and a fake clock.
 // apply writes what a plan decided, as the controller would; finish plays
 // the add-on agents. Every cluster starts on config spec hash "v1",
-// applied an hour before planNow, and the config is "v2": a rollout is due.
+// applied an hour before addontest.PlanNow, and the config is "v2": a rollout is due.
 type controlHub struct {
 	t      *testing.T
 	clock  *fake.Clock
@@ -31,18 +33,18 @@ type controlHub struct {
 	groups []grouping.Group
 	hash   string // the config's spec hash now
 	mcas   map[string]*addonv1beta1.ManagedClusterAddOn
-	ctl    addon.Controls
+	ctl    addonrollout.Controls
 }
 
 // newControlHub is a hub whose AddOnRollout has spec, or none when spec is
 // nil.
 func newControlHub(t *testing.T, spec *v1alpha1.AddOnRolloutSpec) *controlHub {
 	t.Helper()
-	h := &controlHub{t: t, clock: fake.New(planNow), cma: seedCMA(t), groups: seedGroups(), hash: "v2",
+	h := &controlHub{t: t, clock: fake.New(addontest.PlanNow), cma: addontest.SeedCMA(t), groups: addontest.SeedGroups(), hash: "v2",
 		mcas: make(map[string]*addonv1beta1.ManagedClusterAddOn)}
 	for _, g := range h.groups {
 		for _, c := range g.Clusters {
-			h.mcas[c] = appliedAddon(c, "v1", planNow.Add(-time.Hour))
+			h.mcas[c] = addontest.AppliedAddon(c, "v1", addontest.PlanNow.Add(-time.Hour))
 		}
 	}
 	if spec != nil {
@@ -64,22 +66,22 @@ func (h *controlHub) inputs() (*addonv1beta1.ClusterManagementAddOn, []addon.Pla
 	}
 	hash := h.hash
 	specHash := func(addonv1beta1.ConfigGroupResource, addonv1beta1.ConfigReferent) (string, error) { return hash, nil }
-	in := []addon.PlacementInput{{Placement: placementObject(seedPlacement, intstr.FromString("100%")), Groups: h.groups}}
+	in := []addon.PlacementInput{{Placement: addontest.PlacementObject(addontest.SeedPlacement(), intstr.FromString("100%")), Groups: h.groups}}
 	return h.cma, in, mcas, specHash
 }
 
 // plan plans at the clock's time, with the hub's controls.
-func (h *controlHub) plan(gates ...rollout.Gate) addon.Plan {
+func (h *controlHub) plan(gates ...rollout.Gate) addonrollout.Plan {
 	h.t.Helper()
 	cma, in, mcas, specHash := h.inputs()
-	p, err := addon.PlanControlled(rollout.Planner{Clock: h.clock, Gates: gates}, h.ctl, cma, in, mcas, specHash)
+	p, err := addonrollout.PlanControlled(rollout.Planner{Clock: h.clock, Gates: gates}, h.ctl, cma, in, mcas, specHash)
 	require.NoError(h.t, err)
 	return p
 }
 
 // apply writes the plan: the add-ons' statuses, the AddOnRollout's status
 // with the results of the checks run, and the approvals' statuses.
-func (h *controlHub) apply(p addon.Plan, results ...addon.CheckResult) {
+func (h *controlHub) apply(p addonrollout.Plan, results ...addonrollout.CheckResult) {
 	for _, s := range p.Steps {
 		for _, w := range s.Writes {
 			m := h.mcas[w.Cluster].DeepCopy()
@@ -98,7 +100,7 @@ func (h *controlHub) apply(p addon.Plan, results ...addon.CheckResult) {
 }
 
 // step moves the clock by d, plans, applies the plan and returns it.
-func (h *controlHub) step(d time.Duration, results ...addon.CheckResult) addon.Plan {
+func (h *controlHub) step(d time.Duration, results ...addonrollout.CheckResult) addonrollout.Plan {
 	h.t.Helper()
 	h.clock.Step(d)
 	p := h.plan()
@@ -115,7 +117,7 @@ func (h *controlHub) receive(m *addonv1beta1.ManagedClusterAddOn) {
 			stale = true
 		}
 	}
-	if !stale || condition(m.Status.Conditions, "Progressing").Reason == "Progressing" {
+	if !stale || addontest.Condition(m.Status.Conditions, "Progressing").Reason == "Progressing" {
 		return
 	}
 	meta.SetStatusCondition(&m.Status.Conditions, metav1.Condition{Type: "Progressing", Status: metav1.ConditionTrue, Reason: "Progressing",
@@ -160,7 +162,7 @@ func (h *controlHub) edit(f func(*v1alpha1.AddOnRolloutSpec)) {
 // revision.
 func approval(name, group, revision string) *v1alpha1.RolloutApproval {
 	return &v1alpha1.RolloutApproval{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: v1alpha1.RolloutApprovalSpec{
-		AddOn: "cluster-proxy", Placement: v1alpha1.PlacementRef{Namespace: seedPlacement.Namespace, Name: seedPlacement.Name},
+		AddOn: "cluster-proxy", Placement: v1alpha1.PlacementRef{Namespace: addontest.SeedPlacement().Namespace, Name: addontest.SeedPlacement().Name},
 		Group: group, Revision: revision}}
 }
 
@@ -175,7 +177,7 @@ func groupLine(g v1alpha1.GroupStatus) string {
 }
 
 // groupLines renders the groups of the plan's first placement.
-func groupLines(p addon.Plan) []string {
+func groupLines(p addonrollout.Plan) []string {
 	if len(p.Status.Placements) == 0 {
 		return nil
 	}
@@ -187,17 +189,17 @@ func groupLines(p addon.Plan) []string {
 }
 
 // startedBy lists the clusters that start in the plan, over every step.
-func startedBy(p addon.Plan) []string {
+func startedBy(p addonrollout.Plan) []string {
 	var out []string
 	for _, s := range p.Steps {
-		out = append(out, startingNow(s.Result)...)
+		out = append(out, addontest.StartingNow(s.Result)...)
 	}
 	return out
 }
 
 // givenNew lists the clusters whose write gives them the config spec hash
 // h as desired, over every step.
-func givenNew(p addon.Plan, h string) []string {
+func givenNew(p addonrollout.Plan, h string) []string {
 	var out []string
 	for _, s := range p.Steps {
 		for _, w := range s.Writes {
@@ -213,14 +215,16 @@ func givenNew(p addon.Plan, h string) []string {
 }
 
 // reasonOf is the reason of the plan's condition typ.
-func reasonOf(p addon.Plan, typ string) string { return condition(p.Status.Conditions, typ).Reason }
+func reasonOf(p addonrollout.Plan, typ string) string {
+	return addontest.Condition(p.Status.Conditions, typ).Reason
+}
 
 // approvedReason is the reason of the Approved condition of the hub's
 // approval name.
 func (h *controlHub) approvedReason(name string) string {
 	for _, a := range h.ctl.Approvals {
 		if a.Name == name {
-			return condition(a.Status.Conditions, addon.ConditionApproved).Reason
+			return addontest.Condition(a.Status.Conditions, addonrollout.ConditionApproved).Reason
 		}
 	}
 	return ""
@@ -228,7 +232,7 @@ func (h *controlHub) approvedReason(name string) string {
 
 // revision is the revision of the seed placement at config spec hash h.
 func revision(h string) string {
-	return addon.Revision([]addon.Config{{GroupResource: proxyGR, Referent: proxyReferent, SpecHash: h}})
+	return addon.Revision([]addon.Config{{GroupResource: addontest.ProxyGR(), Referent: addontest.ProxyReferent(), SpecHash: h}})
 }
 
 // clusterNames lists the clusters' names.
@@ -246,4 +250,17 @@ func unjoin(err error) []error {
 		return j.Unwrap()
 	}
 	return []error{err}
+}
+
+// configSteps are the steps of addon.PlanAddon as PlanControlled returns
+// them without an AddOnRollout or works: config steps, no kind.
+func configSteps(steps []addon.Step, err error) []addonrollout.Step {
+	if err != nil {
+		panic(err)
+	}
+	out := make([]addonrollout.Step, len(steps))
+	for i, s := range steps {
+		out[i] = addonrollout.Step{Step: s}
+	}
+	return out
 }

@@ -1,4 +1,4 @@
-package addon
+package addonrollout
 
 import (
 	"cmp"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/grouping"
+	ifield "github.com/rolloutkit/rolloutkit/internal/field"
 	"github.com/rolloutkit/rolloutkit/rollout"
 )
 
@@ -45,7 +46,7 @@ func (v view) placement(s Step, kinds []gateKind, prev *v1alpha1.PlacementStatus
 		ps.RevisionStartTime = &t
 	}
 	if s.Err != nil {
-		ps.Message = s.Reason + ": " + oneLine(s.Err)
+		ps.Message = s.Reason + ": " + ifield.OneLine(s.Err)
 		return placementView{status: ps}
 	}
 	groups := slices.Clone(s.Result.Groups)
@@ -243,7 +244,7 @@ func (v view) conditions(ar *v1alpha1.AddOnRollout, steps []Step, st v1alpha1.Ad
 	valid := conditionAt(ConditionValid, metav1.ConditionTrue, ReasonValid, "the spec is valid", gen, v.now)
 	if v.invalid != nil {
 		valid = conditionAt(ConditionValid, metav1.ConditionFalse, ReasonInvalidSpec,
-			"the add-on is held until the spec is fixed: "+oneLine(v.invalid), gen, v.now)
+			"the add-on is held until the spec is fixed: "+ifield.OneLine(v.invalid), gen, v.now)
 	}
 	paused := conditionAt(ConditionPaused, metav1.ConditionFalse, ReasonNotPaused, "spec.paused is false", gen, v.now)
 	if ar.Spec.Paused {
@@ -289,7 +290,7 @@ func (v view) progress(steps []Step, st v1alpha1.AddOnRolloutStatus) (string, st
 			case g.Phase == rollout.Breached.String():
 				add(ReasonBreached, label+" breached its failure budget: "+g.Message)
 			case g.WaitsFor == string(gateInvalid):
-				add(ReasonInvalidSpec, "the AddOnRollout is invalid: "+oneLine(v.invalid))
+				add(ReasonInvalidSpec, "the AddOnRollout is invalid: "+ifield.OneLine(v.invalid))
 			case g.WaitsFor == string(gatePaused):
 				add(ReasonPaused, "paused: "+label+" does not start")
 			case g.WaitsFor == string(gateApproval):

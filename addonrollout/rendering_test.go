@@ -1,4 +1,4 @@
-package addon_test
+package addonrollout_test
 
 import (
 	"maps"
@@ -12,7 +12,9 @@ import (
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 	workv1 "open-cluster-management.io/api/work/v1"
 
+	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
+	"github.com/rolloutkit/rolloutkit/internal/addontest"
 	"github.com/rolloutkit/rolloutkit/rollout"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
@@ -22,8 +24,8 @@ import (
 // under an AddOnRollout without controls.
 func TestPlanControlledRendering(t *testing.T) {
 	t.Parallel()
-	opened := addon.NewRenderingRevision(planNow)
-	earlier := addon.NewRenderingRevision(planNow.Add(-time.Hour))
+	opened := addonrollout.NewRenderingRevision(addontest.PlanNow)
+	earlier := addonrollout.NewRenderingRevision(addontest.PlanNow.Add(-time.Hour))
 	tests := []struct {
 		name     string
 		setup    func(h *renderHub)
@@ -33,25 +35,25 @@ func TestPlanControlledRendering(t *testing.T) {
 		releases []string
 		phases   []string
 		held     []int32 // the status's Counts.Held, in rollout order
-		then     func(t *testing.T, h *renderHub, p addon.Plan)
+		then     func(t *testing.T, h *renderHub, p addonrollout.Plan)
 	}{
 		{
 			name: "no cluster held: no revision, the config rollout is the step",
-			kind: addon.KindConfig, phases: []string{"dev Complete", "stg Complete", "prod Complete"}, held: []int32{0, 0, 0},
+			kind: addonrollout.KindConfig, phases: []string{"dev Complete", "stg Complete", "prod Complete"}, held: []int32{0, 0, 0},
 		},
 		{
 			name:  "prod held: a revision opens and dev, not held, is released and done at once",
 			setup: func(h *renderHub) { h.hold("prod-cluster") },
-			kind:  addon.KindRendering, revision: "new", opens: true,
+			kind:  addonrollout.KindRendering, revision: "new", opens: true,
 			releases: []string{"dev-cluster released 12:00:00 done 12:00:00"},
 			phases:   []string{"dev Active", "stg Waiting", "prod Waiting"}, held: []int32{0, 0, 1},
-			then: func(t *testing.T, h *renderHub, p addon.Plan) {
+			then: func(t *testing.T, h *renderHub, p addonrollout.Plan) {
 				assert.Regexp(t, regexp.MustCompile(`^[0-9a-f]{12}$`), p.NewRendering.Revision)
 				assert.Equal(t, opened, *p.NewRendering)
-				assert.Equal(t, []string{"dev-cluster"}, startingNow(p.Steps[0].Result))
-				assert.Equal(t, addon.Release{Revision: opened.Revision, ReleasedAt: renderAt(0), Generation: 1, DoneAt: doneAt(0)},
+				assert.Equal(t, []string{"dev-cluster"}, addontest.StartingNow(p.Steps[0].Result))
+				assert.Equal(t, addonrollout.Release{Revision: opened.Revision, ReleasedAt: renderAt(0), Generation: 1, DoneAt: doneAt(0)},
 					p.Steps[0].Releases[0].Release)
-				assert.Equal(t, addon.ReasonRollingOut, reasonOf(p, addon.ConditionProgressing))
+				assert.Equal(t, addonrollout.ReasonRollingOut, reasonOf(p, addonrollout.ConditionProgressing))
 			},
 		},
 		{
@@ -60,7 +62,7 @@ func TestPlanControlledRendering(t *testing.T) {
 				h.hold("stg-cluster")
 				h.hold("prod-cluster")
 			},
-			kind: addon.KindRendering, revision: "new", opens: true,
+			kind: addonrollout.KindRendering, revision: "new", opens: true,
 			releases: []string{"dev-cluster released 12:00:00 done 12:00:00"},
 			phases:   []string{"dev Active", "stg Waiting", "prod Waiting"}, held: []int32{0, 1, 1},
 		},
@@ -70,10 +72,10 @@ func TestPlanControlledRendering(t *testing.T) {
 				h.hold("prod-cluster")
 				h.works("dev-cluster", 3, false)
 			},
-			kind: addon.KindRendering, revision: "new", opens: true,
+			kind: addonrollout.KindRendering, revision: "new", opens: true,
 			releases: []string{"dev-cluster released 12:00:00 done 12:00:00"},
 			phases:   []string{"dev Active", "stg Waiting", "prod Waiting"}, held: []int32{0, 0, 1},
-			then: func(t *testing.T, _ *renderHub, p addon.Plan) {
+			then: func(t *testing.T, _ *renderHub, p addonrollout.Plan) {
 				assert.Equal(t, int64(3), p.Steps[0].Releases[0].Release.Generation)
 			},
 		},
@@ -83,32 +85,32 @@ func TestPlanControlledRendering(t *testing.T) {
 				h.hash = "v3"
 				h.hold("prod-cluster")
 			},
-			kind: addon.KindConfig, revision: revision("v3"),
+			kind: addonrollout.KindConfig, revision: revision("v3"),
 			phases: []string{"dev Active", "stg Waiting", "prod Waiting"}, held: []int32{0, 0, 1},
-			then: func(t *testing.T, _ *renderHub, p addon.Plan) {
+			then: func(t *testing.T, _ *renderHub, p addonrollout.Plan) {
 				assert.Equal(t, []string{"dev-cluster"}, givenNew(p, "v3"))
 			},
 		},
 		{
 			name: "a cluster still applying its config: no revision",
 			setup: func(h *renderHub) {
-				m := appliedAddon("stg-cluster", "v1", planNow.Add(-time.Hour))
+				m := addontest.AppliedAddon("stg-cluster", "v1", addontest.PlanNow.Add(-time.Hour))
 				m.Status.ConfigReferences[0].DesiredConfig.SpecHash = "v2"
 				h.mcas["stg-cluster"] = m
 				h.hold("prod-cluster")
 			},
-			kind:   addon.KindConfig,
+			kind:   addonrollout.KindConfig,
 			phases: []string{"dev Complete", "stg Active", "prod Complete"}, held: []int32{0, 0, 1},
 		},
 		{
 			name: "a revision in flight goes on: dev soaked, stg is released; no second revision",
 			setup: func(h *renderHub) {
 				h.open(earlier)
-				h.release("dev-cluster", addon.Release{Revision: earlier.Revision, ReleasedAt: renderAt(-10 * time.Minute),
+				h.release("dev-cluster", addonrollout.Release{Revision: earlier.Revision, ReleasedAt: renderAt(-10 * time.Minute),
 					Generation: 1, DoneAt: doneAt(-10 * time.Minute)})
 				h.hold("prod-cluster")
 			},
-			kind: addon.KindRendering, revision: earlier.Revision,
+			kind: addonrollout.KindRendering, revision: earlier.Revision,
 			releases: []string{"stg-cluster released 12:00:00 done 12:00:00"},
 			phases:   []string{"dev Complete", "stg Active", "prod Waiting"}, held: []int32{0, 0, 1},
 		},
@@ -116,23 +118,23 @@ func TestPlanControlledRendering(t *testing.T) {
 			name: "a config change while a revision is in flight: the config rolls out first, nothing is released",
 			setup: func(h *renderHub) {
 				h.open(earlier)
-				h.release("dev-cluster", addon.Release{Revision: earlier.Revision, ReleasedAt: renderAt(-10 * time.Minute),
+				h.release("dev-cluster", addonrollout.Release{Revision: earlier.Revision, ReleasedAt: renderAt(-10 * time.Minute),
 					Generation: 1, DoneAt: doneAt(-10 * time.Minute)})
 				h.hold("prod-cluster")
 				h.hash = "v3"
 			},
-			kind: addon.KindConfig, revision: revision("v3"),
+			kind: addonrollout.KindConfig, revision: revision("v3"),
 			phases: []string{"dev Active", "stg Waiting", "prod Waiting"}, held: []int32{0, 0, 1},
 		},
 		{
 			name: "a release of another revision is no release: dev is released again",
 			setup: func(h *renderHub) {
 				h.open(earlier)
-				h.release("dev-cluster", addon.Release{Revision: "000000000000", ReleasedAt: renderAt(-2 * time.Hour),
+				h.release("dev-cluster", addonrollout.Release{Revision: "000000000000", ReleasedAt: renderAt(-2 * time.Hour),
 					Generation: 1, DoneAt: doneAt(-2 * time.Hour)})
 				h.hold("prod-cluster")
 			},
-			kind: addon.KindRendering, revision: earlier.Revision,
+			kind: addonrollout.KindRendering, revision: earlier.Revision,
 			releases: []string{"dev-cluster released 12:00:00 done 12:00:00"},
 			phases:   []string{"dev Active", "stg Waiting", "prod Waiting"}, held: []int32{0, 0, 1},
 		},
@@ -143,7 +145,7 @@ func TestPlanControlledRendering(t *testing.T) {
 				h.annotateMCA("dev-cluster", `not json`)
 				h.hold("prod-cluster")
 			},
-			kind: addon.KindRendering, revision: "new", opens: true,
+			kind: addonrollout.KindRendering, revision: "new", opens: true,
 			releases: []string{"dev-cluster released 12:00:00 done 12:00:00"},
 			phases:   []string{"dev Active", "stg Waiting", "prod Waiting"}, held: []int32{0, 0, 1},
 		},
@@ -152,18 +154,18 @@ func TestPlanControlledRendering(t *testing.T) {
 			setup: func(h *renderHub) {
 				h.open(earlier)
 				for _, c := range []string{"dev-cluster", "stg-cluster"} {
-					h.release(c, addon.Release{Revision: earlier.Revision, ReleasedAt: renderAt(-50 * time.Minute), Generation: 1,
+					h.release(c, addonrollout.Release{Revision: earlier.Revision, ReleasedAt: renderAt(-50 * time.Minute), Generation: 1,
 						DoneAt: doneAt(-50 * time.Minute)})
 				}
-				h.release("prod-cluster", addon.Release{Revision: earlier.Revision, ReleasedAt: renderAt(-40 * time.Minute), Generation: 1,
+				h.release("prod-cluster", addonrollout.Release{Revision: earlier.Revision, ReleasedAt: renderAt(-40 * time.Minute), Generation: 1,
 					Held: true, DoneAt: doneAt(-30 * time.Minute)})
 				h.works("prod-cluster", 2, true)
 				h.hold("prod-cluster")
 			},
-			kind: addon.KindRendering, revision: "new", opens: true,
+			kind: addonrollout.KindRendering, revision: "new", opens: true,
 			releases: []string{"dev-cluster released 12:00:00 done 12:00:00"},
 			phases:   []string{"dev Active", "stg Waiting", "prod Waiting"}, held: []int32{0, 0, 1},
-			then: func(t *testing.T, _ *renderHub, p addon.Plan) {
+			then: func(t *testing.T, _ *renderHub, p addonrollout.Plan) {
 				assert.NotEqual(t, earlier.Revision, p.NewRendering.Revision)
 			},
 		},
@@ -172,18 +174,18 @@ func TestPlanControlledRendering(t *testing.T) {
 			setup: func(h *renderHub) {
 				h.open(earlier)
 				for _, c := range []string{"dev-cluster", "stg-cluster"} {
-					h.release(c, addon.Release{Revision: earlier.Revision, ReleasedAt: renderAt(-50 * time.Minute), Generation: 1,
+					h.release(c, addonrollout.Release{Revision: earlier.Revision, ReleasedAt: renderAt(-50 * time.Minute), Generation: 1,
 						DoneAt: doneAt(-50 * time.Minute)})
 				}
-				h.release("prod-cluster", addon.Release{Revision: earlier.Revision, ReleasedAt: renderAt(-16 * time.Minute), Generation: 1, Held: true})
+				h.release("prod-cluster", addonrollout.Release{Revision: earlier.Revision, ReleasedAt: renderAt(-16 * time.Minute), Generation: 1, Held: true})
 				h.hold("prod-cluster")
 			},
-			kind: addon.KindRendering, revision: earlier.Revision,
+			kind: addonrollout.KindRendering, revision: earlier.Revision,
 			phases: []string{"dev Complete", "stg Complete", "prod Breached"}, held: []int32{0, 0, 1},
-			then: func(t *testing.T, _ *renderHub, p addon.Plan) {
+			then: func(t *testing.T, _ *renderHub, p addonrollout.Plan) {
 				res := p.Steps[0].Result
 				assert.Equal(t, []string{"prod-cluster"}, clusterNames(res.TimedOut))
-				assert.Equal(t, planNow.Add(-time.Minute), res.TimedOut[0].RecheckTime.UTC(), "15m from the release")
+				assert.Equal(t, addontest.PlanNow.Add(-time.Minute), res.TimedOut[0].RecheckTime.UTC(), "15m from the release")
 				assert.True(t, res.MaxFailureBreach)
 			},
 		},
@@ -192,7 +194,7 @@ func TestPlanControlledRendering(t *testing.T) {
 			setup: func(h *renderHub) {
 				h.manifestApplied("prod-cluster", metav1.ConditionFalse, "ManifestWorkApplyFailed", `manifestworks.work.open-cluster-management.io "addon-cluster-proxy-deploy-0" is forbidden`)
 			},
-			kind: addon.KindConfig, phases: []string{"dev Complete", "stg Complete", "prod Complete"}, held: []int32{0, 0, 0},
+			kind: addonrollout.KindConfig, phases: []string{"dev Complete", "stg Complete", "prod Complete"}, held: []int32{0, 0, 0},
 		},
 	}
 	for _, tt := range tests {
@@ -236,60 +238,60 @@ func TestPlanControlledRendering(t *testing.T) {
 // until its works took the new content, and soaks from then.
 func TestPlanControlledRenderingWalk(t *testing.T) {
 	t.Parallel()
-	rev := addon.NewRenderingRevision(planNow).Revision
+	rev := addonrollout.NewRenderingRevision(addontest.PlanNow).Revision
 	// until prod's soak ends, the plan is the same with or without an
 	// AddOnRollout without controls
 	inFlight := []renderCall{
 		{name: "prod held: a revision opens, dev is released and done", before: func(h *renderHub) { h.hold("prod-cluster") },
-			kind: addon.KindRendering, opens: true,
+			kind: addonrollout.KindRendering, opens: true,
 			releases: []string{"dev-cluster released 12:00:00 done 12:00:00"},
 			phases:   []string{"dev Active", "stg Waiting", "prod Waiting"}},
 		{name: "dev soaks from its release: stg waits", after: time.Minute,
-			kind: addon.KindRendering, phases: []string{"dev Active", "stg Waiting", "prod Waiting"},
-			then: func(t *testing.T, _ *renderHub, p addon.Plan) {
+			kind: addonrollout.KindRendering, phases: []string{"dev Active", "stg Waiting", "prod Waiting"},
+			then: func(t *testing.T, _ *renderHub, p addonrollout.Plan) {
 				assert.Equal(t, 4*time.Minute, p.RecheckAfter, "the end of dev's soak")
 			}},
 		{name: "dev soaked: stg is released and done", after: 5 * time.Minute,
-			kind: addon.KindRendering, releases: []string{"stg-cluster released 12:06:00 done 12:06:00"},
+			kind: addonrollout.KindRendering, releases: []string{"stg-cluster released 12:06:00 done 12:06:00"},
 			phases: []string{"dev Complete", "stg Active", "prod Waiting"}},
 		{name: "stg soaked: prod is released, held", after: 6 * time.Minute,
-			kind: addon.KindRendering, releases: []string{"prod-cluster released 12:12:00 held gen 1"},
+			kind: addonrollout.KindRendering, releases: []string{"prod-cluster released 12:12:00 held gen 1"},
 			phases: []string{"dev Complete", "stg Complete", "prod Active"}, released: []string{"prod-cluster"}},
 		{name: "admitted, but its works not past the release's generation: Progressing", after: time.Minute,
 			before: func(h *renderHub) { h.admit("prod-cluster") },
-			kind:   addon.KindRendering, phases: []string{"dev Complete", "stg Complete", "prod Active"}, released: []string{"prod-cluster"},
-			then: func(t *testing.T, _ *renderHub, p addon.Plan) {
+			kind:   addonrollout.KindRendering, phases: []string{"dev Complete", "stg Complete", "prod Active"}, released: []string{"prod-cluster"},
+			then: func(t *testing.T, _ *renderHub, p addonrollout.Plan) {
 				prod := p.Steps[0].Result.ToRollout[0]
 				assert.Equal(t, rollout.Progressing, prod.Status)
-				assert.Equal(t, planNow.Add(12*time.Minute), prod.LastTransitionTime.UTC(), "Progressing from its release")
-				assert.Equal(t, planNow.Add(27*time.Minute), prod.RecheckTime.UTC(), "its deadline")
+				assert.Equal(t, addontest.PlanNow.Add(12*time.Minute), prod.LastTransitionTime.UTC(), "Progressing from its release")
+				assert.Equal(t, addontest.PlanNow.Add(27*time.Minute), prod.RecheckTime.UTC(), "its deadline")
 				assert.Equal(t, 14*time.Minute, p.RecheckAfter, "prod's progress deadline")
 			}},
 		{name: "its works took the new content, not applied yet: Progressing", after: time.Minute,
 			before: func(h *renderHub) { h.works("prod-cluster", 2, false) },
-			kind:   addon.KindRendering, phases: []string{"dev Complete", "stg Complete", "prod Active"}, released: []string{"prod-cluster"}},
+			kind:   addonrollout.KindRendering, phases: []string{"dev Complete", "stg Complete", "prod Active"}, released: []string{"prod-cluster"}},
 		{name: "its works ready, but ManifestApplied still the gate's refusal: Progressing", after: time.Minute,
 			before: func(h *renderHub) {
 				h.works("prod-cluster", 2, true)
 				h.hold("prod-cluster")
 			},
-			kind: addon.KindRendering, phases: []string{"dev Complete", "stg Complete", "prod Active"}, released: []string{"prod-cluster"},
-			then: func(t *testing.T, _ *renderHub, p addon.Plan) {
+			kind: addonrollout.KindRendering, phases: []string{"dev Complete", "stg Complete", "prod Active"}, released: []string{"prod-cluster"},
+			then: func(t *testing.T, _ *renderHub, p addonrollout.Plan) {
 				assert.Equal(t, rollout.Progressing, p.Steps[0].Result.ToRollout[0].Status)
 			}},
 		{name: "not held, works ready past the release: prod is done now", after: time.Minute,
 			before: func(h *renderHub) { h.admit("prod-cluster") },
-			kind:   addon.KindRendering, releases: []string{"prod-cluster released 12:12:00 held gen 1 done 12:16:00"},
+			kind:   addonrollout.KindRendering, releases: []string{"prod-cluster released 12:12:00 held gen 1 done 12:16:00"},
 			phases: []string{"dev Complete", "stg Complete", "prod Active"},
-			then: func(t *testing.T, _ *renderHub, p addon.Plan) {
+			then: func(t *testing.T, _ *renderHub, p addonrollout.Plan) {
 				prod := p.Steps[0].Result.ToRollout[0]
 				assert.Equal(t, rollout.Succeeded, prod.Status)
 				assert.Equal(t, 5*time.Minute, p.RecheckAfter, "its soak, from now")
 			}},
 		{name: "prod soaks from its DoneAt", after: time.Minute,
-			kind: addon.KindRendering, phases: []string{"dev Complete", "stg Complete", "prod Active"},
-			then: func(t *testing.T, _ *renderHub, p addon.Plan) {
-				assert.Equal(t, planNow.Add(21*time.Minute), p.Steps[0].Result.ToRollout[0].RecheckTime.UTC())
+			kind: addonrollout.KindRendering, phases: []string{"dev Complete", "stg Complete", "prod Active"},
+			then: func(t *testing.T, _ *renderHub, p addonrollout.Plan) {
+				assert.Equal(t, addontest.PlanNow.Add(21*time.Minute), p.Steps[0].Result.ToRollout[0].RecheckTime.UTC())
 				assert.Equal(t, 4*time.Minute, p.RecheckAfter)
 			}},
 	}
@@ -297,26 +299,26 @@ func TestPlanControlledRenderingWalk(t *testing.T) {
 		name string
 		spec *v1alpha1.AddOnRolloutSpec
 		kind string // the step's kind once the revision is complete
-		then func(t *testing.T, h *renderHub, p addon.Plan)
+		then func(t *testing.T, h *renderHub, p addonrollout.Plan)
 	}{
 		{
 			// no status to show it: the config rollout is the step again
-			name: "without an AddOnRollout", kind: addon.KindConfig,
-			then: func(t *testing.T, _ *renderHub, p addon.Plan) {
+			name: "without an AddOnRollout", kind: addonrollout.KindConfig,
+			then: func(t *testing.T, _ *renderHub, p addonrollout.Plan) {
 				assert.Equal(t, revision("v2"), p.Steps[0].Revision)
 				assert.Zero(t, p.Status)
 			},
 		},
 		{
 			// the status goes on showing it, complete
-			name: "under an AddOnRollout", spec: &v1alpha1.AddOnRolloutSpec{}, kind: addon.KindRendering,
-			then: func(t *testing.T, h *renderHub, p addon.Plan) {
+			name: "under an AddOnRollout", spec: &v1alpha1.AddOnRolloutSpec{}, kind: addonrollout.KindRendering,
+			then: func(t *testing.T, h *renderHub, p addonrollout.Plan) {
 				ps := p.Status.Placements[0]
 				assert.Equal(t, rev, ps.Revision)
 				require.NotNil(t, ps.CompletionTime)
-				assert.Equal(t, planNow.Add(21*time.Minute), ps.CompletionTime.Time, "complete at the end of prod's soak")
-				assert.Equal(t, planNow, ps.RevisionStartTime.Time)
-				assert.Equal(t, addon.ReasonCompleted, reasonOf(p, addon.ConditionProgressing))
+				assert.Equal(t, addontest.PlanNow.Add(21*time.Minute), ps.CompletionTime.Time, "complete at the end of prod's soak")
+				assert.Equal(t, addontest.PlanNow, ps.RevisionStartTime.Time)
+				assert.Equal(t, addonrollout.ReasonCompleted, reasonOf(p, addonrollout.ConditionProgressing))
 				assert.Equal(t, []int32{0, 0, 0}, heldCounts(p))
 			},
 		},
@@ -330,10 +332,10 @@ func TestPlanControlledRenderingWalk(t *testing.T) {
 				{name: "an hour on: nothing opens", after: time.Hour,
 					kind: tt.kind, phases: []string{"dev Complete", "stg Complete", "prod Complete"}, then: tt.then},
 				{name: "prod held again: a new revision opens", after: time.Minute, before: func(h *renderHub) { h.hold("prod-cluster") },
-					kind: addon.KindRendering, opens: true, releases: []string{"dev-cluster released 13:22:00 done 13:22:00"},
+					kind: addonrollout.KindRendering, opens: true, releases: []string{"dev-cluster released 13:22:00 done 13:22:00"},
 					phases: []string{"dev Active", "stg Waiting", "prod Waiting"},
-					then: func(t *testing.T, _ *renderHub, p addon.Plan) {
-						assert.Equal(t, addon.NewRenderingRevision(planNow.Add(82*time.Minute)), *p.NewRendering)
+					then: func(t *testing.T, _ *renderHub, p addonrollout.Plan) {
+						assert.Equal(t, addonrollout.NewRenderingRevision(addontest.PlanNow.Add(82*time.Minute)), *p.NewRendering)
 						assert.NotEqual(t, rev, p.NewRendering.Revision)
 					}},
 			}
@@ -348,55 +350,55 @@ func TestPlanControlledRenderingWalk(t *testing.T) {
 // one of the config revision approves nothing.
 func TestPlanControlledRenderingApprovals(t *testing.T) {
 	t.Parallel()
-	rev := addon.NewRenderingRevision(planNow).Revision
+	rev := addonrollout.NewRenderingRevision(addontest.PlanNow).Revision
 	h := newRenderHub(t, &v1alpha1.AddOnRolloutSpec{ApprovalRequired: []string{"prod"}})
-	waiting := func(t *testing.T, _ *renderHub, p addon.Plan) {
-		assert.Equal(t, []v1alpha1.PendingApproval{{Placement: v1alpha1.PlacementRef{Namespace: seedPlacement.Namespace, Name: seedPlacement.Name},
+	waiting := func(t *testing.T, _ *renderHub, p addonrollout.Plan) {
+		assert.Equal(t, []v1alpha1.PendingApproval{{Placement: v1alpha1.PlacementRef{Namespace: addontest.SeedPlacement().Namespace, Name: addontest.SeedPlacement().Name},
 			Group: "prod", Revision: rev}}, p.Status.PendingApprovals)
-		assert.Equal(t, addon.ReasonWaitingForApproval, reasonOf(p, addon.ConditionProgressing))
+		assert.Equal(t, addonrollout.ReasonWaitingForApproval, reasonOf(p, addonrollout.ConditionProgressing))
 	}
 	h.run(t, []renderCall{
 		{name: "prod held: dev needs no approval", before: func(h *renderHub) { h.hold("prod-cluster") },
-			kind: addon.KindRendering, opens: true, releases: []string{"dev-cluster released 12:00:00 done 12:00:00"},
+			kind: addonrollout.KindRendering, opens: true, releases: []string{"dev-cluster released 12:00:00 done 12:00:00"},
 			phases: []string{"dev Active", "stg Waiting", "prod Waiting"},
 			groups: []string{"dev Active", "stg Waiting Group", "prod Waiting Group"}},
-		{after: soaked, kind: addon.KindRendering, releases: []string{"stg-cluster released 12:06:00 done 12:06:00"},
+		{after: soaked, kind: addonrollout.KindRendering, releases: []string{"stg-cluster released 12:06:00 done 12:06:00"},
 			phases: []string{"dev Complete", "stg Active", "prod Waiting"}},
 		{name: "prod waits for an approval of the rendering revision", after: soaked,
-			kind: addon.KindRendering, phases: []string{"dev Complete", "stg Complete", "prod Blocked"},
+			kind: addonrollout.KindRendering, phases: []string{"dev Complete", "stg Complete", "prod Blocked"},
 			groups: []string{"dev Complete", "stg Complete", "prod Blocked Approval"}, then: waiting},
 		{name: "an approval of the config revision does not do", after: time.Minute,
 			before: func(h *renderHub) { h.approve("prod-config", "prod", revision("v2")) },
-			kind:   addon.KindRendering, phases: []string{"dev Complete", "stg Complete", "prod Blocked"},
+			kind:   addonrollout.KindRendering, phases: []string{"dev Complete", "stg Complete", "prod Blocked"},
 			groups: []string{"dev Complete", "stg Complete", "prod Blocked Approval"},
-			then: func(t *testing.T, h *renderHub, p addon.Plan) {
+			then: func(t *testing.T, h *renderHub, p addonrollout.Plan) {
 				waiting(t, h, p)
-				assert.Equal(t, addon.ReasonRevisionMismatch, h.approvedReason("prod-config"))
+				assert.Equal(t, addonrollout.ReasonRevisionMismatch, h.approvedReason("prod-config"))
 			}},
 		{name: "an approval of the rendering revision releases prod", after: time.Minute,
 			before: func(h *renderHub) { h.approve("prod-rendering", "prod", rev) },
-			kind:   addon.KindRendering, releases: []string{"prod-cluster released 12:14:00 held gen 1"},
+			kind:   addonrollout.KindRendering, releases: []string{"prod-cluster released 12:14:00 held gen 1"},
 			phases: []string{"dev Complete", "stg Complete", "prod Active"}, released: []string{"prod-cluster"},
 			groups: []string{"dev Complete", "stg Complete", "prod Active"},
-			then: func(t *testing.T, h *renderHub, p addon.Plan) {
+			then: func(t *testing.T, h *renderHub, p addonrollout.Plan) {
 				assert.Empty(t, p.Status.PendingApprovals)
-				assert.Equal(t, addon.ReasonUsed, h.approvedReason("prod-rendering"))
-				assert.Equal(t, addon.ReasonRevisionMismatch, h.approvedReason("prod-config"))
+				assert.Equal(t, addonrollout.ReasonUsed, h.approvedReason("prod-rendering"))
+				assert.Equal(t, addonrollout.ReasonRevisionMismatch, h.approvedReason("prod-config"))
 			}},
 		{name: "prod took it", after: time.Minute,
 			before: func(h *renderHub) {
 				h.admit("prod-cluster")
 				h.works("prod-cluster", 2, true)
 			},
-			kind: addon.KindRendering, releases: []string{"prod-cluster released 12:14:00 held gen 1 done 12:15:00"},
+			kind: addonrollout.KindRendering, releases: []string{"prod-cluster released 12:14:00 held gen 1 done 12:15:00"},
 			phases: []string{"dev Complete", "stg Complete", "prod Active"}},
 		{name: "complete: the approvals keep their verdicts", after: soaked,
-			kind: addon.KindRendering, phases: []string{"dev Complete", "stg Complete", "prod Complete"},
+			kind: addonrollout.KindRendering, phases: []string{"dev Complete", "stg Complete", "prod Complete"},
 			groups: []string{"dev Complete", "stg Complete", "prod Complete"},
-			then: func(t *testing.T, h *renderHub, p addon.Plan) {
-				assert.Equal(t, addon.ReasonCompleted, reasonOf(p, addon.ConditionProgressing))
-				assert.Equal(t, addon.ReasonUsed, h.approvedReason("prod-rendering"))
-				assert.Equal(t, addon.ReasonRevisionMismatch, h.approvedReason("prod-config"))
+			then: func(t *testing.T, h *renderHub, p addonrollout.Plan) {
+				assert.Equal(t, addonrollout.ReasonCompleted, reasonOf(p, addonrollout.ConditionProgressing))
+				assert.Equal(t, addonrollout.ReasonUsed, h.approvedReason("prod-rendering"))
+				assert.Equal(t, addonrollout.ReasonRevisionMismatch, h.approvedReason("prod-config"))
 			}},
 	})
 }
@@ -406,49 +408,49 @@ func TestPlanControlledRenderingApprovals(t *testing.T) {
 // counts as complete; the config revision is not verified again after it.
 func TestPlanControlledRenderingVerifications(t *testing.T) {
 	t.Parallel()
-	rev := addon.NewRenderingRevision(planNow).Revision
+	rev := addonrollout.NewRenderingRevision(addontest.PlanNow).Revision
 	h := newRenderHub(t, &v1alpha1.AddOnRolloutSpec{Verifications: []v1alpha1.Verification{
 		{Name: "slo", Groups: []string{"stg", "prod"}, Webhook: &v1alpha1.WebhookCheck{URL: "http://verifier.example/verify"}}}})
 	h.run(t, []renderCall{
 		{name: "prod held: dev released", before: func(h *renderHub) { h.hold("prod-cluster") },
-			kind: addon.KindRendering, opens: true, releases: []string{"dev-cluster released 12:00:00 done 12:00:00"},
+			kind: addonrollout.KindRendering, opens: true, releases: []string{"dev-cluster released 12:00:00 done 12:00:00"},
 			phases: []string{"dev Active", "stg Waiting", "prod Waiting"}},
-		{after: soaked, kind: addon.KindRendering, releases: []string{"stg-cluster released 12:06:00 done 12:06:00"},
+		{after: soaked, kind: addonrollout.KindRendering, releases: []string{"stg-cluster released 12:06:00 done 12:06:00"},
 			phases: []string{"dev Complete", "stg Active", "prod Waiting"}},
 		{name: "stg soaked: its check is due, prod waits for it", after: soaked,
-			kind: addon.KindRendering, phases: []string{"dev Complete", "stg Complete", "prod Blocked"}, due: []string{"stg/slo"},
+			kind: addonrollout.KindRendering, phases: []string{"dev Complete", "stg Complete", "prod Blocked"}, due: []string{"stg/slo"},
 			groups: []string{"dev Complete", "stg Blocked Verification", "prod Waiting Verification"}},
 		{name: "stg verified: prod is released", after: time.Minute,
-			kind: addon.KindRendering, releases: []string{"prod-cluster released 12:13:00 held gen 1"},
+			kind: addonrollout.KindRendering, releases: []string{"prod-cluster released 12:13:00 held gen 1"},
 			phases: []string{"dev Complete", "stg Complete", "prod Active"}, released: []string{"prod-cluster"}},
 		{name: "prod took it", after: time.Minute,
 			before: func(h *renderHub) {
 				h.admit("prod-cluster")
 				h.works("prod-cluster", 2, true)
 			},
-			kind: addon.KindRendering, releases: []string{"prod-cluster released 12:13:00 held gen 1 done 12:14:00"},
+			kind: addonrollout.KindRendering, releases: []string{"prod-cluster released 12:13:00 held gen 1 done 12:14:00"},
 			phases: []string{"dev Complete", "stg Complete", "prod Active"}},
 		{name: "prod soaked: its check of the rendering revision is due", after: soaked,
-			kind: addon.KindRendering, phases: []string{"dev Complete", "stg Complete", "prod Complete"}, due: []string{"prod/slo"},
+			kind: addonrollout.KindRendering, phases: []string{"dev Complete", "stg Complete", "prod Complete"}, due: []string{"prod/slo"},
 			groups: []string{"dev Complete", "stg Complete", "prod Blocked Verification"},
-			then: func(t *testing.T, _ *renderHub, p addon.Plan) {
+			then: func(t *testing.T, _ *renderHub, p addonrollout.Plan) {
 				assert.Equal(t, rev, p.Steps[0].Revision)
-				assert.Equal(t, addon.ReasonWaitingForVerification, reasonOf(p, addon.ConditionProgressing))
+				assert.Equal(t, addonrollout.ReasonWaitingForVerification, reasonOf(p, addonrollout.ConditionProgressing))
 				assert.Nil(t, p.Status.Placements[0].CompletionTime)
 			}},
 		{name: "prod verified: the revision is complete and verified", after: time.Minute,
-			kind: addon.KindRendering, phases: []string{"dev Complete", "stg Complete", "prod Complete"},
+			kind: addonrollout.KindRendering, phases: []string{"dev Complete", "stg Complete", "prod Complete"},
 			groups: []string{"dev Complete", "stg Complete", "prod Complete"},
-			then: func(t *testing.T, _ *renderHub, p addon.Plan) {
+			then: func(t *testing.T, _ *renderHub, p addonrollout.Plan) {
 				ps := p.Status.Placements[0]
 				assert.Equal(t, rev, ps.Revision)
 				require.NotNil(t, ps.CompletionTime)
-				assert.Equal(t, planNow.Add(21*time.Minute), ps.CompletionTime.Time)
-				assert.Equal(t, addon.ReasonCompleted, reasonOf(p, addon.ConditionProgressing))
+				assert.Equal(t, addontest.PlanNow.Add(21*time.Minute), ps.CompletionTime.Time)
+				assert.Equal(t, addonrollout.ReasonCompleted, reasonOf(p, addonrollout.ConditionProgressing))
 			}},
 		{name: "an hour on: nothing is due, nothing changes", after: time.Hour,
-			kind: addon.KindRendering, phases: []string{"dev Complete", "stg Complete", "prod Complete"},
-			then: func(t *testing.T, h *renderHub, p addon.Plan) {
+			kind: addonrollout.KindRendering, phases: []string{"dev Complete", "stg Complete", "prod Complete"},
+			then: func(t *testing.T, h *renderHub, p addonrollout.Plan) {
 				assert.Equal(t, h.ctl.Rollout.Status, p.Status, "the status read is the status written")
 			}},
 	})
@@ -459,7 +461,7 @@ func TestPlanControlledRenderingVerifications(t *testing.T) {
 // config rolls out as a Config revision, and stays so once complete.
 func TestPlanControlledRenderingThenConfig(t *testing.T) {
 	t.Parallel()
-	rev := addon.NewRenderingRevision(planNow).Revision
+	rev := addonrollout.NewRenderingRevision(addontest.PlanNow).Revision
 	h := newRenderHub(t, &v1alpha1.AddOnRolloutSpec{})
 	h.hold("prod-cluster")
 	h.step(0)
@@ -469,18 +471,18 @@ func TestPlanControlledRenderingThenConfig(t *testing.T) {
 	h.works("prod-cluster", 2, true)
 	h.step(time.Minute)
 	p := h.step(soaked)
-	require.Equal(t, addon.KindRendering, p.Steps[0].Kind)
+	require.Equal(t, addonrollout.KindRendering, p.Steps[0].Kind)
 	require.Equal(t, rev, p.Steps[0].Revision)
-	require.Equal(t, addon.ReasonCompleted, reasonOf(p, addon.ConditionProgressing))
+	require.Equal(t, addonrollout.ReasonCompleted, reasonOf(p, addonrollout.ConditionProgressing))
 
 	h.hash = "v3"
 	for i, d := range []time.Duration{time.Minute, soaked, soaked, soaked, time.Hour} {
 		p := h.step(d)
 		h.finish(startedBy(p)...)
 		s, ps := p.Steps[0], p.Status.Placements[0]
-		assert.Equal(t, addon.KindConfig, s.Kind, "call %d", i)
+		assert.Equal(t, addonrollout.KindConfig, s.Kind, "call %d", i)
 		assert.Equal(t, revision("v3"), s.Revision, "call %d", i)
-		assert.Equal(t, addon.KindConfig, ps.Kind, "call %d", i)
+		assert.Equal(t, addonrollout.KindConfig, ps.Kind, "call %d", i)
 		assert.Equal(t, revision("v3"), ps.Revision, "call %d", i)
 		assert.Nil(t, p.NewRendering, "call %d", i)
 		assert.Empty(t, releaseLines(p), "call %d", i)
@@ -488,7 +490,7 @@ func TestPlanControlledRenderingThenConfig(t *testing.T) {
 	for c, m := range h.mcas {
 		assert.Equal(t, "v3", m.Status.ConfigReferences[0].LastAppliedConfig.SpecHash, c)
 	}
-	assert.Equal(t, addon.ReasonCompleted, reasonOf(h.plan(), addon.ConditionProgressing))
+	assert.Equal(t, addonrollout.ReasonCompleted, reasonOf(h.plan(), addonrollout.ConditionProgressing))
 }
 
 // TestPlanControlledRenderingRestart: a controller that plans again with
@@ -527,12 +529,12 @@ func TestPlanControlledRenderingRestart(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			h := newRenderHub(t, tt.spec)
-			h.approve("stg", "stg", addon.NewRenderingRevision(planNow).Revision)
+			h.approve("stg", "stg", addonrollout.NewRenderingRevision(addontest.PlanNow).Revision)
 			tt.drive(h)
 
 			cma, in, mcas, specHash := h.inputs()
 			ctl := h.ctl
-			cmaBefore, inBefore := cma.DeepCopy(), []addon.PlacementInput{{Placement: in[0].Placement.DeepCopy(), Groups: seedGroups()}}
+			cmaBefore, inBefore := cma.DeepCopy(), []addon.PlacementInput{{Placement: in[0].Placement.DeepCopy(), Groups: addontest.SeedGroups()}}
 			var mcasBefore []*addonv1beta1.ManagedClusterAddOn
 			for _, m := range mcas {
 				mcasBefore = append(mcasBefore, m.DeepCopy())
@@ -543,9 +545,9 @@ func TestPlanControlledRenderingRestart(t *testing.T) {
 				rolloutBefore = ctl.Rollout.DeepCopy()
 			}
 
-			first, err := addon.PlanControlled(rollout.Planner{Clock: h.clock}, ctl, cma, in, mcas, specHash)
+			first, err := addonrollout.PlanControlled(rollout.Planner{Clock: h.clock}, ctl, cma, in, mcas, specHash)
 			require.NoError(t, err)
-			second, err := addon.PlanControlled(rollout.Planner{Clock: h.clock}, ctl, cma, in, mcas, specHash)
+			second, err := addonrollout.PlanControlled(rollout.Planner{Clock: h.clock}, ctl, cma, in, mcas, specHash)
 			require.NoError(t, err)
 			assert.Equal(t, first, second, "the same inputs, the same plan")
 			require.NotEmpty(t, releaseLines(first), "the call writes something")
@@ -583,16 +585,15 @@ func TestPlanControlledWithoutWorks(t *testing.T) {
 			h := newControlHub(t, spec) // every cluster on "v1", the config "v2"
 			m := h.mcas["prod-cluster"].DeepCopy()
 			m.Status.Conditions = append(m.Status.Conditions, metav1.Condition{Type: addonv1beta1.ManagedClusterAddOnManifestApplied,
-				Status: metav1.ConditionFalse, Reason: "ManifestWorkApplyFailed", Message: refusal, LastTransitionTime: metav1.NewTime(planNow)})
+				Status: metav1.ConditionFalse, Reason: "ManifestWorkApplyFailed", Message: refusal, LastTransitionTime: metav1.NewTime(addontest.PlanNow)})
 			h.mcas["prod-cluster"] = m
 			for i, d := range []time.Duration{0, time.Minute, soaked, soaked, soaked, time.Hour} {
 				h.clock.Step(d)
 				cma, in, mcas, specHash := h.inputs()
-				steps, err := addon.PlanAddon(rollout.Planner{Clock: h.clock}, cma, in, mcas, specHash)
-				require.NoError(t, err)
+				steps := configSteps(addon.PlanAddon(rollout.Planner{Clock: h.clock}, cma, in, mcas, specHash))
 				p := h.plan()
 				if spec == nil {
-					assert.Equal(t, addon.Plan{Steps: steps, RecheckAfter: p.RecheckAfter}, p, "call %d", i)
+					assert.Equal(t, addonrollout.Plan{Steps: steps, RecheckAfter: p.RecheckAfter}, p, "call %d", i)
 				}
 				assert.Equal(t, steps, p.Steps, "call %d", i)
 				assert.Nil(t, p.NewRendering, "call %d", i)
@@ -612,7 +613,7 @@ func TestPlanControlledWithoutWorks(t *testing.T) {
 				h.finish(startedBy(p)...)
 			}
 			cma, _, _, _ := h.inputs()
-			assert.NotContains(t, cma.Annotations, addon.RenderingAnnotation)
+			assert.NotContains(t, cma.Annotations, addonrollout.RenderingAnnotation)
 		})
 	}
 }
@@ -621,16 +622,16 @@ func TestPlanControlledWithoutWorks(t *testing.T) {
 // strategy roll a rendering out all at once, as they do configs.
 func TestPlanControlledRenderingManual(t *testing.T) {
 	t.Parallel()
-	cma := seedCMA(t)
+	cma := addontest.SeedCMA(t)
 	cma.Spec.InstallStrategy = addonv1beta1.InstallStrategy{Type: addonv1beta1.AddonInstallStrategyManual}
 	h := newRenderHub(t, nil)
 	h.hold("prod-cluster")
 	_, _, mcas, specHash := h.inputs()
-	p, err := addon.PlanControlled(rollout.Planner{Clock: h.clock}, h.ctl, cma, nil, mcas, specHash)
+	p, err := addonrollout.PlanControlled(rollout.Planner{Clock: h.clock}, h.ctl, cma, nil, mcas, specHash)
 	require.NoError(t, err)
 	require.Len(t, p.Steps, 1)
 	assert.Equal(t, -1, p.Steps[0].Index)
-	assert.Equal(t, addon.KindRendering, p.Steps[0].Kind)
+	assert.Equal(t, addonrollout.KindRendering, p.Steps[0].Kind)
 	require.NotNil(t, p.NewRendering)
 	assert.Equal(t, []string{
 		"dev-cluster released 12:00:00 done 12:00:00",
@@ -667,12 +668,12 @@ func TestWorksOf(t *testing.T) {
 	tests := []struct {
 		name  string
 		works []*workv1.ManifestWork
-		want  map[string]addon.Works
+		want  map[string]addonrollout.Works
 	}{
-		{name: "none", want: map[string]addon.Works{}},
+		{name: "none", want: map[string]addonrollout.Works{}},
 		{name: "one ready work",
 			works: []*workv1.ManifestWork{work("dev-cluster", "addon-cluster-proxy-deploy-0", "cluster-proxy", 3, 3)},
-			want:  map[string]addon.Works{"dev-cluster": {Generation: 3, Ready: true}}},
+			want:  map[string]addonrollout.Works{"dev-cluster": {Generation: 3, Ready: true}}},
 		{name: "several works: generations summed, ready when every one is",
 			works: []*workv1.ManifestWork{
 				work("dev-cluster", "addon-cluster-proxy-deploy-0", "cluster-proxy", 3, 3),
@@ -680,34 +681,34 @@ func TestWorksOf(t *testing.T) {
 				work("stg-cluster", "addon-cluster-proxy-deploy-0", "cluster-proxy", 4, 4),
 				work("stg-cluster", "addon-cluster-proxy-deploy-1", "cluster-proxy", 5, 4),
 			},
-			want: map[string]addon.Works{"dev-cluster": {Generation: 5, Ready: true}, "stg-cluster": {Generation: 9}}},
+			want: map[string]addonrollout.Works{"dev-cluster": {Generation: 5, Ready: true}, "stg-cluster": {Generation: 9}}},
 		{name: "a work not ready first, then a ready one: not ready",
 			works: []*workv1.ManifestWork{
 				work("dev-cluster", "addon-cluster-proxy-deploy-0", "cluster-proxy", 2, 1),
 				work("dev-cluster", "addon-cluster-proxy-deploy-1", "cluster-proxy", 2, 2),
 			},
-			want: map[string]addon.Works{"dev-cluster": {Generation: 4}}},
+			want: map[string]addonrollout.Works{"dev-cluster": {Generation: 4}}},
 		{name: "a work without conditions, or not Available, is not ready",
 			works: []*workv1.ManifestWork{
 				work("stg-cluster", "addon-cluster-proxy-deploy-0", "cluster-proxy", 1, 0),
 				work("dev-cluster", "addon-cluster-proxy-deploy-0", "cluster-proxy", 1, 1),
 				unavailable,
 			},
-			want: map[string]addon.Works{"dev-cluster": {Generation: 3}, "stg-cluster": {Generation: 1}}},
+			want: map[string]addonrollout.Works{"dev-cluster": {Generation: 3}, "stg-cluster": {Generation: 1}}},
 		{name: "a hosted add-on's works count for the cluster of the add-on",
 			works: []*workv1.ManifestWork{
 				hosted(work("hosting-cluster", "addon-cluster-proxy-deploy-hosting-prod-cluster-0", "cluster-proxy", 2, 2), "prod-cluster"),
 				work("prod-cluster", "addon-cluster-proxy-deploy-0", "cluster-proxy", 1, 1),
 				work("hosting-cluster", "addon-cluster-proxy-deploy-0", "cluster-proxy", 7, 7),
 			},
-			want: map[string]addon.Works{"prod-cluster": {Generation: 3, Ready: true}, "hosting-cluster": {Generation: 7, Ready: true}}},
+			want: map[string]addonrollout.Works{"prod-cluster": {Generation: 3, Ready: true}, "hosting-cluster": {Generation: 7, Ready: true}}},
 		{name: "pre-delete hooks are left out",
 			works: []*workv1.ManifestWork{
 				work("dev-cluster", "addon-cluster-proxy-deploy-0", "cluster-proxy", 1, 1),
 				work("dev-cluster", "addon-cluster-proxy-pre-delete", "cluster-proxy", 5, 0),
 				hosted(work("hosting-cluster", "addon-cluster-proxy-pre-delete-hosting-prod-cluster", "cluster-proxy", 5, 0), "prod-cluster"),
 			},
-			want: map[string]addon.Works{"dev-cluster": {Generation: 1, Ready: true}}},
+			want: map[string]addonrollout.Works{"dev-cluster": {Generation: 1, Ready: true}}},
 		{name: "other add-ons' works, unlabelled works and nil are ignored",
 			works: []*workv1.ManifestWork{
 				nil,
@@ -715,7 +716,7 @@ func TestWorksOf(t *testing.T) {
 				{ObjectMeta: metav1.ObjectMeta{Namespace: "dev-cluster", Name: "unlabelled", Generation: 9}},
 				work("dev-cluster", "addon-cluster-proxy-deploy-0", "cluster-proxy", 1, 1),
 			},
-			want: map[string]addon.Works{"dev-cluster": {Generation: 1, Ready: true}}},
+			want: map[string]addonrollout.Works{"dev-cluster": {Generation: 1, Ready: true}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -724,7 +725,7 @@ func TestWorksOf(t *testing.T) {
 			for _, w := range tt.works {
 				before = append(before, w.DeepCopy())
 			}
-			got := addon.WorksOf("cluster-proxy", tt.works)
+			got := addonrollout.WorksOf("cluster-proxy", tt.works)
 			require.NotNil(t, got)
 			assert.Equal(t, tt.want, got)
 			assert.Equal(t, before, tt.works, "works not modified")
@@ -736,15 +737,15 @@ func TestWorksOf(t *testing.T) {
 // state in, read back; one that does not parse is none.
 func TestRenderingAnnotations(t *testing.T) {
 	t.Parallel()
-	rev := addon.NewRenderingRevision(planNow.Add(1500 * time.Millisecond))
+	rev := addonrollout.NewRenderingRevision(addontest.PlanNow.Add(1500 * time.Millisecond))
 	revJSON, err := rev.Annotation()
 	require.NoError(t, err)
-	inFlight := addon.Release{Revision: rev.Revision, ReleasedAt: renderAt(time.Minute), Generation: 4, Held: true}
+	inFlight := addonrollout.Release{Revision: rev.Revision, ReleasedAt: renderAt(time.Minute), Generation: 4, Held: true}
 	done := inFlight
 	done.DoneAt = doneAt(2 * time.Minute)
 	other := inFlight
 	other.Revision = "000000000000"
-	annotation := func(r addon.Release) string {
+	annotation := func(r addonrollout.Release) string {
 		v, err := r.Annotation()
 		require.NoError(t, err)
 		return v
@@ -752,14 +753,14 @@ func TestRenderingAnnotations(t *testing.T) {
 	cmaWith := func(v string) *addonv1beta1.ClusterManagementAddOn {
 		cma := &addonv1beta1.ClusterManagementAddOn{ObjectMeta: metav1.ObjectMeta{Name: "cluster-proxy"}}
 		if v != "" {
-			cma.Annotations = map[string]string{addon.RenderingAnnotation: v}
+			cma.Annotations = map[string]string{addonrollout.RenderingAnnotation: v}
 		}
 		return cma
 	}
 	mcaWith := func(v string, conds ...metav1.Condition) *addonv1beta1.ManagedClusterAddOn {
-		m := emptyAddon("prod-cluster")
+		m := addontest.EmptyAddon("prod-cluster")
 		if v != "" {
-			m.Annotations = map[string]string{addon.ReleaseAnnotation: v}
+			m.Annotations = map[string]string{addonrollout.ReleaseAnnotation: v}
 		}
 		m.Status.Conditions = conds
 		return m
@@ -771,16 +772,16 @@ func TestRenderingAnnotations(t *testing.T) {
 	t.Run("NewRenderingRevision", func(t *testing.T) {
 		t.Parallel()
 		assert.Regexp(t, regexp.MustCompile(`^[0-9a-f]{12}$`), rev.Revision)
-		assert.Equal(t, planNow.Add(time.Second), rev.Since.Time, "truncated to the second, in UTC")
-		assert.Equal(t, rev, addon.NewRenderingRevision(planNow.Add(time.Second).In(time.FixedZone("CET", 3600))), "one second, one revision")
-		assert.NotEqual(t, rev.Revision, addon.NewRenderingRevision(planNow.Add(2*time.Second)).Revision)
+		assert.Equal(t, addontest.PlanNow.Add(time.Second), rev.Since.Time, "truncated to the second, in UTC")
+		assert.Equal(t, rev, addonrollout.NewRenderingRevision(addontest.PlanNow.Add(time.Second).In(time.FixedZone("CET", 3600))), "one second, one revision")
+		assert.NotEqual(t, rev.Revision, addonrollout.NewRenderingRevision(addontest.PlanNow.Add(2*time.Second)).Revision)
 	})
 	t.Run("ReadRenderingRevision", func(t *testing.T) {
 		t.Parallel()
 		tests := []struct {
 			name string
 			cma  *addonv1beta1.ClusterManagementAddOn
-			want addon.RenderingRevision
+			want addonrollout.RenderingRevision
 			ok   bool
 		}{
 			{name: "written by Annotation", cma: cmaWith(revJSON), want: rev, ok: true},
@@ -794,7 +795,7 @@ func TestRenderingAnnotations(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
 				t.Parallel()
-				got, ok := addon.ReadRenderingRevision(tt.cma)
+				got, ok := addonrollout.ReadRenderingRevision(tt.cma)
 				assert.Equal(t, tt.ok, ok)
 				got.Since = metav1.NewTime(got.Since.UTC()) // read back in time.Local
 				assert.Equal(t, tt.want, got)
@@ -806,7 +807,7 @@ func TestRenderingAnnotations(t *testing.T) {
 		tests := []struct {
 			name string
 			mca  *addonv1beta1.ManagedClusterAddOn
-			want addon.Release
+			want addonrollout.Release
 			ok   bool
 		}{
 			{name: "in flight", mca: mcaWith(annotation(inFlight)), want: inFlight, ok: true},
@@ -820,7 +821,7 @@ func TestRenderingAnnotations(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
 				t.Parallel()
-				got, ok := addon.ReadRelease(tt.mca)
+				got, ok := addonrollout.ReadRelease(tt.mca)
 				assert.Equal(t, tt.ok, ok)
 				assert.Equal(t, tt.want, inUTC(got))
 			})
@@ -847,7 +848,7 @@ func TestRenderingAnnotations(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
 				t.Parallel()
-				assert.Equal(t, tt.want, addon.Released(tt.cma, tt.mca))
+				assert.Equal(t, tt.want, addonrollout.Released(tt.cma, tt.mca))
 			})
 		}
 	})
@@ -859,9 +860,9 @@ func TestRenderingAnnotations(t *testing.T) {
 			want bool
 		}{
 			{name: "ManifestApplied False with the gate's refusal", mca: mcaWith("", applied(metav1.ConditionFalse, refusal)), want: true},
-			{name: "the refusal alone", mca: mcaWith("", applied(metav1.ConditionFalse, addon.WorkGateMarker+": held")), want: true},
+			{name: "the refusal alone", mca: mcaWith("", applied(metav1.ConditionFalse, addonrollout.WorkGateMarker+": held")), want: true},
 			{name: "the gate could not be asked", mca: mcaWith("", applied(metav1.ConditionFalse,
-				`Internal error occurred: failed calling webhook "`+addon.WorkGateWebhook+`": connection refused`)), want: true},
+				`Internal error occurred: failed calling webhook "`+addonrollout.WorkGateWebhook+`": connection refused`)), want: true},
 			{name: "ManifestApplied False for another reason", mca: mcaWith("", applied(metav1.ConditionFalse, "the work is forbidden"))},
 			{name: "ManifestApplied True", mca: mcaWith("", applied(metav1.ConditionTrue, "applied"))},
 			{name: "ManifestApplied Unknown with the refusal", mca: mcaWith("", applied(metav1.ConditionUnknown, refusal))},
@@ -872,7 +873,7 @@ func TestRenderingAnnotations(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
 				t.Parallel()
-				assert.Equal(t, tt.want, addon.Held(tt.mca))
+				assert.Equal(t, tt.want, addonrollout.Held(tt.mca))
 			})
 		}
 	})

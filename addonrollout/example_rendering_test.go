@@ -1,4 +1,4 @@
-package addon_test
+package addonrollout_test
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 
+	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/clock/fake"
 	"github.com/rolloutkit/rolloutkit/grouping"
 	"github.com/rolloutkit/rolloutkit/rollout"
@@ -54,7 +55,7 @@ func ExamplePlanControlled_rendering() {
 	// addon-framework says why the manager's update of prod's work failed
 	prod.Status.Conditions = append(prod.Status.Conditions, metav1.Condition{
 		Type: addonv1beta1.ManagedClusterAddOnManifestApplied, Status: metav1.ConditionFalse, Reason: "ManifestWorkApplyFailed",
-		Message: "admission webhook denied the request: " + addon.WorkGateMarker + ": held until the rollout reaches prod",
+		Message: "admission webhook denied the request: " + addonrollout.WorkGateMarker + ": held until the rollout reaches prod",
 	})
 	mcas := []*addonv1beta1.ManagedClusterAddOn{applied("dev-cluster"), applied("stg-cluster"), prod}
 	placements := []addon.PlacementInput{{
@@ -68,12 +69,12 @@ func ExamplePlanControlled_rendering() {
 	specHash := func(addonv1beta1.ConfigGroupResource, addonv1beta1.ConfigReferent) (string, error) {
 		return "current", nil
 	}
-	// what each cluster's works say (addon.WorksOf, in a controller)
-	ctl := addon.Controls{Works: map[string]addon.Works{
+	// what each cluster's works say (addonrollout.WorksOf, in a controller)
+	ctl := addonrollout.Controls{Works: map[string]addonrollout.Works{
 		"dev-cluster": {Generation: 1, Ready: true}, "stg-cluster": {Generation: 1, Ready: true}, "prod-cluster": {Generation: 1, Ready: true},
 	}}
 
-	plan, err := addon.PlanControlled(rollout.Planner{Clock: fake.New(now)}, ctl, cma, placements, mcas, specHash)
+	plan, err := addonrollout.PlanControlled(rollout.Planner{Clock: fake.New(now)}, ctl, cma, placements, mcas, specHash)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -83,7 +84,7 @@ func ExamplePlanControlled_rendering() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Printf("opened: %s=%s\n", addon.RenderingAnnotation, annotation)
+	fmt.Printf("opened: %s=%s\n", addonrollout.RenderingAnnotation, annotation)
 	step := plan.Steps[0]
 	fmt.Printf("step: %s revision %s\n", step.Kind, step.Revision)
 	for _, w := range step.Releases {

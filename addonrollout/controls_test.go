@@ -1,8 +1,9 @@
-package addon_test
+package addonrollout_test
 
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,8 +15,10 @@ import (
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 
+	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/clock/fake"
+	"github.com/rolloutkit/rolloutkit/internal/addontest"
 	"github.com/rolloutkit/rolloutkit/rollout"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
@@ -25,11 +28,11 @@ import (
 // checks do after it.
 type controlCall struct {
 	name   string
-	after  time.Duration                                   // the clock moves by this first
-	before func(h *controlHub)                             // changes on the hub before the call
-	check  string                                          // "pass" or "fail": run every check due, with that result
-	finish []string                                        // the agents of these clusters complete after the call
-	then   func(t *testing.T, h *controlHub, p addon.Plan) // more checks
+	after  time.Duration                                          // the clock moves by this first
+	before func(h *controlHub)                                    // changes on the hub before the call
+	check  string                                                 // "pass" or "fail": run every check due, with that result
+	finish []string                                               // the agents of these clusters complete after the call
+	then   func(t *testing.T, h *controlHub, p addonrollout.Plan) // more checks
 
 	starting    []string          // the clusters that start
 	groups      []string          // "name Phase WaitsFor", in rollout order
@@ -47,9 +50,9 @@ func (h *controlHub) run(t *testing.T, calls []controlCall) {
 		}
 		h.clock.Step(c.after)
 		p := h.plan()
-		var results []addon.CheckResult
+		var results []addonrollout.CheckResult
 		for _, ch := range p.Checks {
-			results = append(results, addon.CheckResult{Check: ch, Passed: c.check == "pass", Message: c.check + "ed", At: h.clock.Now()})
+			results = append(results, addonrollout.CheckResult{Check: ch, Passed: c.check == "pass", Message: c.check + "ed", At: h.clock.Now()})
 		}
 		h.apply(p, results...)
 		label := fmt.Sprintf("call %d %s", i, c.name)
@@ -67,7 +70,7 @@ func (h *controlHub) run(t *testing.T, calls []controlCall) {
 		}
 		assert.Equal(t, c.due, due, "%s: checks due", label)
 		if c.progressing != "" {
-			assert.Equal(t, c.progressing, reasonOf(p, addon.ConditionProgressing), "%s: Progressing", label)
+			assert.Equal(t, c.progressing, reasonOf(p, addonrollout.ConditionProgressing), "%s: Progressing", label)
 		}
 		for name, reason := range c.approvals {
 			assert.Equal(t, reason, h.approvedReason(name), "%s: approval %s", label, name)
@@ -100,38 +103,38 @@ func TestPlanControlledScenarios(t *testing.T) {
 				{name: "dev starts: it needs no approval", before: func(h *controlHub) { h.approve("early-wrong", "prod", "000000000000") },
 					starting: []string{"dev-cluster"}, finish: []string{"dev-cluster"},
 					groups:      []string{"dev Active", "stg Waiting Group", "prod Waiting Group"},
-					progressing: addon.ReasonRollingOut,
-					approvals:   map[string]string{"early-wrong": addon.ReasonRevisionMismatch}},
+					progressing: addonrollout.ReasonRollingOut,
+					approvals:   map[string]string{"early-wrong": addonrollout.ReasonRevisionMismatch}},
 				{name: "stg starts", after: soaked, starting: []string{"stg-cluster"}, finish: []string{"stg-cluster"},
 					groups: []string{"dev Complete", "stg Active", "prod Waiting Group"}},
 				{name: "prod waits for an approval", after: soaked,
 					groups: []string{"dev Complete", "stg Complete", "prod Blocked Approval"}, pending: []string{"prod"},
-					progressing: addon.ReasonWaitingForApproval,
-					approvals:   map[string]string{"early-wrong": addon.ReasonRevisionMismatch}},
+					progressing: addonrollout.ReasonWaitingForApproval,
+					approvals:   map[string]string{"early-wrong": addonrollout.ReasonRevisionMismatch}},
 				{name: "an approval of stg changes nothing", after: time.Minute, before: func(h *controlHub) { h.approve("stg", "stg", v2) },
 					groups: []string{"dev Complete", "stg Complete", "prod Blocked Approval"}, pending: []string{"prod"},
-					approvals: map[string]string{"stg": addon.ReasonNotRequired}},
+					approvals: map[string]string{"stg": addonrollout.ReasonNotRequired}},
 				{name: "the right approval starts prod, and is used", after: time.Minute, before: func(h *controlHub) { h.approve("prod-v2", "prod", v2) },
 					starting: []string{"prod-cluster"}, finish: []string{"prod-cluster"},
 					groups:      []string{"dev Complete", "stg Complete", "prod Active"},
-					progressing: addon.ReasonRollingOut,
-					approvals:   map[string]string{"prod-v2": addon.ReasonUsed, "early-wrong": addon.ReasonRevisionMismatch}},
+					progressing: addonrollout.ReasonRollingOut,
+					approvals:   map[string]string{"prod-v2": addonrollout.ReasonUsed, "early-wrong": addonrollout.ReasonRevisionMismatch}},
 				{name: "complete", after: soaked,
-					groups: []string{"dev Complete", "stg Complete", "prod Complete"}, progressing: addon.ReasonCompleted,
-					approvals: map[string]string{"prod-v2": addon.ReasonUsed},
-					then: func(t *testing.T, h *controlHub, p addon.Plan) {
+					groups: []string{"dev Complete", "stg Complete", "prod Complete"}, progressing: addonrollout.ReasonCompleted,
+					approvals: map[string]string{"prod-v2": addonrollout.ReasonUsed},
+					then: func(t *testing.T, h *controlHub, p addonrollout.Plan) {
 						ps := p.Status.Placements[0]
 						require.NotNil(t, ps.CompletionTime)
 						assert.Equal(t, h.clock.Now(), ps.CompletionTime.Time)
-						assert.Equal(t, planNow, ps.RevisionStartTime.Time, "kept while the revision is the same")
-						assert.Equal(t, metav1.ConditionFalse, condition(p.Status.Conditions, addon.ConditionProgressing).Status)
+						assert.Equal(t, addontest.PlanNow, ps.RevisionStartTime.Time, "kept while the revision is the same")
+						assert.Equal(t, metav1.ConditionFalse, addontest.Condition(p.Status.Conditions, addonrollout.ConditionProgressing).Status)
 					}},
 				{name: "a config change is a new revision: the old approval approves nothing",
 					after: time.Minute, before: func(h *controlHub) { h.hash = "v3" },
 					starting: []string{"dev-cluster"}, finish: []string{"dev-cluster"},
 					groups:    []string{"dev Active", "stg Waiting Group", "prod Waiting Group"},
-					approvals: map[string]string{"prod-v2": addon.ReasonRevisionMismatch},
-					then: func(t *testing.T, h *controlHub, p addon.Plan) {
+					approvals: map[string]string{"prod-v2": addonrollout.ReasonRevisionMismatch},
+					then: func(t *testing.T, h *controlHub, p addonrollout.Plan) {
 						ps := p.Status.Placements[0]
 						assert.Equal(t, v3, ps.Revision)
 						assert.Equal(t, h.clock.Now(), ps.RevisionStartTime.Time, "a new revision starts now")
@@ -141,28 +144,28 @@ func TestPlanControlledScenarios(t *testing.T) {
 					groups: []string{"dev Complete", "stg Active", "prod Waiting Group"}},
 				{name: "prod waits for an approval of the new revision", after: soaked,
 					groups: []string{"dev Complete", "stg Complete", "prod Blocked Approval"}, pending: []string{"prod"},
-					then: func(t *testing.T, h *controlHub, p addon.Plan) {
+					then: func(t *testing.T, h *controlHub, p addonrollout.Plan) {
 						assert.Equal(t, v3, p.Status.PendingApprovals[0].Revision)
 					}},
 				{after: time.Minute, before: func(h *controlHub) { h.approve("prod-v3", "prod", v3) },
 					starting: []string{"prod-cluster"}, groups: []string{"dev Complete", "stg Complete", "prod Active"},
-					approvals: map[string]string{"prod-v3": addon.ReasonUsed, "prod-v2": addon.ReasonRevisionMismatch}},
+					approvals: map[string]string{"prod-v3": addonrollout.ReasonUsed, "prod-v2": addonrollout.ReasonRevisionMismatch}},
 			},
 		},
 		{
 			name: "paused before a change: the first group is held",
 			spec: v1alpha1.AddOnRolloutSpec{Paused: true},
 			calls: []controlCall{
-				{groups: []string{"dev Blocked Paused", "stg Waiting Paused", "prod Waiting Paused"}, progressing: addon.ReasonPaused,
-					then: func(t *testing.T, _ *controlHub, p addon.Plan) {
-						assert.Equal(t, metav1.ConditionTrue, condition(p.Status.Conditions, addon.ConditionPaused).Status)
+				{groups: []string{"dev Blocked Paused", "stg Waiting Paused", "prod Waiting Paused"}, progressing: addonrollout.ReasonPaused,
+					then: func(t *testing.T, _ *controlHub, p addonrollout.Plan) {
+						assert.Equal(t, metav1.ConditionTrue, addontest.Condition(p.Status.Conditions, addonrollout.ConditionPaused).Status)
 						assert.Empty(t, givenNew(p, "v2"), "no add-on is given the new configs")
 					}},
 				{name: "unpaused: dev starts", after: time.Hour, before: func(h *controlHub) { h.edit(func(s *v1alpha1.AddOnRolloutSpec) { s.Paused = false }) },
 					starting: []string{"dev-cluster"}, groups: []string{"dev Active", "stg Waiting Group", "prod Waiting Group"},
-					progressing: addon.ReasonRollingOut,
-					then: func(t *testing.T, _ *controlHub, p addon.Plan) {
-						assert.Equal(t, addon.ReasonNotPaused, reasonOf(p, addon.ConditionPaused))
+					progressing: addonrollout.ReasonRollingOut,
+					then: func(t *testing.T, _ *controlHub, p addonrollout.Plan) {
+						assert.Equal(t, addonrollout.ReasonNotPaused, reasonOf(p, addonrollout.ConditionPaused))
 						assert.Equal(t, int64(2), p.Status.ObservedGeneration)
 					}},
 			},
@@ -175,19 +178,19 @@ func TestPlanControlledScenarios(t *testing.T) {
 				{after: soaked, starting: []string{"stg-cluster"}, groups: []string{"dev Complete", "stg Active", "prod Waiting Group"}},
 				{name: "paused while stg is in flight", after: time.Minute, before: func(h *controlHub) { h.edit(func(s *v1alpha1.AddOnRolloutSpec) { s.Paused = true }) },
 					finish: []string{"stg-cluster"}, groups: []string{"dev Complete", "stg Active", "prod Waiting Group"},
-					then: func(t *testing.T, _ *controlHub, p addon.Plan) {
+					then: func(t *testing.T, _ *controlHub, p addonrollout.Plan) {
 						assert.Equal(t, []string{"stg-cluster"}, clusterNames(p.Steps[0].Result.ToRollout), "in flight, still listed")
-						assert.Equal(t, addon.ReasonPaused, reasonOf(p, addon.ConditionPaused))
+						assert.Equal(t, addonrollout.ReasonPaused, reasonOf(p, addonrollout.ConditionPaused))
 					}},
 				{name: "stg soaked: prod does not start", after: soaked,
-					groups: []string{"dev Complete", "stg Complete", "prod Blocked Paused"}, progressing: addon.ReasonPaused},
+					groups: []string{"dev Complete", "stg Complete", "prod Blocked Paused"}, progressing: addonrollout.ReasonPaused},
 				{name: "unpaused: prod starts", after: time.Minute, before: func(h *controlHub) { h.edit(func(s *v1alpha1.AddOnRolloutSpec) { s.Paused = false }) },
 					starting: []string{"prod-cluster"}, groups: []string{"dev Complete", "stg Complete", "prod Active"}},
 			},
 		},
 		{
 			name: "a window for prod: outside, then inside",
-			// planNow is Monday 12:00 UTC; prod's window opens at 12:20 Berlin time (UTC+1)
+			// addontest.PlanNow is Monday 12:00 UTC; prod's window opens at 12:20 Berlin time (UTC+1)
 			spec: v1alpha1.AddOnRolloutSpec{Windows: []v1alpha1.RolloutWindow{
 				{Groups: []string{"prod"}, Days: []string{"Mon"}, Start: "13:20", End: "14:00", TimeZone: "Europe/Berlin"},
 				{Groups: []string{"prod"}, Days: []string{"Sat-Sun"}, Start: "00:00", End: "23:59"},
@@ -198,16 +201,16 @@ func TestPlanControlledScenarios(t *testing.T) {
 				{after: soaked, starting: []string{"stg-cluster"}, finish: []string{"stg-cluster"},
 					groups: []string{"dev Complete", "stg Active", "prod Waiting Group"}},
 				{name: "12:12: prod is outside its windows", after: soaked,
-					groups: []string{"dev Complete", "stg Complete", "prod Blocked Window"}, progressing: addon.ReasonOutsideWindow,
-					then: func(t *testing.T, h *controlHub, p addon.Plan) {
+					groups: []string{"dev Complete", "stg Complete", "prod Blocked Window"}, progressing: addonrollout.ReasonOutsideWindow,
+					then: func(t *testing.T, h *controlHub, p addonrollout.Plan) {
 						assert.Equal(t, 8*time.Minute, p.RecheckAfter, "until the window opens")
 						prod := p.Status.Placements[0].Groups[2]
 						require.NotNil(t, prod.Until)
-						assert.Equal(t, planNow.Add(20*time.Minute), prod.Until.Time)
+						assert.Equal(t, addontest.PlanNow.Add(20*time.Minute), prod.Until.Time)
 					}},
 				{name: "12:20: inside", after: 8 * time.Minute,
 					starting: []string{"prod-cluster"}, groups: []string{"dev Complete", "stg Complete", "prod Active"},
-					progressing: addon.ReasonRollingOut},
+					progressing: addonrollout.ReasonRollingOut},
 			},
 		},
 		{
@@ -223,19 +226,19 @@ func TestPlanControlledScenarios(t *testing.T) {
 					groups: []string{"dev Complete", "stg Active", "prod Waiting Group"}},
 				{name: "stg soaked: the check is due, and fails", after: soaked, check: "fail", due: []string{"stg/slo"},
 					groups:      []string{"dev Complete", "stg Blocked Verification", "prod Waiting Verification"},
-					progressing: addon.ReasonWaitingForVerification,
-					then: func(t *testing.T, h *controlHub, p addon.Plan) {
+					progressing: addonrollout.ReasonWaitingForVerification,
+					then: func(t *testing.T, h *controlHub, p addonrollout.Plan) {
 						c := p.Checks[0]
 						assert.Equal(t, v1alpha1.VerificationRequest{AddOn: "cluster-proxy",
-							Placement: v1alpha1.PlacementRef{Namespace: seedPlacement.Namespace, Name: seedPlacement.Name},
+							Placement: v1alpha1.PlacementRef{Namespace: addontest.SeedPlacement().Namespace, Name: addontest.SeedPlacement().Name},
 							Group:     "stg", Revision: v2, Clusters: []string{"stg-cluster"}}, c.Request)
-						assert.Equal(t, &metav1.Duration{Duration: addon.DefaultCheckTimeout}, c.Verification.Webhook.Timeout, "defaults filled in")
+						assert.Equal(t, &metav1.Duration{Duration: addonrollout.DefaultCheckTimeout}, c.Verification.Webhook.Timeout, "defaults filled in")
 						assert.Equal(t, `waiting for the verification of group "stg": verification slo has not passed yet`,
 							p.Status.Placements[0].Groups[2].Message)
 					}},
 				{name: "failed: held, retried at the interval", after: 10 * time.Second,
 					groups: []string{"dev Complete", "stg Blocked Verification", "prod Waiting Verification"},
-					then: func(t *testing.T, h *controlHub, p addon.Plan) {
+					then: func(t *testing.T, h *controlHub, p addonrollout.Plan) {
 						assert.Equal(t, 50*time.Second, p.RecheckAfter)
 						stg := p.Status.Placements[0].Groups[1]
 						assert.Equal(t, "verification slo: failed", stg.Message)
@@ -247,20 +250,20 @@ func TestPlanControlledScenarios(t *testing.T) {
 				{name: "the retry is due, and passes", after: 50 * time.Second, check: "pass", due: []string{"stg/slo"},
 					groups: []string{"dev Complete", "stg Blocked Verification", "prod Waiting Verification"}},
 				{name: "passed: prod starts", after: time.Second, starting: []string{"prod-cluster"}, finish: []string{"prod-cluster"},
-					groups: []string{"dev Complete", "stg Complete", "prod Active"}, progressing: addon.ReasonRollingOut},
+					groups: []string{"dev Complete", "stg Complete", "prod Active"}, progressing: addonrollout.ReasonRollingOut},
 				{name: "complete and verified", after: soaked,
-					groups: []string{"dev Complete", "stg Complete", "prod Complete"}, progressing: addon.ReasonCompleted},
+					groups: []string{"dev Complete", "stg Complete", "prod Complete"}, progressing: addonrollout.ReasonCompleted},
 				{name: "a new revision has no verification", after: time.Minute, before: func(h *controlHub) { h.hash = "v3" },
 					starting: []string{"dev-cluster"}, finish: []string{"dev-cluster"},
 					groups: []string{"dev Active", "stg Waiting Group", "prod Waiting Group"},
-					then: func(t *testing.T, _ *controlHub, p addon.Plan) {
+					then: func(t *testing.T, _ *controlHub, p addonrollout.Plan) {
 						assert.Empty(t, p.Status.Placements[0].Verifications)
 					}},
 				{after: soaked, starting: []string{"stg-cluster"}, finish: []string{"stg-cluster"},
 					groups: []string{"dev Complete", "stg Active", "prod Waiting Group"}},
 				{name: "stg is checked again", after: soaked, due: []string{"stg/slo"},
 					groups: []string{"dev Complete", "stg Blocked Verification", "prod Waiting Verification"},
-					then: func(t *testing.T, _ *controlHub, p addon.Plan) {
+					then: func(t *testing.T, _ *controlHub, p addonrollout.Plan) {
 						assert.Equal(t, v3, p.Checks[0].Request.Revision)
 					}},
 			},
@@ -293,13 +296,13 @@ func TestPlanControlledChecksOfOneGroup(t *testing.T) {
 	require.Len(t, p.Checks, 2)
 	assert.Equal(t, "verifications[0]", p.Checks[0].Name, "an unnamed check is named by its place")
 	assert.Equal(t, "errors", p.Checks[1].Name)
-	assert.Equal(t, &metav1.Duration{Duration: addon.DefaultCheckInterval}, p.Checks[1].Verification.Interval)
+	assert.Equal(t, &metav1.Duration{Duration: addonrollout.DefaultCheckInterval}, p.Checks[1].Verification.Interval)
 	dev := p.Status.Placements[0].Groups[0]
 	assert.Equal(t, "verification verifications[0] has not passed yet", dev.Message)
 
 	// the first fails, the second passes
 	now := h.clock.Now()
-	h.apply(p, addon.CheckResult{Check: p.Checks[0], Message: "HTTP 503", At: now}, addon.CheckResult{Check: p.Checks[1], Passed: true, Message: "1 series", At: now})
+	h.apply(p, addonrollout.CheckResult{Check: p.Checks[0], Message: "HTTP 503", At: now}, addonrollout.CheckResult{Check: p.Checks[1], Passed: true, Message: "1 series", At: now})
 	h.clock.Step(30 * time.Second)
 	p = h.plan()
 	assert.Empty(t, p.Checks)
@@ -314,7 +317,7 @@ func TestPlanControlledChecksOfOneGroup(t *testing.T) {
 	h.clock.Step(90 * time.Second)
 	p = h.plan()
 	require.Len(t, p.Checks, 1)
-	h.apply(p, addon.CheckResult{Check: p.Checks[0], Passed: true, Message: "HTTP 200", At: h.clock.Now()})
+	h.apply(p, addonrollout.CheckResult{Check: p.Checks[0], Passed: true, Message: "HTTP 200", At: h.clock.Now()})
 	p = h.plan()
 	assert.Equal(t, []string{"stg-cluster"}, startedBy(p))
 }
@@ -328,9 +331,10 @@ func TestPlanControlledInvalid(t *testing.T) {
 	prom := &v1alpha1.PrometheusCheck{Address: "http://prometheus.example:9090", Query: "up"}
 	zero := &metav1.Duration{}
 	tests := []struct {
-		name string
-		spec v1alpha1.AddOnRolloutSpec
-		want []string // the errors' texts
+		name     string
+		spec     v1alpha1.AddOnRolloutSpec
+		validate addonrollout.QueryValidator
+		want     []string // the errors' texts
 	}{
 		{name: "an unknown time zone",
 			spec: v1alpha1.AddOnRolloutSpec{Windows: []v1alpha1.RolloutWindow{{Days: []string{"Mon"}, Start: "09:00", End: "17:00", TimeZone: "Mars/Olympus"}}},
@@ -360,21 +364,27 @@ func TestPlanControlledInvalid(t *testing.T) {
 				`spec.verifications[0].webhook.url: Invalid value: "verifier.example/verify": want an absolute http or https URL, e.g. http://verifier.example:8080/verify`,
 				`spec.verifications[1].prometheus.address: Invalid value: "ftp://prometheus": want an absolute http or https URL, e.g. http://verifier.example:8080/verify`,
 			}},
-		{name: "malformed PromQL",
+		{name: "a query the validator refuses, and a blank one",
 			spec: v1alpha1.AddOnRolloutSpec{Verifications: []v1alpha1.Verification{
-				{Prometheus: &v1alpha1.PrometheusCheck{Address: "http://prometheus.example", Query: `sum(rate(x{job="a"}[5m]) < 1`}},
+				{Prometheus: &v1alpha1.PrometheusCheck{Address: "http://prometheus.example", Query: `sum(rate(x[5m]) < 1`}},
 				{Prometheus: &v1alpha1.PrometheusCheck{Address: "http://prometheus.example", Query: " "}},
-				{Prometheus: &v1alpha1.PrometheusCheck{Address: "http://prometheus.example", Query: `up{job="a}`}},
-				{Prometheus: &v1alpha1.PrometheusCheck{Address: "http://prometheus.example", Query: `max(addon_error_ratio) <`}},
-				{Prometheus: &v1alpha1.PrometheusCheck{Address: "http://prometheus.example", Query: `rate(addon_errors_total) > bool 1 + Rate(x[5m])`}},
-				{Prometheus: &v1alpha1.PrometheusCheck{Address: "http://prometheus.example", Query: "rate(y) + (1 < 2)"}}}},
+				{Prometheus: &v1alpha1.PrometheusCheck{Address: "http://prometheus.example", Query: "up"}}}},
+			validate: func(q string) error {
+				if strings.Count(q, "(") != strings.Count(q, ")") {
+					return errors.New("1:20: unclosed left parenthesis\n1:4: another problem")
+				}
+				return nil
+			},
 			want: []string{
-				`spec.verifications[0].prometheus.query: Invalid value: "sum(rate(x{job=\"a\"}[5m]) < 1": 1:29: unexpected end of input, want ")" to close the "(" at 1:4`,
+				`spec.verifications[0].prometheus.query: Invalid value: "sum(rate(x[5m]) < 1": 1:20: unclosed left parenthesis; 1:4: another problem`,
 				`spec.verifications[1].prometheus.query: Invalid value: " ": want a PromQL expression, e.g. max(addon_error_ratio) < 0.01`,
-				`spec.verifications[2].prometheus.query: Invalid value: "up{job=\"a}": 1:8: the string starting "\"a}" is not terminated: want a closing " on its line`,
-				`spec.verifications[3].prometheus.query: Invalid value: "max(addon_error_ratio) <": 1:25: unexpected end of input, want an expression after "<"`,
-				`spec.verifications[4].prometheus.query: Invalid value: "rate(addon_errors_total) > bool 1 + Rate(x[5m])": 1:37: unknown function Rate(): want rate() (function names are case-sensitive)`,
-				`spec.verifications[5].prometheus.query: Invalid value: "rate(y) + (1 < 2)": 1:6: argument 1 of rate() is an instant vector "y": want a range vector, e.g. "y[5m]"; 1:14: comparing two scalars needs the bool modifier: want "1 < bool 2"`,
+			}},
+		{name: "without a validator only a blank query is refused",
+			spec: v1alpha1.AddOnRolloutSpec{Verifications: []v1alpha1.Verification{
+				{Prometheus: &v1alpha1.PrometheusCheck{Address: "http://prometheus.example", Query: `sum(rate(x[5m]) < 1`}},
+				{Prometheus: &v1alpha1.PrometheusCheck{Address: "http://prometheus.example", Query: ""}}}},
+			want: []string{
+				`spec.verifications[1].prometheus.query: Invalid value: "": want a PromQL expression, e.g. max(addon_error_ratio) < 0.01`,
 			}},
 		{name: "both and neither of webhook and prometheus",
 			spec: v1alpha1.AddOnRolloutSpec{Verifications: []v1alpha1.Verification{{Name: "both", Webhook: webhook, Prometheus: prom}, {Name: "neither"}}},
@@ -400,6 +410,7 @@ func TestPlanControlledInvalid(t *testing.T) {
 			t.Parallel()
 			spec := tt.spec
 			h := newControlHub(t, &spec)
+			h.ctl.ValidateQuery = tt.validate
 			h.finish() // nothing in flight: every cluster waits for v2
 			p := h.step(0)
 			require.Error(t, p.Invalid)
@@ -415,12 +426,12 @@ func TestPlanControlledInvalid(t *testing.T) {
 			assert.Empty(t, givenNew(p, "v2"), "no add-on is given the new configs")
 			assert.Empty(t, p.Checks)
 			assert.Equal(t, []string{"dev Blocked Invalid", "stg Waiting Invalid", "prod Waiting Invalid"}, groupLines(p))
-			valid := condition(p.Status.Conditions, addon.ConditionValid)
+			valid := addontest.Condition(p.Status.Conditions, addonrollout.ConditionValid)
 			assert.Equal(t, metav1.ConditionFalse, valid.Status)
-			assert.Equal(t, addon.ReasonInvalidSpec, valid.Reason)
+			assert.Equal(t, addonrollout.ReasonInvalidSpec, valid.Reason)
 			assert.Contains(t, valid.Message, tt.want[0])
 			assert.NotContains(t, valid.Message, "\n")
-			assert.Equal(t, addon.ReasonInvalidSpec, reasonOf(p, addon.ConditionProgressing))
+			assert.Equal(t, addonrollout.ReasonInvalidSpec, reasonOf(p, addonrollout.ConditionProgressing))
 
 			// still held later, and with dev complete: the walk goes no further
 			h.clock.Step(time.Hour)
@@ -457,10 +468,9 @@ func TestPlanControlledWithoutRollout(t *testing.T) {
 	for i, d := range []time.Duration{0, time.Minute, soaked, soaked, soaked} {
 		h.clock.Step(d)
 		cma, in, mcas, specHash := h.inputs()
-		steps, err := addon.PlanAddon(rollout.Planner{Clock: h.clock}, cma, in, mcas, specHash)
-		require.NoError(t, err)
+		steps := configSteps(addon.PlanAddon(rollout.Planner{Clock: h.clock}, cma, in, mcas, specHash))
 		p := h.plan()
-		assert.Equal(t, addon.Plan{Steps: steps, RecheckAfter: p.RecheckAfter}, p, "call %d", i)
+		assert.Equal(t, addonrollout.Plan{Steps: steps, RecheckAfter: p.RecheckAfter}, p, "call %d", i)
 		var recheck time.Duration
 		for _, s := range steps {
 			if r := s.Result.RecheckAfter; r > 0 && (recheck == 0 || r < recheck) {
@@ -478,8 +488,8 @@ func TestPlanControlledWithoutRollout(t *testing.T) {
 // with or without an AddOnRollout.
 func TestPlanControlledArguments(t *testing.T) {
 	t.Parallel()
-	for _, ctl := range []addon.Controls{{}, {Rollout: &v1alpha1.AddOnRollout{}}} {
-		p, err := addon.PlanControlled(rollout.Planner{}, ctl, nil, nil, nil, names())
+	for _, ctl := range []addonrollout.Controls{{}, {Rollout: &v1alpha1.AddOnRollout{}}} {
+		p, err := addonrollout.PlanControlled(rollout.Planner{}, ctl, nil, nil, nil, addontest.Names())
 		assert.Error(t, err)
 		assert.Zero(t, p)
 	}
@@ -502,26 +512,26 @@ func TestPlanControlledInputsNotModified(t *testing.T) {
 	h.clock.Step(soaked)
 
 	cma, in, mcas, specHash := h.inputs()
-	ctl := addon.Controls{Rollout: h.ctl.Rollout.DeepCopy()}
+	ctl := addonrollout.Controls{Rollout: h.ctl.Rollout.DeepCopy()}
 	for _, a := range h.ctl.Approvals {
 		ctl.Approvals = append(ctl.Approvals, a.DeepCopy())
 	}
-	cmaBefore, ctlBefore := cma.DeepCopy(), addon.Controls{Rollout: ctl.Rollout.DeepCopy(), Approvals: append(ctl.Approvals[:0:0], ctl.Approvals...)}
+	cmaBefore, ctlBefore := cma.DeepCopy(), addonrollout.Controls{Rollout: ctl.Rollout.DeepCopy(), Approvals: append(ctl.Approvals[:0:0], ctl.Approvals...)}
 	var mcasBefore []*addonv1beta1.ManagedClusterAddOn
 	for _, m := range mcas {
 		mcasBefore = append(mcasBefore, m.DeepCopy())
 	}
-	inBefore := []addon.PlacementInput{{Placement: in[0].Placement.DeepCopy(), Groups: seedGroups()}}
+	inBefore := []addon.PlacementInput{{Placement: in[0].Placement.DeepCopy(), Groups: addontest.SeedGroups()}}
 	approvalsBefore := make([]*v1alpha1.RolloutApproval, len(ctl.Approvals))
 	for i, a := range ctl.Approvals {
 		approvalsBefore[i] = a.DeepCopy()
 	}
 
-	p, err := addon.PlanControlled(rollout.Planner{Clock: h.clock}, ctl, cma, in, mcas, specHash)
+	p, err := addonrollout.PlanControlled(rollout.Planner{Clock: h.clock}, ctl, cma, in, mcas, specHash)
 	require.NoError(t, err)
 	require.NotEmpty(t, p.Checks)
 	require.NotEmpty(t, p.Approvals)
-	next := p.Record(ctl, []addon.CheckResult{{Check: p.Checks[0], Passed: true, At: h.clock.Now()}})
+	next := p.Record(ctl, []addonrollout.CheckResult{{Check: p.Checks[0], Passed: true, At: h.clock.Now()}})
 
 	assert.Equal(t, cmaBefore, cma)
 	assert.Equal(t, mcasBefore, mcas)
@@ -605,7 +615,7 @@ func TestPlanControlledStatusStable(t *testing.T) {
 				p := h.plan()
 				h.clock.Step(soaked)
 				p = h.plan()
-				h.apply(p, addon.CheckResult{Check: p.Checks[0], Message: "HTTP 500", At: h.clock.Now()})
+				h.apply(p, addonrollout.CheckResult{Check: p.Checks[0], Message: "HTTP 500", At: h.clock.Now()})
 			}},
 	}
 	for _, tt := range tests {
@@ -635,14 +645,18 @@ func TestPlanControlledNoStartWhilePaused(t *testing.T) {
 	states := []func(h *controlHub, cluster string){
 		func(*controlHub, string) {}, // on v1, untouched by the rollout
 		func(h *controlHub, c string) { // given v2, progressing
-			m := appliedAddon(c, "v1", h.clock.Now().Add(-time.Minute))
+			m := addontest.AppliedAddon(c, "v1", h.clock.Now().Add(-time.Minute))
 			m.Status.ConfigReferences[0].DesiredConfig.SpecHash = "v2"
 			m.Status.Conditions[0] = metav1.Condition{Type: "Progressing", Status: metav1.ConditionTrue, Reason: "Progressing", LastTransitionTime: metav1.NewTime(h.clock.Now().Add(-time.Minute))}
 			h.mcas[c] = m
 		},
-		func(h *controlHub, c string) { h.mcas[c] = appliedAddon(c, "v2", h.clock.Now().Add(-time.Minute)) }, // soaking
-		func(h *controlHub, c string) { h.mcas[c] = appliedAddon(c, "v2", h.clock.Now().Add(-time.Hour)) },   // done
-		func(h *controlHub, c string) { h.mcas[c] = emptyAddon(c) },                                          // new add-on
+		func(h *controlHub, c string) {
+			h.mcas[c] = addontest.AppliedAddon(c, "v2", h.clock.Now().Add(-time.Minute))
+		}, // soaking
+		func(h *controlHub, c string) {
+			h.mcas[c] = addontest.AppliedAddon(c, "v2", h.clock.Now().Add(-time.Hour))
+		}, // done
+		func(h *controlHub, c string) { h.mcas[c] = addontest.EmptyAddon(c) }, // new add-on
 	}
 	specs := map[string]v1alpha1.AddOnRolloutSpec{
 		"paused": {Paused: true},
@@ -693,11 +707,11 @@ func TestPlanControlledNoStartWhilePaused(t *testing.T) {
 // one group, held by a pause like any other.
 func TestPlanControlledManual(t *testing.T) {
 	t.Parallel()
-	cma := seedCMA(t)
+	cma := addontest.SeedCMA(t)
 	cma.Spec.InstallStrategy = addonv1beta1.InstallStrategy{Type: addonv1beta1.AddonInstallStrategyManual}
-	mcas := []*addonv1beta1.ManagedClusterAddOn{emptyAddon("dev-cluster"), emptyAddon("prod-cluster")}
-	ctl := addon.Controls{Rollout: &v1alpha1.AddOnRollout{ObjectMeta: metav1.ObjectMeta{Name: "cluster-proxy"}, Spec: v1alpha1.AddOnRolloutSpec{Paused: true}}}
-	p, err := addon.PlanControlled(rollout.Planner{Clock: fake.New(planNow)}, ctl, cma, nil, mcas, names())
+	mcas := []*addonv1beta1.ManagedClusterAddOn{addontest.EmptyAddon("dev-cluster"), addontest.EmptyAddon("prod-cluster")}
+	ctl := addonrollout.Controls{Rollout: &v1alpha1.AddOnRollout{ObjectMeta: metav1.ObjectMeta{Name: "cluster-proxy"}, Spec: v1alpha1.AddOnRolloutSpec{Paused: true}}}
+	p, err := addonrollout.PlanControlled(rollout.Planner{Clock: fake.New(addontest.PlanNow)}, ctl, cma, nil, mcas, addontest.Names())
 	require.NoError(t, err)
 	assert.Empty(t, startedBy(p))
 	require.Len(t, p.Status.Placements, 1)
@@ -705,7 +719,7 @@ func TestPlanControlledManual(t *testing.T) {
 	assert.Equal(t, []string{" Blocked Paused"}, groupLines(p))
 
 	ctl.Rollout.Spec.Paused = false
-	p, err = addon.PlanControlled(rollout.Planner{Clock: fake.New(planNow)}, ctl, cma, nil, mcas, names())
+	p, err = addonrollout.PlanControlled(rollout.Planner{Clock: fake.New(addontest.PlanNow)}, ctl, cma, nil, mcas, addontest.Names())
 	require.NoError(t, err)
 	assert.Equal(t, []string{"dev-cluster", "prod-cluster"}, startedBy(p))
 }
@@ -715,7 +729,7 @@ func TestPlanControlledManual(t *testing.T) {
 // nothing, and a later result replaces an earlier one.
 func TestPlanRecord(t *testing.T) {
 	t.Parallel()
-	assert.Equal(t, addon.Controls{}, addon.Plan{}.Record(addon.Controls{}, nil), "no AddOnRollout: nothing to record")
+	assert.Equal(t, addonrollout.Controls{}, addonrollout.Plan{}.Record(addonrollout.Controls{}, nil), "no AddOnRollout: nothing to record")
 
 	h := newControlHub(t, &v1alpha1.AddOnRolloutSpec{Verifications: []v1alpha1.Verification{
 		{Name: "slo", Groups: []string{"dev"}, Webhook: &v1alpha1.WebhookCheck{URL: "http://v.example"}}}})
@@ -728,7 +742,7 @@ func TestPlanRecord(t *testing.T) {
 	stale := c
 	stale.Request.Revision = "000000000000"
 	at := h.clock.Now()
-	ctl := p.Record(h.ctl, []addon.CheckResult{
+	ctl := p.Record(h.ctl, []addonrollout.CheckResult{
 		{Check: stale, Passed: true, Message: "stale", At: at},
 		{Check: c, Message: "HTTP 500", At: at},
 		{Check: c, Passed: true, Message: "HTTP 200", At: at.Add(time.Second)},
@@ -736,25 +750,6 @@ func TestPlanRecord(t *testing.T) {
 	assert.Empty(t, h.ctl.Rollout.Status.Placements[0].Verifications, "ctl is not modified")
 	assert.Equal(t, []v1alpha1.VerificationStatus{{Name: "slo", Group: "dev", Index: 0, Passed: true, Message: "HTTP 200",
 		LastCheckTime: metav1.NewTime(at.Add(time.Second))}}, ctl.Rollout.Status.Placements[0].Verifications)
-}
-
-// TestRevision: 12 hex digits of the desired configs' hash; the order they
-// are listed in does not matter, any change of one does.
-func TestRevision(t *testing.T) {
-	t.Parallel()
-	a := cfg("proxy.open-cluster-management.io", "managedproxyconfigurations", "", "cluster-proxy", "h1")
-	b := cfg("addon.open-cluster-management.io", "addondeploymentconfigs", "open-cluster-management", "deploy", "h2")
-	base := addon.Revision([]addon.Config{a, b})
-	assert.Regexp(t, `^[0-9a-f]{12}$`, base)
-	assert.Equal(t, base, addon.Revision([]addon.Config{b, a}), "order does not matter")
-	for name, configs := range map[string][]addon.Config{
-		"a spec hash changed": {a, cfg("addon.open-cluster-management.io", "addondeploymentconfigs", "open-cluster-management", "deploy", "h3")},
-		"a config replaced":   {a, cfg("addon.open-cluster-management.io", "addondeploymentconfigs", "open-cluster-management", "other", "h2")},
-		"a config removed":    {a},
-		"none":                nil,
-	} {
-		assert.NotEqual(t, base, addon.Revision(configs), name)
-	}
 }
 
 // TestPlanControlledPendingWhilePaused: a group that needs an approval is
@@ -787,7 +782,7 @@ func TestPlanControlledGroupNamedByPlacement(t *testing.T) {
 			in[0].Placement.Spec.DecisionStrategy.GroupStrategy.DecisionGroups = append(
 				in[0].Placement.Spec.DecisionStrategy.GroupStrategy.DecisionGroups,
 				clusterv1beta1.DecisionGroup{GroupName: "canary"})
-			p, err := addon.PlanControlled(rollout.Planner{Clock: h.clock}, h.ctl, cma, in, mcas, specHash)
+			p, err := addonrollout.PlanControlled(rollout.Planner{Clock: h.clock}, h.ctl, cma, in, mcas, specHash)
 			require.NoError(t, err)
 			assert.Equal(t, tt.valid, p.Invalid == nil, "%v", p.Invalid)
 		})

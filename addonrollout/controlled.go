@@ -1,4 +1,4 @@
-package addon
+package addonrollout
 
 import (
 	"errors"
@@ -15,7 +15,9 @@ import (
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/clock"
 	"github.com/rolloutkit/rolloutkit/grouping"
+	ifield "github.com/rolloutkit/rolloutkit/internal/field"
 	"github.com/rolloutkit/rolloutkit/rollout"
+	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
 
 // Plan is what [PlanControlled] decides for one add-on.
@@ -44,6 +46,38 @@ type Plan struct {
 	// as the ClusterManagementAddOn's RenderingAnnotation before any of
 	// the steps' Releases. Nil when none opened.
 	NewRendering *RenderingRevision
+}
+
+// Step is what [PlanControlled] decides for one install-strategy
+// placement (or the add-ons of a Manual install strategy): the
+// [addon.Step] of its config rollout under the AddOnRollout's gates, or,
+// once that is done, of its rendering rollout.
+type Step struct {
+	addon.Step
+	// Kind is the kind of revision Result rolls out: KindConfig, or
+	// KindRendering once the config rollout is done and a rendering
+	// revision is in flight, or is complete and the AddOnRollout's status
+	// still shows it. Empty for a step that could not be planned (Err).
+	// While the placement rolls a rendering out, Revision is the
+	// rendering revision's.
+	Kind string
+	// Releases are the rendering rollout's new releases, sorted by
+	// cluster: write each as its add-on's ReleaseAnnotation. Only under
+	// KindRendering.
+	Releases []ReleaseWrite
+}
+
+// stepsOf wraps the config steps addon.PlanAddon or addon.PlanGated
+// returns.
+func stepsOf(steps []addon.Step, err error) ([]Step, error) {
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Step, len(steps))
+	for i, s := range steps {
+		out[i] = Step{Step: s}
+	}
+	return out, nil
 }
 
 // Check is a verification due now for one group of one placement.
@@ -144,12 +178,12 @@ const (
 // order, its phase, what it waits for and why; the checks due are in
 // Plan.Checks. A new revision starts with no approval and no
 // verification. Times come from the planner's clock, read once.
-func PlanControlled(planner rollout.Planner, ctl Controls, cma *addonv1beta1.ClusterManagementAddOn, placements []PlacementInput,
-	mcas []*addonv1beta1.ManagedClusterAddOn, specHash SpecHashFunc) (Plan, error) {
+func PlanControlled(planner rollout.Planner, ctl Controls, cma *addonv1beta1.ClusterManagementAddOn, placements []addon.PlacementInput,
+	mcas []*addonv1beta1.ManagedClusterAddOn, specHash addon.SpecHashFunc) (Plan, error) {
 	now := clock.NowOf(planner.Clock)
 	planner.Clock = frozen(now)
 	if ctl.Rollout == nil {
-		steps, err := PlanAddon(planner, cma, placements, mcas, specHash)
+		steps, err := stepsOf(addon.PlanAddon(planner, cma, placements, mcas, specHash))
 		if err != nil || ctl.Works == nil {
 			return Plan{Steps: steps, RecheckAfter: stepsRecheck(steps)}, err
 		}
@@ -162,7 +196,7 @@ func PlanControlled(planner rollout.Planner, ctl Controls, cma *addonv1beta1.Clu
 		return Plan{}, errors.New("plan add-on: nil ClusterManagementAddOn: want an object")
 	}
 	ar := ctl.Rollout
-	c, invalid := parseControls(ar, groupNames(placements))
+	c, invalid := parseControls(ar, groupNames(placements), ctl.ValidateQuery)
 	base := len(planner.Gates)
 	kinds := make(map[int][]gateKind)
 	gates := func(i int, ref addonv1beta1.PlacementRef, revision string, s clusterv1alpha1.RolloutStrategy, groups []grouping.Group) []rollout.Gate {
@@ -170,7 +204,7 @@ func PlanControlled(planner rollout.Planner, ctl Controls, cma *addonv1beta1.Clu
 		kinds[i] = ks
 		return gates
 	}
-	steps, err := planAddon(planner, cma, placements, mcas, specHash, gates)
+	steps, err := stepsOf(addon.PlanGated(planner, cma, placements, mcas, specHash, gates))
 	if err != nil {
 		return Plan{}, err
 	}
@@ -244,7 +278,7 @@ func (c controls) gates(invalid error, approvals []*v1alpha1.RolloutApproval, ad
 	add := func(k gateKind, g rollout.Gate) { gates, kinds = append(gates, g), append(kinds, k) }
 	if invalid != nil {
 		add(gateInvalid, rollout.GateFunc(func(grouping.GroupKey, time.Time) rollout.Admission {
-			return rollout.Admission{Reason: "the AddOnRollout is invalid: " + oneLine(invalid)}
+			return rollout.Admission{Reason: "the AddOnRollout is invalid: " + ifield.OneLine(invalid)}
 		}))
 	}
 	if c.paused {
@@ -334,7 +368,7 @@ func placementStatusOf(st v1alpha1.AddOnRolloutStatus, ref addonv1beta1.Placemen
 
 // groupNames are the names of the decision groups of the placements, and
 // those their Placements name.
-func groupNames(placements []PlacementInput) map[string]bool {
+func groupNames(placements []addon.PlacementInput) map[string]bool {
 	out := make(map[string]bool)
 	for _, in := range placements {
 		if in.Placement == nil {

@@ -1,4 +1,4 @@
-package addon_test
+package addonrollout_test
 
 import (
 	"fmt"
@@ -9,9 +9,11 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 
+	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/clock/fake"
 	"github.com/rolloutkit/rolloutkit/grouping"
+	"github.com/rolloutkit/rolloutkit/internal/addontest"
 	"github.com/rolloutkit/rolloutkit/rollout"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
@@ -27,9 +29,9 @@ func BenchmarkPlanControlled(b *testing.B) {
 	for _, n := range []int{10_000, 100_000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			cma, in, mcas, specHash := controlledFleet(b, n)
-			clk := fake.New(planNow)
+			clk := fake.New(addontest.PlanNow)
 			planner := rollout.Planner{Clock: clk}
-			ctl := addon.Controls{Rollout: &v1alpha1.AddOnRollout{ObjectMeta: metav1.ObjectMeta{Name: cma.Name, Generation: 1},
+			ctl := addonrollout.Controls{Rollout: &v1alpha1.AddOnRollout{ObjectMeta: metav1.ObjectMeta{Name: cma.Name, Generation: 1},
 				Spec: v1alpha1.AddOnRolloutSpec{
 					ApprovalRequired: []string{"prod"},
 					Windows:          []v1alpha1.RolloutWindow{{Groups: []string{"prod"}, Days: []string{"Mon-Sun"}, Start: "00:00", End: "23:59"}},
@@ -44,7 +46,7 @@ func BenchmarkPlanControlled(b *testing.B) {
 					b.Fatal(err)
 				}
 				t1 := time.Now()
-				if _, err := addon.PlanControlled(planner, ctl, cma, in, mcas, specHash); err != nil {
+				if _, err := addonrollout.PlanControlled(planner, ctl, cma, in, mcas, specHash); err != nil {
 					b.Fatal(err)
 				}
 				base, controlled = base+t1.Sub(t0), controlled+time.Since(t1)
@@ -57,7 +59,7 @@ func BenchmarkPlanControlled(b *testing.B) {
 // controlledFleet is the seed's add-on over n clusters: dev done, stg
 // applying the new config "v2", prod on the old "v1".
 func controlledFleet(b *testing.B, n int) (*addonv1beta1.ClusterManagementAddOn, []addon.PlacementInput, []*addonv1beta1.ManagedClusterAddOn, addon.SpecHashFunc) {
-	cma := seedCMA(b)
+	cma := addontest.SeedCMA(b)
 	sizes := []int{n / 100, n * 9 / 100, n - n/100 - n*9/100}
 	groups := make([]grouping.Group, 3)
 	var mcas []*addonv1beta1.ManagedClusterAddOn
@@ -68,17 +70,17 @@ func controlledFleet(b *testing.B, n int) (*addonv1beta1.ClusterManagementAddOn,
 			groups[gi].Clusters = append(groups[gi].Clusters, c)
 			switch name {
 			case "dev":
-				mcas = append(mcas, appliedAddon(c, "v2", planNow.Add(-time.Hour)))
+				mcas = append(mcas, addontest.AppliedAddon(c, "v2", addontest.PlanNow.Add(-time.Hour)))
 			case "stg":
-				m := appliedAddon(c, "v1", planNow.Add(-time.Hour))
+				m := addontest.AppliedAddon(c, "v1", addontest.PlanNow.Add(-time.Hour))
 				m.Status.ConfigReferences[0].DesiredConfig.SpecHash = "v2"
 				mcas = append(mcas, m)
 			default:
-				mcas = append(mcas, appliedAddon(c, "v1", planNow.Add(-time.Hour)))
+				mcas = append(mcas, addontest.AppliedAddon(c, "v1", addontest.PlanNow.Add(-time.Hour)))
 			}
 		}
 	}
 	specHash := func(addonv1beta1.ConfigGroupResource, addonv1beta1.ConfigReferent) (string, error) { return "v2", nil }
-	in := []addon.PlacementInput{{Placement: placementObject(seedPlacement, intstr.FromString("100%")), Groups: groups}}
+	in := []addon.PlacementInput{{Placement: addontest.PlacementObject(addontest.SeedPlacement(), intstr.FromString("100%")), Groups: groups}}
 	return cma, in, mcas, specHash
 }

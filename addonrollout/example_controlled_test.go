@@ -1,4 +1,4 @@
-package addon_test
+package addonrollout_test
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 
+	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/clock/fake"
 	"github.com/rolloutkit/rolloutkit/grouping"
@@ -56,13 +57,13 @@ func ExamplePlanControlled() {
 		},
 	}}
 	specHash := func(addonv1beta1.ConfigGroupResource, addonv1beta1.ConfigReferent) (string, error) { return "new", nil }
-	ctl := addon.Controls{Rollout: &v1alpha1.AddOnRollout{
+	ctl := addonrollout.Controls{Rollout: &v1alpha1.AddOnRollout{
 		ObjectMeta: metav1.ObjectMeta{Name: "cluster-proxy"},
 		Spec:       v1alpha1.AddOnRolloutSpec{ApprovalRequired: []string{"prod"}},
 	}}
 	planner := rollout.Planner{Clock: fake.New(now)}
 
-	plan, err := addon.PlanControlled(planner, ctl, cma, placements, mcas, specHash)
+	plan, err := addonrollout.PlanControlled(planner, ctl, cma, placements, mcas, specHash)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -79,7 +80,7 @@ func ExamplePlanControlled() {
 		Spec: v1alpha1.RolloutApprovalSpec{AddOn: "cluster-proxy", Placement: pending.Placement,
 			Group: pending.Group, Revision: pending.Revision},
 	}}
-	plan, err = addon.PlanControlled(planner, ctl, cma, placements, mcas, specHash)
+	plan, err = addonrollout.PlanControlled(planner, ctl, cma, placements, mcas, specHash)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -1,0 +1,50 @@
+// Package addonrollout plans one OCM add-on's rollout under the operator's
+// controls, an AddOnRollout (rolloutkit.io/v1alpha1): pause, approvals of
+// named groups, time windows and verifications between groups. It also
+// stages what lands on each cluster: new content of the add-on's works
+// under unchanged configs is rolled out as a rendering revision of its own.
+//
+// # The one call
+//
+// [PlanControlled] is the call a controller, a dry run, an offline report
+// and a CLI make for an add-on, so that their answers are the same. It is
+// rollout/addon's PlanAddon (OCM's add-on step) with each placement's
+// rollout held by the AddOnRollout's gates; without an AddOnRollout and
+// without works it returns PlanAddon's steps exactly.
+//
+//	ctl := addonrollout.Controls{Rollout: ar, Approvals: approvals, Works: addonrollout.WorksOf(cma.Name, works)}
+//	p, err := addonrollout.PlanControlled(planner, ctl, cma, placements, mcas, specHash)
+//	// p.NewRendering != nil: write it as cma's RenderingAnnotation first
+//	for _, s := range p.Steps {
+//		// s.Writes: each add-on's status.configReferences, as PlanAddon's
+//		// s.Releases: each add-on's ReleaseAnnotation (a rendering rollout)
+//		// s.Progression: the placement's install progression
+//	}
+//	// p.Status: the AddOnRollout's status; p.Approvals: the approvals'
+//	// p.Checks: run each verification, then p.Record(ctl, results) and plan again
+//	// p.RecheckAfter: when to plan again if nothing else happens
+//
+// # Gates
+//
+// The gates are asked in this order: an invalid AddOnRollout holds every
+// group (Plan.Invalid lists every problem as a *field.Error); spec.paused
+// holds every group; spec.approvalRequired holds the groups it names until
+// a RolloutApproval names the add-on, the placement, the group and the
+// placement's current revision ([addon.Revision]); spec.windows hold the
+// groups they name outside their windows; spec.verifications make a group
+// count as done only once each passed. A gate never holds a cluster in
+// flight. A verification's PromQL query is checked by the validator given
+// in Controls.ValidateQuery; without one, only that it is not empty.
+//
+// # Rendering rollouts
+//
+// With Controls.Works, a placement whose config rollout is done and whose
+// add-on's manager has new content that the work gate holds ([Held])
+// opens a rendering revision ([RenderingRevision]), rolled out through the
+// same groups, strategy and gates; each cluster is released by an
+// annotation on its add-on ([Release]). The state lives in those
+// annotations, so a restarted controller carries on.
+//
+// Every function is pure: no I/O, times from the planner's clock, inputs
+// never modified.
+package addonrollout
