@@ -303,12 +303,20 @@ func (c controls) gates(invalid error, approvals []*v1alpha1.RolloutApproval, ad
 func approved(approvals []*v1alpha1.RolloutApproval, addOn string, ref addonv1beta1.PlacementRef, revision string) []grouping.GroupKey {
 	var out []grouping.GroupKey
 	for _, a := range approvals {
-		if a != nil && a.Spec.AddOn == addOn && a.Spec.Placement.Namespace == ref.Namespace && a.Spec.Placement.Name == ref.Name &&
-			a.Spec.Revision == revision && a.Spec.Group != "" {
+		if a != nil && a.Spec.Group != "" && Approves(a, addOn, ref, a.Spec.Group, revision) {
 			out = append(out, grouping.GroupKey{Name: a.Spec.Group})
 		}
 	}
 	return out
+}
+
+// Approves reports whether the RolloutApproval a lets group of the
+// add-on's placement ref start at revision: it names all four. An
+// approval of another revision approves nothing (a new revision starts
+// with no approval); revision "" (nothing planned) is never approved.
+func Approves(a *v1alpha1.RolloutApproval, addOn string, ref addonv1beta1.PlacementRef, group, revision string) bool {
+	return a != nil && revision != "" && a.Spec.AddOn == addOn && a.Spec.Placement.Namespace == ref.Namespace &&
+		a.Spec.Placement.Name == ref.Name && a.Spec.Group == group && a.Spec.Revision == revision
 }
 
 // pending maps every group that has checks not yet passed for the

@@ -72,6 +72,14 @@ const mcaNameIndex = "rolloutkit.metadata.name"
 // lifecycles is the set of lifecycle annotation values a controller takes.
 type lifecycles []string
 
+// Takes tells whether a controller run with -lifecycle values taken
+// (empty: DefaultLifecycle) takes the ClusterManagementAddOn with these
+// annotations; see lifecycles.takes. The controller, its dry run and
+// rolloutctl all ask this.
+func Takes(taken []string, annotations map[string]string) bool {
+	return lifecycles(taken).takes(annotations)
+}
+
 // takes tells whether the ClusterManagementAddOn with these annotations is
 // the controller's: its lifecycle value is one of l (DefaultLifecycle when
 // l is empty). An add-on without the annotation is OCM's add-on
@@ -131,6 +139,9 @@ type AddonReconciler struct {
 	configs  *configWatches
 	phases   *phaseLog
 	gate     *gateWatch
+	// ValidateQuery checks the PromQL queries of verifications (Setup
+	// gives PromQL); nil: only that they are not empty.
+	ValidateQuery addonrollout.QueryValidator
 }
 
 // errorRetry is how soon a reconcile that met an error other than a

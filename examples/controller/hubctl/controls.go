@@ -57,7 +57,7 @@ func (r *AddonReconciler) controls(ctx context.Context, name string) (addonrollo
 	if !r.rollouts {
 		return addonrollout.Controls{}, nil
 	}
-	var ctl addonrollout.Controls
+	ctl := addonrollout.Controls{ValidateQuery: r.ValidateQuery}
 	ar := &v1alpha1.AddOnRollout{}
 	switch err := r.Client.Get(ctx, types.NamespacedName{Name: name}, ar); {
 	case apierrors.IsNotFound(err):
