@@ -181,7 +181,7 @@ const (
 func PlanControlled(planner rollout.Planner, ctl Controls, cma *addonv1beta1.ClusterManagementAddOn, placements []addon.PlacementInput,
 	mcas []*addonv1beta1.ManagedClusterAddOn, specHash addon.SpecHashFunc) (Plan, error) {
 	now := clock.NowOf(planner.Clock)
-	planner.Clock = frozen(now)
+	planner.Clock = clock.At(now)
 	if ctl.Rollout == nil {
 		steps, err := stepsOf(addon.PlanAddon(planner, cma, placements, mcas, specHash))
 		if err != nil || ctl.Works == nil {
@@ -416,16 +416,6 @@ func soonest(a, b time.Duration) time.Duration {
 	}
 	return a
 }
-
-// frozen is a clock stopped at one time, so that every step of one call
-// plans at the same instant.
-type frozen time.Time
-
-// Now returns the time.
-func (f frozen) Now() time.Time { return time.Time(f) }
-
-// Since returns the time since t.
-func (f frozen) Since(t time.Time) time.Duration { return time.Time(f).Sub(t) }
 
 // conditionAt returns a condition with its transition time at now, for
 // meta.SetStatusCondition (which keeps the old time when the status does

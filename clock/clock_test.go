@@ -30,6 +30,10 @@ func TestNowOf(t *testing.T) {
 		{"a fake reads its time", fake.New(start), func(t *testing.T, now time.Time) {
 			assert.Equal(t, start, now)
 		}},
+		{"At reads its time, always", clock.At(start), func(t *testing.T, now time.Time) {
+			assert.Equal(t, start, now)
+			assert.Equal(t, time.Hour, clock.At(start).Since(start.Add(-time.Hour)))
+		}},
 		{"the location is the clock's", fake.New(start.In(berlin)), func(t *testing.T, now time.Time) {
 			assert.Equal(t, berlin, now.Location())
 			assert.True(t, start.Equal(now))

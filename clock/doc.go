@@ -6,6 +6,9 @@
 // a nil PassiveClock in an options struct means [Real], and [NowOf] is how
 // the packages read one.
 //
+// A plan made as of one time (a dry run, an offline report, the steps of
+// one call) reads [At], a clock that always reads that time.
+//
 // Tests and examples use the fake in the sibling package
 // github.com/rolloutkit/rolloutkit/clock/fake, which must be given a start
 // time and is moved with Step or SetTime.
