@@ -3,9 +3,9 @@ package hubctl
 import (
 	"context"
 	"errors"
-	"sync"
 	"time"
 
+	"golang.org/x/sync/errgroup"
 	"k8s.io/apimachinery/pkg/api/equality"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 
@@ -54,35 +54,23 @@ func (r *AddonReconciler) writeAddons(ctx context.Context, snap *snapshot, byClu
 	}
 	left := max(len(waiting)-waitingWrites, 0)
 	ordered = append(ordered, waiting[:len(waiting)-left]...)
-	var (
-		mu   sync.Mutex
-		errs []error
-		wg   sync.WaitGroup
-		next = make(chan addon.Write)
-	)
-	for range min(addonWriters, len(ordered)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for w := range next {
-				m := byCluster[w.Cluster].DeepCopy()
-				m.Status.ConfigReferences, m.Status.Conditions = w.ConfigReferences, w.Conditions
-				if starts(w) {
-					r.withProgress(ctx, m)
-				}
-				if err := snap.patchAddonStatus(ctx, r.Client, m); err != nil {
-					mu.Lock()
-					errs = append(errs, err)
-					mu.Unlock()
-				}
+	// Every write is tried and every error kept (errgroup keeps only the
+	// first): each write has its own slot, in the order written.
+	errs := make([]error, len(ordered))
+	var g errgroup.Group
+	g.SetLimit(addonWriters)
+	for i, w := range ordered {
+		g.Go(func() error {
+			m := byCluster[w.Cluster].DeepCopy()
+			m.Status.ConfigReferences, m.Status.Conditions = w.ConfigReferences, w.Conditions
+			if starts(w) {
+				r.withProgress(ctx, m)
 			}
-		}()
+			errs[i] = snap.patchAddonStatus(ctx, r.Client, m)
+			return nil
+		})
 	}
-	for _, w := range ordered {
-		next <- w
-	}
-	close(next)
-	wg.Wait()
+	_ = g.Wait() // nil: the errors are in errs
 	return left, errors.Join(errs...)
 }
 

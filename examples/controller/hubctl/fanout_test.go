@@ -3,14 +3,14 @@ package hubctl
 import (
 	"context"
 	"fmt"
-	"time"
-
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -125,4 +125,28 @@ func TestAddonReconcileWaitingWritesInBatches(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, len(waiting), flipped())
 	assert.Equal(t, 15*time.Minute, res.RequeueAfter, "the first group's progress deadline")
+}
+
+// TestAddonReconcileWriteErrorsAllKept: when some add-on writes fail, the
+// others are still made, and the reconcile's Warning event names every
+// failure, not only the first.
+func TestAddonReconcileWriteErrorsAllKept(t *testing.T) {
+	t.Parallel()
+	failing := map[string]bool{"stg-cluster": true, "prod-cluster": true}
+	h := newAddonHub(t, V1beta1, func(_ client.Client, verb string, obj client.Object) error {
+		if verb == "status patch" && failing[obj.GetNamespace()] {
+			return fmt.Errorf("refused %s", obj.GetNamespace())
+		}
+		return nil
+	}, hubObjects([]client.Object{seedAddon(t, DefaultLifecycle), proxyConfig(t, "cluster-proxy", "v1.0.0")},
+		seedPlacement(t), freshAddons(seedAddonName, seedClusters...))...)
+	rec := events.NewFakeRecorder(10)
+	res, err := reconcileAddon(h.addonReconciler(clockfake.New(start), rec), seedAddonName)
+	require.NoError(t, err)
+	assert.Equal(t, errorRetry, res.RequeueAfter)
+	assert.NotEmpty(t, desiredHash(t, h.addon("dev-cluster", seedAddonName)), "dev's write was not made")
+	require.Len(t, rec.Events, 1)
+	event := <-rec.Events
+	assert.Contains(t, event, "refused stg-cluster")
+	assert.Contains(t, event, "refused prod-cluster")
 }
