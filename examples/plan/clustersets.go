@@ -1,9 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"fmt"
-
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 )
@@ -13,59 +10,25 @@ import (
 // cluster.open-cluster-management.io/clusterset=<set>.
 const legacyClusterSetLabel clusterv1beta2.SelectorType = "LegacyClusterSetLabel"
 
-// clusterSetVersion checks that a ManagedClusterSet or binding is of a
-// version plan reads: v1beta2, which hubs serve today, or v1beta1, which
-// older hubs served and whose objects have the same fields. It tells
-// whether the object is v1beta1.
-func clusterSetVersion(apiVersion string) (v1beta1 bool, err error) {
-	gv, err := schema.ParseGroupVersion(apiVersion)
-	if err == nil && gv.Group == clusterv1beta2.GroupName {
-		switch gv.Version {
-		case "v1beta2":
-			return false, nil
-		case "v1beta1":
-			return true, nil
-		}
+// clusterSetV1beta2 returns a ManagedClusterSet decoded from gvk's version
+// as a v1beta2 one. A v1beta1 set (older hubs serve it, with v1beta2's
+// fields; the scheme decodes it into the v1beta2 type) is converted as the
+// hub's API server converts it: its LegacyClusterSetLabel selector becomes
+// ExclusiveClusterSetLabel.
+func clusterSetV1beta2(set *clusterv1beta2.ManagedClusterSet, gvk schema.GroupVersionKind) *clusterv1beta2.ManagedClusterSet {
+	if gvk.Version == clusterv1beta2.GroupVersion.Version {
+		return set
 	}
-	return false, fmt.Errorf("apiVersion %q: want %s (or v1beta1)", apiVersion, clusterv1beta2.GroupVersion)
+	set.APIVersion = clusterv1beta2.GroupVersion.String()
+	if set.Spec.ClusterSelector.SelectorType == legacyClusterSetLabel {
+		set.Spec.ClusterSelector.SelectorType = clusterv1beta2.ExclusiveClusterSetLabel
+	}
+	return set
 }
 
-// decodeClusterSet decodes a ManagedClusterSet of either version as a
-// v1beta2 one. A v1beta1 set is converted as the hub's API server converts
-// it: its LegacyClusterSetLabel selector becomes ExclusiveClusterSetLabel.
-func decodeClusterSet(js []byte, apiVersion string, into *[]*clusterv1beta2.ManagedClusterSet) error {
-	v1beta1, err := clusterSetVersion(apiVersion)
-	if err != nil {
-		return err
-	}
-	set := &clusterv1beta2.ManagedClusterSet{}
-	if err := json.Unmarshal(js, set); err != nil {
-		return err
-	}
-	if v1beta1 {
-		set.APIVersion = clusterv1beta2.GroupVersion.String()
-		if set.Spec.ClusterSelector.SelectorType == legacyClusterSetLabel {
-			set.Spec.ClusterSelector.SelectorType = clusterv1beta2.ExclusiveClusterSetLabel
-		}
-	}
-	*into = append(*into, set)
-	return nil
-}
-
-// decodeBinding decodes a ManagedClusterSetBinding of either version as a
+// bindingV1beta2 returns a ManagedClusterSetBinding of either version as a
 // v1beta2 one; the two versions have the same fields.
-func decodeBinding(js []byte, apiVersion string, into *[]*clusterv1beta2.ManagedClusterSetBinding) error {
-	v1beta1, err := clusterSetVersion(apiVersion)
-	if err != nil {
-		return err
-	}
-	b := &clusterv1beta2.ManagedClusterSetBinding{}
-	if err := json.Unmarshal(js, b); err != nil {
-		return err
-	}
-	if v1beta1 {
-		b.APIVersion = clusterv1beta2.GroupVersion.String()
-	}
-	*into = append(*into, b)
-	return nil
+func bindingV1beta2(b *clusterv1beta2.ManagedClusterSetBinding) *clusterv1beta2.ManagedClusterSetBinding {
+	b.APIVersion = clusterv1beta2.GroupVersion.String()
+	return b
 }

@@ -66,16 +66,7 @@ func TestPlanControls(t *testing.T) {
 	invalid := strings.Replace(controls, "    approvalRequired:\n    - prod\n",
 		"    approvalRequired:\n    - prd\n    windows:\n    - days: [Mon]\n      start: \"9am\"\n      end: \"16:00\"\n      timeZone: Mars/Olympus\n", 1)
 	require.NotEqual(t, controls, invalid, "the fixture edit must apply")
-	tests := []struct {
-		name     string
-		input    string
-		start    []string
-		prod     string // prod's phase and what it waits for, as the status says
-		pending  []string
-		invalid  []string // a part of each problem, in order
-		text     []string
-		controls bool
-	}{
+	tests := []controlsCase{
 		{name: "no AddOnRollout: prod starts", input: hub, start: []string{"prod-cluster"}},
 		{
 			name: "prod waits for an approval", input: docs(hub, controls), start: []string{}, prod: "Blocked/Approval",
@@ -114,38 +105,56 @@ func TestPlanControls(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			code, js, errOut := runPlan(t, tt.input, "-f", "-", "-o", "json", "-now", controlsNow)
-			require.Equal(t, 0, code, errOut)
-			var got controlsOutput
-			require.NoError(t, json.Unmarshal([]byte(js), &got))
-			assert.Equal(t, tt.start, got.Start)
-			require.Len(t, got.Placements, 1)
-			if !tt.controls {
-				assert.Nil(t, got.Rollout)
-				assert.Empty(t, got.Placements[0].Revision)
-			} else {
-				require.NotNil(t, got.Rollout)
-				assert.Equal(t, fixtureRevision, got.Placements[0].Revision)
-				prod := got.Placements[0].Groups[2]
-				require.NotNil(t, prod.Status)
-				assert.Equal(t, tt.prod, prod.Status.Phase+"/"+prod.Status.WaitsFor)
-				pending := []string{}
-				for _, pa := range got.Rollout.PendingApprovals {
-					pending = append(pending, pa.Group+"@"+pa.Revision)
-				}
-				assert.Equal(t, tt.pending, pending)
-				require.Len(t, got.Rollout.Invalid, len(tt.invalid), "%q", got.Rollout.Invalid)
-				for i, want := range tt.invalid {
-					assert.Contains(t, got.Rollout.Invalid[i], want)
-				}
-			}
-
-			code, text, errOut := runPlan(t, tt.input, "-f", "-", "-now", controlsNow)
-			require.Equal(t, 0, code, errOut)
-			for _, want := range tt.text {
-				assert.Contains(t, text, want)
-			}
+			tt.check(t)
 		})
+	}
+}
+
+// controlsCase is a case of TestPlanControls.
+type controlsCase struct {
+	name     string
+	input    string
+	start    []string
+	prod     string // prod's phase and what it waits for, as the status says
+	pending  []string
+	invalid  []string // a part of each problem, in order
+	text     []string
+	controls bool
+}
+
+// check plans tt.input and checks the JSON and the text report.
+func (tt controlsCase) check(t *testing.T) {
+	t.Helper()
+	code, js, errOut := runPlan(t, tt.input, "-f", "-", "-o", "json", "-now", controlsNow)
+	require.Equal(t, 0, code, errOut)
+	var got controlsOutput
+	require.NoError(t, json.Unmarshal([]byte(js), &got))
+	assert.Equal(t, tt.start, got.Start)
+	require.Len(t, got.Placements, 1)
+	if !tt.controls {
+		assert.Nil(t, got.Rollout)
+		assert.Empty(t, got.Placements[0].Revision)
+	} else {
+		require.NotNil(t, got.Rollout)
+		assert.Equal(t, fixtureRevision, got.Placements[0].Revision)
+		prod := got.Placements[0].Groups[2]
+		require.NotNil(t, prod.Status)
+		assert.Equal(t, tt.prod, prod.Status.Phase+"/"+prod.Status.WaitsFor)
+		pending := []string{}
+		for _, pa := range got.Rollout.PendingApprovals {
+			pending = append(pending, pa.Group+"@"+pa.Revision)
+		}
+		assert.Equal(t, tt.pending, pending)
+		require.Len(t, got.Rollout.Invalid, len(tt.invalid), "%q", got.Rollout.Invalid)
+		for i, want := range tt.invalid {
+			assert.Contains(t, got.Rollout.Invalid[i], want)
+		}
+	}
+
+	code, text, errOut := runPlan(t, tt.input, "-f", "-", "-now", controlsNow)
+	require.Equal(t, 0, code, errOut)
+	for _, want := range tt.text {
+		assert.Contains(t, text, want)
 	}
 }
 
@@ -181,9 +190,9 @@ func TestReadControlsErrors(t *testing.T) {
 		{"AddOnRollout of another version", "apiVersion: rolloutkit.io/v1beta1\nkind: AddOnRollout\nmetadata: {name: cluster-proxy}\n",
 			`document 1: AddOnRollout "cluster-proxy": apiVersion "rolloutkit.io/v1beta1": want rolloutkit.io/v1alpha1`},
 		{"RolloutApproval of no version", "kind: RolloutApproval\nmetadata: {name: ok}\n",
-			`document 1: RolloutApproval "ok": apiVersion "": want rolloutkit.io/v1alpha1`},
+			`document 1: RolloutApproval "ok": no apiVersion: want rolloutkit.io/v1alpha1`},
 		{"a misspelt field", "apiVersion: rolloutkit.io/v1alpha1\nkind: AddOnRollout\nmetadata: {name: cluster-proxy}\nspec: {approvalRequire: [prod]}\n",
-			`document 1: AddOnRollout "cluster-proxy": json: unknown field "approvalRequire"`},
+			`document 1: AddOnRollout "cluster-proxy": strict decoding error: unknown field "spec.approvalRequire"`},
 		{"a duration that is none", "apiVersion: rolloutkit.io/v1alpha1\nkind: AddOnRollout\nmetadata: {name: cluster-proxy}\n" +
 			"spec: {verifications: [{interval: soon, webhook: {url: http://v.example}}]}\n",
 			`document 1: AddOnRollout "cluster-proxy": time: invalid duration "soon"`},

@@ -44,11 +44,16 @@
 //
 // # Add-on versions
 //
-// ClusterManagementAddOns and ManagedClusterAddOns are read by their
-// apiVersion, in both versions a hub serves: v1alpha1, which the hub stores
-// and `kubectl get` prints by default, and v1beta1, which the planner works
-// in. A v1alpha1 object is converted to v1beta1 as OCM's conversion webhook
-// converts it: a ClusterManagementAddOn's
+// Objects are decoded with a runtime.Scheme of the API types plan reads
+// (OCM's cluster, add-on and work types, rolloutkit's controls); an object
+// of one of those kinds in a version the scheme does not have is refused,
+// and objects of every other kind are kept as read (unstructured), for the
+// config objects' spec hashes. ClusterManagementAddOns and
+// ManagedClusterAddOns are read in both versions a hub serves: v1beta1,
+// which `kubectl get` prints (the API server's preferred version) and the
+// planner works in, and v1alpha1, which the hub stores. A v1alpha1 object
+// is converted to v1beta1 as OCM's conversion webhook converts it
+// (examples/internal/addonversion): a ClusterManagementAddOn's
 // spec.supportedConfigs[].defaultConfig become spec.defaultConfigs, and a
 // ManagedClusterAddOn's spec.installNamespace becomes an annotation. An
 // add-on object of any other apiVersion, or of none, is refused, and so is

@@ -46,41 +46,44 @@ func FuzzReadHub(f *testing.F) {
 	f.Add([]byte("apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: List\n  items: []\n"))
 	f.Add([]byte("a: &a [*a]\n"))
 	f.Add([]byte("{\"kind\":\"Placement\",\"metadata\":{\"name\":1}}"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		const limit = 1 << 16
-		h, err := readHub(bytes.NewReader(data), limit)
-		if err != nil {
-			msg := err.Error()
-			if !strings.Contains(msg, "document ") && !strings.Contains(msg, "limit") && !strings.HasPrefix(msg, "the input ") {
-				t.Fatalf("error %q names neither the document, the limit nor the whole input", msg)
-			}
-			return
+	f.Fuzz(checkReadHub)
+}
+
+// checkReadHub is FuzzReadHub's check of one input.
+func checkReadHub(t *testing.T, data []byte) {
+	const limit = 1 << 16
+	h, err := readHub(bytes.NewReader(data), limit)
+	if err != nil {
+		msg := err.Error()
+		if !strings.Contains(msg, "document ") && !strings.Contains(msg, "limit") && !strings.HasPrefix(msg, "the input ") {
+			t.Fatalf("error %q names neither the document, the limit nor the whole input", msg)
 		}
-		for _, c := range h.clusters {
-			if c == nil {
-				t.Fatal("nil ManagedCluster")
-			}
+		return
+	}
+	for _, c := range h.clusters {
+		if c == nil {
+			t.Fatal("nil ManagedCluster")
 		}
-		for _, s := range h.sets {
-			if s == nil || s.Spec.ClusterSelector.SelectorType == legacyClusterSetLabel {
-				t.Fatalf("ManagedClusterSet %v: want a v1beta2 set", s)
-			}
+	}
+	for _, s := range h.sets {
+		if s == nil || s.Spec.ClusterSelector.SelectorType == legacyClusterSetLabel {
+			t.Fatalf("ManagedClusterSet %v: want a v1beta2 set", s)
 		}
-		for _, c := range h.cmas {
-			if c == nil || c.APIVersion != addonv1beta1.GroupVersion.String() {
-				t.Fatalf("ClusterManagementAddOn %v: want a v1beta1 add-on", c)
-			}
+	}
+	for _, c := range h.cmas {
+		if c == nil || c.APIVersion != addonv1beta1.GroupVersion.String() {
+			t.Fatalf("ClusterManagementAddOn %v: want a v1beta1 add-on", c)
 		}
-		for _, m := range h.mcas {
-			if m == nil || m.APIVersion != addonv1beta1.GroupVersion.String() {
-				t.Fatalf("ManagedClusterAddOn %v: want a v1beta1 add-on", m)
-			}
+	}
+	for _, m := range h.mcas {
+		if m == nil || m.APIVersion != addonv1beta1.GroupVersion.String() {
+			t.Fatalf("ManagedClusterAddOn %v: want a v1beta1 add-on", m)
 		}
-		again, err := readHub(bytes.NewReader(data), limit)
-		if err != nil || len(again.clusters) != len(h.clusters) || len(again.placements) != len(h.placements) ||
-			len(again.decisions) != len(h.decisions) || len(again.cmas) != len(h.cmas) || len(again.mcas) != len(h.mcas) ||
-			len(again.sets) != len(h.sets) || len(again.bindings) != len(h.bindings) || len(again.scores) != len(h.scores) {
-			t.Fatalf("reading the same input twice differs: %v", err)
-		}
-	})
+	}
+	again, err := readHub(bytes.NewReader(data), limit)
+	if err != nil || len(again.clusters) != len(h.clusters) || len(again.placements) != len(h.placements) ||
+		len(again.decisions) != len(h.decisions) || len(again.cmas) != len(h.cmas) || len(again.mcas) != len(h.mcas) ||
+		len(again.sets) != len(h.sets) || len(again.bindings) != len(h.bindings) || len(again.scores) != len(h.scores) {
+		t.Fatalf("reading the same input twice differs: %v", err)
+	}
 }

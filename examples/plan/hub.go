@@ -3,22 +3,22 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	workv1 "open-cluster-management.io/api/work/v1"
 	"sort"
-	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
+	workv1 "open-cluster-management.io/api/work/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
@@ -84,31 +84,14 @@ func readHub(r io.Reader, limit int64) (*hub, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, errors.New("the input is empty: " + want)
 	}
+	d, err := newDecoder()
+	if err != nil {
+		return nil, err
+	}
 	h := &hub{ignored: map[string]int{}}
-	docs := 0
-	yr := utilyaml.NewYAMLReader(bufio.NewReaderSize(bytes.NewReader(data), 64*1024))
-	for n := 1; ; n++ {
-		doc, err := yr.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("document %d: %w", n, err)
-		}
-		if len(bytes.TrimSpace(doc)) == 0 {
-			continue
-		}
-		js, err := yaml.YAMLToJSON(doc)
-		if err != nil {
-			return nil, fmt.Errorf("document %d: not valid YAML: %w", n, err)
-		}
-		if bytes.Equal(js, []byte("null")) {
-			continue // only comments
-		}
-		docs++
-		if err := h.add(js, fmt.Sprintf("document %d", n)); err != nil {
-			return nil, err
-		}
+	docs, err := eachDocument(data, func(js []byte, where string) error { return h.add(d, js, where) })
+	if err != nil {
+		return nil, err
 	}
 	if docs == 0 {
 		return nil, errors.New("the input holds only comments and empty documents: " + want)
@@ -117,85 +100,88 @@ func readHub(r io.Reader, limit int64) (*hub, error) {
 	return h, nil
 }
 
-// add decodes one JSON object, or the items of a List, into the hub.
-func (h *hub) add(js []byte, where string) error {
+// eachDocument calls add with each YAML document of data as JSON, and
+// returns how many there were, empty ones and comments left out.
+func eachDocument(data []byte, add func(js []byte, where string) error) (int, error) {
+	docs := 0
+	yr := utilyaml.NewYAMLReader(bufio.NewReaderSize(bytes.NewReader(data), 64*1024))
+	for n := 1; ; n++ {
+		doc, err := yr.Read()
+		if errors.Is(err, io.EOF) {
+			return docs, nil
+		}
+		if err != nil {
+			return docs, fmt.Errorf("document %d: %w", n, err)
+		}
+		if len(bytes.TrimSpace(doc)) == 0 {
+			continue
+		}
+		js, err := yaml.YAMLToJSON(doc)
+		if err != nil {
+			return docs, fmt.Errorf("document %d: not valid YAML: %w", n, err)
+		}
+		if bytes.Equal(js, []byte("null")) {
+			continue // only comments
+		}
+		docs++
+		if err := add(js, fmt.Sprintf("document %d", n)); err != nil {
+			return docs, err
+		}
+	}
+}
+
+// add decodes one JSON object, or the items of a list, into the hub.
+func (h *hub) add(d *decoder, js []byte, where string) error {
 	if bytes.Equal(bytes.TrimSpace(js), []byte("null")) {
 		return nil
 	}
-	var tm metav1.TypeMeta
-	if err := json.Unmarshal(js, &tm); err != nil {
-		return fmt.Errorf("%s: want a Kubernetes object with apiVersion and kind: %w", where, err)
-	}
-	if tm.Kind == "List" || (len(tm.Kind) > 4 && strings.HasSuffix(tm.Kind, "List")) {
-		var list struct {
-			Items []json.RawMessage `json:"items"`
-		}
-		if err := json.Unmarshal(js, &list); err != nil {
-			return fmt.Errorf("%s: %s: items: %w", where, tm.Kind, err)
-		}
-		for i, it := range list.Items {
-			if err := h.add(it, fmt.Sprintf("%s, items[%d]", where, i)); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	what := tm.Kind // the object, as errors name it
-	var err error
-	switch tm.Kind {
-	case "ManagedCluster":
-		err = decodeInto(js, &h.clusters)
-	case "ManagedClusterSet":
-		err = decodeClusterSet(js, tm.APIVersion, &h.sets)
-	case "ManagedClusterSetBinding":
-		err = decodeBinding(js, tm.APIVersion, &h.bindings)
-	case "AddOnPlacementScore":
-		err = decodeInto(js, &h.scores)
-	case "Placement":
-		err = decodeInto(js, &h.placements)
-	case "PlacementDecision":
-		err = decodeInto(js, &h.decisions)
-	case "ClusterManagementAddOn":
-		what = named(tm.Kind, js)
-		if errs := checkDurations(js); len(errs) > 0 {
-			return fmt.Errorf("%s: %s: %w", where, what, errs.ToAggregate())
-		}
-		err = decodeClusterManagementAddOn(js, tm.APIVersion, &h.cmas)
-	case "ManagedClusterAddOn":
-		what = named(tm.Kind, js)
-		err = decodeManagedClusterAddOn(js, tm.APIVersion, &h.mcas)
-	case "AddOnRollout":
-		what = named(tm.Kind, js)
-		err = decodeControl(js, tm.APIVersion, &h.rollouts)
-	case "RolloutApproval":
-		what = named(tm.Kind, js)
-		err = decodeControl(js, tm.APIVersion, &h.approvals)
-	case "ManifestWork":
-		what = named(tm.Kind, js)
-		err = decodeInto(js, &h.works)
-	case "":
-		return fmt.Errorf("%s: no kind: want a Kubernetes object such as a ManagedCluster or a Placement", where)
-	default:
-		obj := &unstructured.Unstructured{}
-		if err := obj.UnmarshalJSON(js); err != nil {
-			return fmt.Errorf("%s: %s: %w", where, tm.Kind, err)
-		}
-		h.others = append(h.others, obj)
-		h.ignored[tm.Kind]++
-		return nil
-	}
+	obj, err := d.decode(js, where)
 	if err != nil {
-		return fmt.Errorf("%s: %s: %w", where, what, err)
+		return err
+	}
+	for i, it := range obj.items {
+		if err := h.add(d, it, fmt.Sprintf("%s, items[%d]", where, i)); err != nil {
+			return err
+		}
+	}
+	switch {
+	case obj.other != nil:
+		h.others = append(h.others, obj.other)
+		h.ignored[obj.gvk.Kind]++
+	case obj.typed != nil:
+		if err := h.addTyped(obj.typed, obj.gvk); err != nil {
+			return fmt.Errorf("%s: %s: %w", where, named(obj.gvk.Kind, js), err)
+		}
 	}
 	return nil
 }
 
-func decodeInto[T any](js []byte, into *[]*T) error {
-	obj := new(T)
-	if err := json.Unmarshal(js, obj); err != nil {
-		return err
+// addTyped adds an object of a kind plan uses, in the version the planner
+// reads: add-ons of v1alpha1 converted to v1beta1, cluster sets of v1beta1
+// to v1beta2.
+func (h *hub) addTyped(obj runtime.Object, gvk schema.GroupVersionKind) error {
+	switch o := obj.(type) {
+	case *clusterv1.ManagedCluster:
+		h.clusters = append(h.clusters, o)
+	case *clusterv1beta2.ManagedClusterSet:
+		h.sets = append(h.sets, clusterSetV1beta2(o, gvk))
+	case *clusterv1beta2.ManagedClusterSetBinding:
+		h.bindings = append(h.bindings, bindingV1beta2(o))
+	case *clusterv1alpha1.AddOnPlacementScore:
+		h.scores = append(h.scores, o)
+	case *clusterv1beta1.Placement:
+		h.placements = append(h.placements, o)
+	case *clusterv1beta1.PlacementDecision:
+		h.decisions = append(h.decisions, o)
+	case *v1alpha1.AddOnRollout:
+		h.rollouts = append(h.rollouts, o)
+	case *v1alpha1.RolloutApproval:
+		h.approvals = append(h.approvals, o)
+	case *workv1.ManifestWork:
+		h.works = append(h.works, o)
+	default:
+		return h.addAddon(obj)
 	}
-	*into = append(*into, obj)
 	return nil
 }
 

@@ -111,36 +111,51 @@ func checkApproved(approve []string, rep *planreport.Report) error {
 	return nil
 }
 
-func parseFlags(args []string, stderr io.Writer) (options, error) {
+// rawFlags are the flags parsed into options only after checking.
+type rawFlags struct {
+	now, approve, window, pause string
+}
+
+// newFlagSet returns plan's flags, set into o and raw.
+func newFlagSet(o *options, raw *rawFlags, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var o options
-	var now, approve, window, pause string
 	fs.StringVar(&o.file, "f", "", "the hub's objects as Kubernetes YAML or JSON: a file, or - for stdin (required)")
 	fs.StringVar(&o.addon, "addon", "", "the ClusterManagementAddOn to plan (default: the only one in the input)")
 	fs.StringVar(&o.output, "o", "text", "output format: text or json")
-	fs.StringVar(&now, "now", "", "evaluate at this time, RFC 3339 (default: the current time)")
+	fs.StringVar(&raw.now, "now", "", "evaluate at this time, RFC 3339 (default: the current time)")
 	fs.Int64Var(&o.maxBytes, "max-bytes", 64<<20, "refuse input larger than this many bytes")
-	fs.StringVar(&approve, "approve", "", "gate: comma-separated groups approved to start; groups not listed are held, and a name that is no group is an error")
-	fs.StringVar(&window, "window", "", `gate: start clusters only inside this time window, e.g. "Mon-Fri 09:00-17:00 Europe/Berlin"`)
-	fs.StringVar(&pause, "pause", "", "gate: pause the rollout with this reason (in-flight clusters still finish)")
+	fs.StringVar(&raw.approve, "approve", "", "gate: comma-separated groups approved to start; groups not listed are held, and a name that is no group is an error")
+	fs.StringVar(&raw.window, "window", "", `gate: start clusters only inside this time window, e.g. "Mon-Fri 09:00-17:00 Europe/Berlin"`)
+	fs.StringVar(&raw.pause, "pause", "", "gate: pause the rollout with this reason (in-flight clusters still finish)")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: plan -f FILE [-addon NAME] [-o text|json] [-now RFC3339]\n\n"+
-			"Reads the output of\n  kubectl get "+kinds+" -A -o yaml\n"+
-			"and prints the next step of the add-on's rollout, and why. A Placement without\n"+
-			"PlacementDecisions is scheduled as OCM would, from the cluster sets bound to its\n"+
-			"namespace; with no ManagedClusterSet and no binding in the input, every cluster\n"+
-			"is a candidate (a warning says so). ClusterManagementAddOns and ManagedClusterAddOns\n"+
-			"are read as v1alpha1 (the version kubectl prints by default) or v1beta1; other\n"+
-			"versions are refused.\n"+
-			"On a hub with rolloutkit's CRDs, add "+controlKinds+" to the kubectl get: the\n"+
-			"add-on's AddOnRollout then holds the plan as the controller holds the rollout\n"+
-			"(pause, approvals, windows, verifications); an invalid one holds the add-on, and\n"+
-			"each field at fault is reported.\n"+
-			"Exit code: 0 when the plan is printed (held, halted or invalid AddOnRollout\n"+
-			"included), 2 on bad flags or input, 1 when the plan cannot be written.\n\n")
+		fmt.Fprint(fs.Output(), usage)
 		fs.PrintDefaults()
 	}
+	return fs
+}
+
+// usage is what -h prints before the flags.
+const usage = "usage: plan -f FILE [-addon NAME] [-o text|json] [-now RFC3339]\n\n" +
+	"Reads the output of\n  kubectl get " + kinds + " -A -o yaml\n" +
+	"and prints the next step of the add-on's rollout, and why. A Placement without\n" +
+	"PlacementDecisions is scheduled as OCM would, from the cluster sets bound to its\n" +
+	"namespace; with no ManagedClusterSet and no binding in the input, every cluster\n" +
+	"is a candidate (a warning says so). ClusterManagementAddOns and ManagedClusterAddOns\n" +
+	"are read as v1beta1 (the version kubectl prints) or v1alpha1 (the version a hub\n" +
+	"stores, converted as OCM's conversion webhook converts it); other versions are refused.\n" +
+	"On a hub with rolloutkit's CRDs, add " + controlKinds + " to the kubectl get: the\n" +
+	"add-on's AddOnRollout then holds the plan as the controller holds the rollout\n" +
+	"(pause, approvals, windows, verifications); an invalid one holds the add-on, and\n" +
+	"each field at fault is reported.\n" +
+	"Exit code: 0 when the plan is printed (held, halted or invalid AddOnRollout\n" +
+	"included), 2 on bad flags or input, 1 when the plan cannot be written.\n\n"
+
+// parseFlags parses and checks the command line.
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	var o options
+	var raw rawFlags
+	fs := newFlagSet(&o, &raw, stderr)
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -154,36 +169,48 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	case o.maxBytes <= 0:
 		return o, fmt.Errorf("-max-bytes %d: want a positive number of bytes", o.maxBytes)
 	}
-	if approve != "" {
-		var keys []grouping.GroupKey
-		for _, g := range strings.Split(approve, ",") {
-			if g = strings.TrimSpace(g); g != "" {
-				keys = append(keys, grouping.GroupKey{Name: g})
-				o.approve = append(o.approve, g)
-			}
-		}
-		if len(keys) == 0 {
-			return o, fmt.Errorf("-approve %q: want comma-separated group names", approve)
-		}
-		o.gates = append(o.gates, rollout.Approval(keys...))
-	}
-	if window != "" {
-		g, err := rollout.ParseWindow(window)
-		if err != nil {
-			return o, fmt.Errorf("-window: %w", err)
-		}
-		o.gates = append(o.gates, g)
-	}
-	if pause != "" {
-		o.gates = append(o.gates, rollout.Paused(pause))
+	var err error
+	if o.gates, o.approve, err = raw.gates(); err != nil {
+		return o, err
 	}
 	o.now = time.Now()
-	if now != "" {
-		t, err := time.Parse(time.RFC3339, now)
+	if raw.now != "" {
+		t, err := time.Parse(time.RFC3339, raw.now)
 		if err != nil {
-			return o, fmt.Errorf("-now %q: want an RFC 3339 time such as 2026-11-30T12:00:00Z", now)
+			return o, fmt.Errorf("-now %q: want an RFC 3339 time such as 2026-11-30T12:00:00Z", raw.now)
 		}
 		o.now = t
 	}
 	return o, nil
+}
+
+// gates returns the gates of -approve, -window and -pause, in that order,
+// and the groups -approve names.
+func (raw rawFlags) gates() ([]rollout.Gate, []string, error) {
+	var gates []rollout.Gate
+	var approved []string
+	if raw.approve != "" {
+		var keys []grouping.GroupKey
+		for _, g := range strings.Split(raw.approve, ",") {
+			if g = strings.TrimSpace(g); g != "" {
+				keys = append(keys, grouping.GroupKey{Name: g})
+				approved = append(approved, g)
+			}
+		}
+		if len(keys) == 0 {
+			return nil, nil, fmt.Errorf("-approve %q: want comma-separated group names", raw.approve)
+		}
+		gates = append(gates, rollout.Approval(keys...))
+	}
+	if raw.window != "" {
+		g, err := rollout.ParseWindow(raw.window)
+		if err != nil {
+			return nil, nil, fmt.Errorf("-window: %w", err)
+		}
+		gates = append(gates, g)
+	}
+	if raw.pause != "" {
+		gates = append(gates, rollout.Paused(raw.pause))
+	}
+	return gates, approved, nil
 }

@@ -166,9 +166,9 @@ func TestPlanErrors(t *testing.T) {
 		{"celSelector", withCEL, []string{"-f", "-"}, 2,
 			"spec.predicates[0].requiredClusterSelector.celSelector.celExpressions"},
 		{"cluster set of an unknown version", "apiVersion: cluster.open-cluster-management.io/v1alpha1\nkind: ManagedClusterSet\nmetadata: {name: old}\n", []string{"-f", "-"}, 2,
-			`document 1: ManagedClusterSet: apiVersion "cluster.open-cluster-management.io/v1alpha1": want cluster.open-cluster-management.io/v1beta2 (or v1beta1)`},
+			`document 1: ManagedClusterSet "old": apiVersion "cluster.open-cluster-management.io/v1alpha1": want cluster.open-cluster-management.io/v1beta2 or cluster.open-cluster-management.io/v1beta1`},
 		{"binding of another group", "apiVersion: example.com/v1beta2\nkind: ManagedClusterSetBinding\nmetadata: {name: b, namespace: ns}\n", []string{"-f", "-"}, 2,
-			`document 1: ManagedClusterSetBinding: apiVersion "example.com/v1beta2": want cluster.open-cluster-management.io/v1beta2`},
+			`document 1: ManagedClusterSetBinding "ns/b": apiVersion "example.com/v1beta2": want cluster.open-cluster-management.io/v1beta2 or cluster.open-cluster-management.io/v1beta1`},
 		{"too big", strings.Repeat("#", 2048), []string{"-f", "-", "-max-bytes", "1024"}, 2, "larger than the limit of 1024 bytes"},
 		{"wrong type in a field", "apiVersion: cluster.open-cluster-management.io/v1\nkind: ManagedCluster\nmetadata: {name: [1]}\n", []string{"-f", "-"}, 2, "document 1: ManagedCluster"},
 	}
@@ -238,7 +238,7 @@ func TestPlanHelp(t *testing.T) {
 	code, _, errOut := runPlan(t, "", "-h")
 	assert.Equal(t, 0, code)
 	assert.Contains(t, errOut, "usage: plan -f FILE")
-	assert.Contains(t, errOut, "are read as v1alpha1 (the version kubectl prints by default) or v1beta1")
+	assert.Contains(t, errOut, "are read as v1beta1 (the version kubectl prints) or v1alpha1 (the version a hub\nstores")
 	assert.Contains(t, errOut, "add addonrollouts,rolloutapprovals to the kubectl get")
 	assert.Contains(t, errOut, "0 when the plan is printed (held, halted or invalid AddOnRollout\nincluded)")
 }

@@ -130,21 +130,35 @@ func tolerateUnreachable(it map[string]any) {
 
 func TestPlanSchedulesTheHub(t *testing.T) {
 	t.Parallel()
+	for _, tt := range scheduleCases(t) {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tt.check(t)
+		})
+	}
+}
+
+// scheduleCase is a case of TestPlanSchedulesTheHub.
+type scheduleCase struct {
+	name     string
+	hub      string
+	groups   map[string][]string
+	start    []string
+	timedOut []string
+	breach   bool
+	recheck  float64
+	warning  []string // the parts of one warning
+	text     []string
+}
+
+// scheduleCases are taintedFile's hub, edited.
+func scheduleCases(t *testing.T) []scheduleCase {
+	t.Helper()
 	original, err := os.ReadFile(taintedFile)
 	require.NoError(t, err)
 	stgAlone := map[string][]string{"dev": {"dev-cluster"}, "stg": {"stg-cluster"}, "prod": {"prod-cluster"}}
 	stgBoth := map[string][]string{"dev": {"dev-cluster"}, "stg": {"stg-cluster", "stg-cluster-2"}, "prod": {"prod-cluster"}}
-	tests := []struct {
-		name     string
-		hub      string
-		groups   map[string][]string
-		start    []string
-		timedOut []string
-		breach   bool
-		recheck  float64
-		warning  []string // the parts of one warning
-		text     []string
-	}{
+	return []scheduleCase{
 		{
 			name: "unreachable cluster dropped by its taint, not waited for", hub: string(original),
 			groups: stgAlone, start: []string{"prod-cluster"}, timedOut: []string{},
@@ -170,18 +184,8 @@ func TestPlanSchedulesTheHub(t *testing.T) {
 			text:    []string{"TolerationExpiring:", "look again in: 35m40s"},
 		},
 		{
-			name: "sets and bindings of version v1beta1",
-			hub: editItems(t, taintedFile, func(items []map[string]any) []map[string]any {
-				for _, it := range items {
-					if it["kind"] == "ManagedClusterSet" || it["kind"] == "ManagedClusterSetBinding" {
-						it["apiVersion"] = "cluster.open-cluster-management.io/v1beta1"
-					}
-					if sel := object(it, "spec", "clusterSelector"); it["kind"] == "ManagedClusterSet" && sel["selectorType"] == "ExclusiveClusterSetLabel" {
-						sel["selectorType"] = "LegacyClusterSetLabel"
-					}
-				}
-				return items
-			}),
+			name:   "sets and bindings of version v1beta1",
+			hub:    editItems(t, taintedFile, setsToV1beta1),
 			groups: stgAlone, start: []string{"prod-cluster"}, timedOut: []string{},
 			warning: []string{"Tainted:", "stg-cluster-2"},
 		},
@@ -202,32 +206,46 @@ func TestPlanSchedulesTheHub(t *testing.T) {
 			text:    []string{"clusters to start now: (none)"},
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			args := []string{"-f", "-", "-now", "2026-11-30T12:30:00Z"}
-			code, out, errOut := runPlan(t, tt.hub, append(args, "-o", "json")...)
-			require.Equal(t, 0, code, errOut)
-			var got planOutput
-			require.NoError(t, json.Unmarshal([]byte(out), &got))
-			assert.Equal(t, tt.groups, got.groupClusters(t))
-			assert.Equal(t, tt.start, got.Start)
-			assert.Equal(t, tt.timedOut, got.TimedOut)
-			assert.Equal(t, tt.breach, got.Breach)
-			assert.InDelta(t, tt.recheck, got.RecheckAfter, 0)
-			if tt.warning != nil {
-				assert.NotEmpty(t, got.warningOf(tt.warning...), "want a warning with %q in %q", tt.warning, got.Warnings)
-			} else {
-				assert.Empty(t, got.warningOf("Tainted:"), "no cluster is dropped by a taint")
-			}
-			assert.Empty(t, got.warningOf("Unsupported:"), "the whole hub is evaluated")
+}
 
-			code, text, errOut := runPlan(t, tt.hub, args...)
-			require.Equal(t, 0, code, errOut)
-			for _, want := range tt.text {
-				assert.Contains(t, text, want)
-			}
-		})
+// setsToV1beta1 rewrites the ManagedClusterSets and their bindings as an
+// older hub serves them, in v1beta1.
+func setsToV1beta1(items []map[string]any) []map[string]any {
+	for _, it := range items {
+		if it["kind"] == "ManagedClusterSet" || it["kind"] == "ManagedClusterSetBinding" {
+			it["apiVersion"] = "cluster.open-cluster-management.io/v1beta1"
+		}
+		if sel := object(it, "spec", "clusterSelector"); it["kind"] == "ManagedClusterSet" && sel["selectorType"] == "ExclusiveClusterSetLabel" {
+			sel["selectorType"] = "LegacyClusterSetLabel"
+		}
+	}
+	return items
+}
+
+// check plans tt.hub at 12:30 and checks the JSON and the text report.
+func (tt scheduleCase) check(t *testing.T) {
+	t.Helper()
+	args := []string{"-f", "-", "-now", "2026-11-30T12:30:00Z"}
+	code, out, errOut := runPlan(t, tt.hub, append(args, "-o", "json")...)
+	require.Equal(t, 0, code, errOut)
+	var got planOutput
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	assert.Equal(t, tt.groups, got.groupClusters(t))
+	assert.Equal(t, tt.start, got.Start)
+	assert.Equal(t, tt.timedOut, got.TimedOut)
+	assert.Equal(t, tt.breach, got.Breach)
+	assert.InDelta(t, tt.recheck, got.RecheckAfter, 0)
+	if tt.warning != nil {
+		assert.NotEmpty(t, got.warningOf(tt.warning...), "want a warning with %q in %q", tt.warning, got.Warnings)
+	} else {
+		assert.Empty(t, got.warningOf("Tainted:"), "no cluster is dropped by a taint")
+	}
+	assert.Empty(t, got.warningOf("Unsupported:"), "the whole hub is evaluated")
+
+	code, text, errOut := runPlan(t, tt.hub, args...)
+	require.Equal(t, 0, code, errOut)
+	for _, want := range tt.text {
+		assert.Contains(t, text, want)
 	}
 }
 
