@@ -4,12 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/api"
+	promv1 "github.com/prometheus/client_golang/api/prometheus/v1"
+	"github.com/prometheus/common/model"
 
 	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/clock"
@@ -89,50 +94,68 @@ func (v Verifier) webhook(ctx context.Context, target string, c addonrollout.Che
 	return resp.StatusCode >= 200 && resp.StatusCode < 300, msg
 }
 
-// promResponse is the Prometheus HTTP API's answer to an instant query.
-type promResponse struct {
-	Status    string `json:"status"`
-	ErrorType string `json:"errorType"`
-	Error     string `json:"error"`
-	Data      struct {
-		ResultType string            `json:"resultType"`
-		Result     []json.RawMessage `json:"result"`
-	} `json:"data"`
-}
-
 // prometheus runs an instant query; it passes when the query returns at
 // least one series. A scalar or a string is not a series: such a query
-// can never pass, and its message says so.
+// can never pass, and its message says so (for a string, the client's
+// bad_response). A failure quotes the server's answer: its HTTP status
+// and the API's error type and message.
 func (v Verifier) prometheus(ctx context.Context, address, query string) (bool, string) {
 	what := fmt.Sprintf("prometheus %s query %q", address, query)
-	u, err := url.JoinPath(address, "/api/v1/query")
+	c, err := api.NewClient(api.Config{Address: address, Client: v.client()})
 	if err != nil {
 		return false, fmt.Sprintf("%s: %v", what, err)
 	}
-	form := url.Values{"query": {query}}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, strings.NewReader(form.Encode()))
+	status := &statusOf{Client: c}
+	value, _, _, err := promv1.NewAPI(status).Query(ctx, query, time.Time{}) // without its warnings and infos
 	if err != nil {
-		return false, fmt.Sprintf("%s: %v", what, err)
+		return false, fmt.Sprintf("%s: %s", what, status.explain(err))
 	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	resp, err := v.client().Do(req)
-	if err != nil {
-		return false, fmt.Sprintf("%s: %v", what, err)
+	var series int
+	switch value := value.(type) {
+	case model.Vector:
+		series = len(value)
+	case model.Matrix:
+		series = len(value)
+	case nil:
+		return false, what + ": a success without a result"
+	default:
+		return false, fmt.Sprintf("%s: a %s result: want a vector (a filter such as x < 0.01)", what, value.Type())
 	}
-	defer resp.Body.Close()
-	var pr promResponse
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&pr); err != nil {
-		return false, fmt.Sprintf("%s: %s: not a Prometheus API answer: %v", what, resp.Status, err)
-	}
-	switch {
-	case pr.Status != "success":
-		return false, fmt.Sprintf("%s: %s: %s: %s", what, resp.Status, pr.ErrorType, pr.Error)
-	case pr.Data.ResultType != "vector" && pr.Data.ResultType != "matrix":
-		return false, fmt.Sprintf("%s: a %s result: want a vector (a filter such as x < 0.01)", what, pr.Data.ResultType)
-	case len(pr.Data.Result) == 0:
+	if series == 0 {
 		return false, what + ": no series"
 	}
-	return true, fmt.Sprintf("%s: %d series", what, len(pr.Data.Result))
+	return true, fmt.Sprintf("%s: %d series", what, series)
+}
+
+// statusOf is an api.Client that keeps the HTTP status of the last
+// answer, which the v1 API does not return and a check's message quotes.
+type statusOf struct {
+	api.Client
+	status string
+}
+
+// Do sends req, as api.Client does, and keeps the answer's status.
+func (s *statusOf) Do(ctx context.Context, req *http.Request) (*http.Response, []byte, error) {
+	resp, body, err := s.Client.Do(ctx, req)
+	if resp != nil {
+		s.status = resp.Status
+	}
+	return resp, body, err
+}
+
+// explain describes a failed query: the answer's status and the API's
+// error (bad_response for a body the client cannot read, such as a string
+// result), or the first line of an answer that is not the API's (a
+// proxy's error page, say).
+func (s *statusOf) explain(err error) string {
+	var apiErr *promv1.Error
+	switch {
+	case !errors.As(err, &apiErr):
+		return err.Error() // no answer: the request failed or timed out
+	case apiErr.Detail != "":
+		return fmt.Sprintf("%s: not a Prometheus API answer: %s", s.status, firstLine(strings.NewReader(apiErr.Detail)))
+	}
+	return fmt.Sprintf("%s: %v", s.status, err)
 }
 
 // firstLine is the first line of an answer's body, at most 200 bytes.
