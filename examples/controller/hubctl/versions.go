@@ -12,6 +12,8 @@ import (
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/rolloutkit/rolloutkit/examples/internal/addonversion"
 )
 
 // The two versions ClusterManagementAddOns and ManagedClusterAddOns are served in.
@@ -154,8 +156,9 @@ func (s *snapshot) cma(obj client.Object) (*addonv1beta1.ClusterManagementAddOn,
 	case *addonv1beta1.ClusterManagementAddOn:
 		out = o.DeepCopy()
 	case *addonv1alpha1.ClusterManagementAddOn:
-		if err := addonv1beta1.Convert_v1alpha1_ClusterManagementAddOn_To_v1beta1_ClusterManagementAddOn(o.DeepCopy(), out, nil); err != nil {
-			return nil, fmt.Errorf("converting clustermanagementaddon %q to v1beta1: %w", o.Name, err)
+		var err error
+		if out, err = addonversion.ClusterManagementAddOnToV1beta1(o); err != nil {
+			return nil, err
 		}
 	default:
 		return nil, fmt.Errorf("not a ClusterManagementAddOn: %T", obj)
@@ -172,8 +175,9 @@ func (s *snapshot) mca(obj client.Object) (*addonv1beta1.ManagedClusterAddOn, er
 	case *addonv1beta1.ManagedClusterAddOn:
 		out = o.DeepCopy()
 	case *addonv1alpha1.ManagedClusterAddOn:
-		if err := addonv1beta1.Convert_v1alpha1_ManagedClusterAddOn_To_v1beta1_ManagedClusterAddOn(o.DeepCopy(), out, nil); err != nil {
-			return nil, fmt.Errorf("converting managedclusteraddon %q to v1beta1: %w", o.Namespace+"/"+o.Name, err)
+		var err error
+		if out, err = addonversion.ManagedClusterAddOnToV1beta1(o); err != nil {
+			return nil, err
 		}
 	default:
 		return nil, fmt.Errorf("not a ManagedClusterAddOn: %T", obj)
@@ -288,21 +292,19 @@ func (a addonAPI) withAddonStatus(obj client.Object, refs []addonv1beta1.ConfigR
 		n := o.DeepCopy()
 		n.Status.ConfigReferences = make([]addonv1alpha1.ConfigReference, len(refs))
 		for i := range refs {
-			in := refs[i].DeepCopy()
-			out := &n.Status.ConfigReferences[i]
-			if err := addonv1beta1.Convert_v1beta1_ConfigReference_To_v1alpha1_ConfigReference(in, out, nil); err != nil {
+			out, err := addonversion.ConfigReferenceToV1alpha1(&refs[i])
+			if err != nil {
 				return nil, err
 			}
 			// v1alpha1 also names the config beside its hashes (a name
 			// the CRD requires). v1beta1 has no name to convert: it is
-			// the desiredConfig's or, for a reference without one (as
-			// add-on managers before rollouts wrote them), the one read.
-			switch {
-			case in.DesiredConfig != nil:
-				out.ConfigReferent = addonv1alpha1.ConfigReferent(in.DesiredConfig.ConfigReferent)
-			case i < len(o.Status.ConfigReferences) && o.Status.ConfigReferences[i].ConfigGroupResource == out.ConfigGroupResource:
+			// the desiredConfig's, as OCM's conversion webhook names it,
+			// or, for a reference without one (as add-on managers before
+			// rollouts wrote them), the one read.
+			if refs[i].DesiredConfig == nil && i < len(o.Status.ConfigReferences) && o.Status.ConfigReferences[i].ConfigGroupResource == out.ConfigGroupResource {
 				out.ConfigReferent = o.Status.ConfigReferences[i].ConfigReferent
 			}
+			n.Status.ConfigReferences[i] = out
 		}
 		if refs == nil {
 			n.Status.ConfigReferences = nil

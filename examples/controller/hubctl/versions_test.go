@@ -150,3 +150,25 @@ func TestOnlyConflicts(t *testing.T) {
 		})
 	}
 }
+
+// TestSnapshotConvertsAsTheWebhook: the v1beta1 form of a v1alpha1 add-on
+// is the one OCM's conversion webhook serves (addonversion): the install
+// namespace an annotation, the type v1beta1; the status written back in
+// v1alpha1 leaves the spec as read.
+func TestSnapshotConvertsAsTheWebhook(t *testing.T) {
+	t.Parallel()
+	api, err := newAddonAPI(V1alpha1)
+	require.NoError(t, err)
+	obj := stored(V1alpha1).(*addonv1alpha1.ManagedClusterAddOn)
+	obj.Spec.InstallNamespace = "open-cluster-management-agent-addon"
+	mca, err := api.snapshot().mca(obj)
+	require.NoError(t, err)
+	assert.Equal(t, addonv1beta1.GroupVersion.String(), mca.APIVersion)
+	assert.Equal(t, "open-cluster-management-agent-addon", mca.Annotations[addonv1beta1.InstallNamespaceAnnotation])
+	assert.Empty(t, obj.Annotations, "the object read was modified")
+
+	next, err := api.withAddonStatus(obj, mca.Status.ConfigReferences, mca.Status.Conditions)
+	require.NoError(t, err)
+	assert.Equal(t, obj.Spec, next.(*addonv1alpha1.ManagedClusterAddOn).Spec)
+	assert.True(t, sameAddonStatus(obj, next), "a status read and written back unchanged differs")
+}
