@@ -2,13 +2,10 @@ package testprom
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +14,10 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/api"
+	promv1 "github.com/prometheus/client_golang/api/prometheus/v1"
+	"github.com/prometheus/common/model"
 )
 
 // EnvPrometheus names a directory holding the prometheus binary; when set,
@@ -92,7 +93,8 @@ type Server struct {
 	exited   chan struct{} // closed when cmd.Wait returns
 	waitErr  error         // cmd.Wait's result, set before exited closes
 	dataDir  string
-	client   *http.Client
+	client   api.Client // of the server, for /-/ready
+	api      promv1.API // of the server
 	stopOnce sync.Once
 	stopErr  error
 }
@@ -164,16 +166,30 @@ func start(ctx context.Context, bin, dir, config, logDir string, targets []strin
 	if err != nil {
 		return nil, false, err
 	}
+	s, err := launch(bin, dir, config, logDir, port)
+	if err != nil {
+		return nil, false, err
+	}
+	s.Targets = append([]string(nil), targets...)
+	portTaken, err := s.waitReady(ctx)
+	if err != nil {
+		return nil, portTaken, err
+	}
+	return s, false, nil
+}
+
+// launch starts prometheus on port, with its storage in dir and its output
+// in a file of logDir, and returns it running, not yet ready.
+func launch(bin, dir, config, logDir string, port int) (*Server, error) {
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	logFile := filepath.Join(logDir, "prometheus-"+strconv.Itoa(port)+".log")
 	log, err := os.Create(logFile)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
-	data := filepath.Join(dir, "data-"+strconv.Itoa(port))
 	cmd := exec.Command(bin,
 		"--config.file="+config,
-		"--storage.tsdb.path="+data,
+		"--storage.tsdb.path="+filepath.Join(dir, "data-"+strconv.Itoa(port)),
 		"--web.listen-address="+addr,
 		// The scrape manager takes in new targets every 5s by default, so
 		// a fresh server would first scrape ~5s after it is ready. The flag
@@ -184,49 +200,48 @@ func start(ctx context.Context, bin, dir, config, logDir string, targets []strin
 	cmd.Dir = dir
 	cmd.Stdout = log
 	cmd.Stderr = log
+	s := &Server{URL: "http://" + addr, LogFile: logFile, cmd: cmd, exited: make(chan struct{}), dataDir: dir}
+	if s.client, err = api.NewClient(api.Config{Address: s.URL, Client: &http.Client{Timeout: 5 * time.Second}}); err != nil {
+		_ = log.Close()
+		return nil, err
+	}
+	s.api = promv1.NewAPI(s.client)
 	if err := cmd.Start(); err != nil {
 		_ = log.Close()
-		return nil, false, fmt.Errorf("testprom: starting %s: %w", bin, err)
-	}
-	s := &Server{
-		URL:     "http://" + addr,
-		LogFile: logFile,
-		Targets: append([]string(nil), targets...),
-		cmd:     cmd,
-		exited:  make(chan struct{}),
-		dataDir: dir,
-		client:  &http.Client{Timeout: 5 * time.Second},
+		return nil, fmt.Errorf("testprom: starting %s: %w", bin, err)
 	}
 	go func() {
 		s.waitErr = cmd.Wait()
 		_ = log.Close()
 		close(s.exited)
 	}()
+	return s, nil
+}
 
+// waitReady polls /-/ready until it answers 200. When prometheus exits
+// first, it reports whether that was because something else took the
+// port; when ctx ends first, it kills prometheus.
+func (s *Server) waitReady(ctx context.Context) (portTaken bool, err error) {
 	tick := time.NewTicker(pollEvery)
 	defer tick.Stop()
 	for {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.URL+"/-/ready", nil)
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.client.URL("/-/ready", nil).String(), nil)
 		if err != nil {
 			s.kill()
-			return nil, false, err
+			return false, err
 		}
-		if resp, err := s.client.Do(req); err == nil {
-			_, _ = io.Copy(io.Discard, resp.Body)
-			_ = resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return s, false, nil
-			}
+		if resp, _, err := s.client.Do(ctx, req); err == nil && resp.StatusCode == http.StatusOK {
+			return false, nil
 		}
 		select {
 		case <-s.exited:
-			out, _ := os.ReadFile(logFile)
-			return nil, strings.Contains(string(out), "address already in use"),
-				fmt.Errorf("testprom: prometheus exited before it was ready (%v); its log %s ends:\n%s", s.waitErr, logFile, tail(out, 2000))
+			out, _ := os.ReadFile(s.LogFile)
+			return strings.Contains(string(out), "address already in use"),
+				fmt.Errorf("testprom: prometheus exited before it was ready (%v); its log %s ends:\n%s", s.waitErr, s.LogFile, tail(out, 2000))
 		case <-ctx.Done():
 			s.kill()
-			out, _ := os.ReadFile(logFile)
-			return nil, false, fmt.Errorf("testprom: prometheus at %s not ready: %w; its log %s ends:\n%s", s.URL, ctx.Err(), logFile, tail(out, 2000))
+			out, _ := os.ReadFile(s.LogFile)
+			return false, fmt.Errorf("testprom: prometheus at %s not ready: %w; its log %s ends:\n%s", s.URL, ctx.Err(), s.LogFile, tail(out, 2000))
 		case <-tick.C:
 		}
 	}
@@ -286,32 +301,27 @@ func (s *Server) WaitForTarget(ctx context.Context) error {
 // targetsUp reports whether every target is active and up, and describes
 // the active targets' health.
 func (s *Server) targetsUp(ctx context.Context) (string, bool, error) {
-	var data struct {
-		ActiveTargets []struct {
-			Labels    map[string]string `json:"labels"`
-			Health    string            `json:"health"`
-			LastError string            `json:"lastError"`
-		} `json:"activeTargets"`
-	}
-	if err := s.get(ctx, "/api/v1/targets?state=active", &data); err != nil {
+	targets, err := s.api.Targets(ctx)
+	if err != nil {
 		return "", false, err
 	}
-	health := make(map[string]string, len(data.ActiveTargets))
+	health := make(map[string]string, len(targets.Active))
 	var seen []string
-	for _, t := range data.ActiveTargets {
-		if t.Labels["job"] != JobName {
+	for _, t := range targets.Active {
+		if t.Labels[model.JobLabel] != JobName {
 			continue
 		}
-		h := t.Health
+		h := string(t.Health)
 		if t.LastError != "" {
 			h += " (" + t.LastError + ")"
 		}
-		health[t.Labels["instance"]] = h
-		seen = append(seen, t.Labels["instance"]+": "+h)
+		instance := string(t.Labels[model.InstanceLabel])
+		health[instance] = h
+		seen = append(seen, instance+": "+h)
 	}
 	up := true
 	for _, want := range s.Targets {
-		if !strings.HasPrefix(health[want], "up") {
+		if !strings.HasPrefix(health[want], string(promv1.HealthGood)) {
 			up = false
 		}
 	}
@@ -321,78 +331,18 @@ func (s *Server) targetsUp(ctx context.Context) (string, bool, error) {
 	return strings.Join(seen, "; "), up, nil
 }
 
-// Sample is one element of an instant vector: its labels and its value.
-type Sample struct {
-	// Metric is the sample's labels, __name__ among them when the
-	// expression kept it.
-	Metric map[string]string
-	// Value is the sample's value.
-	Value float64
-	// Time is the evaluation time.
-	Time time.Time
-}
-
-// Query evaluates the PromQL expression expr now, through
-// /api/v1/query, and returns the samples of the instant vector it gives.
-// A result that is not a vector is an error.
-func (s *Server) Query(ctx context.Context, expr string) ([]Sample, error) {
-	var data struct {
-		ResultType string `json:"resultType"`
-		Result     []struct {
-			Metric map[string]string `json:"metric"`
-			Value  [2]any            `json:"value"`
-		} `json:"result"`
-	}
-	if err := s.get(ctx, "/api/v1/query?query="+url.QueryEscape(expr), &data); err != nil {
+// Query evaluates the PromQL expression expr now and returns the instant
+// vector it gives. A result that is not a vector is an error.
+func (s *Server) Query(ctx context.Context, expr string) (model.Vector, error) {
+	v, _, _, err := s.api.Query(ctx, expr, time.Time{}) // without its warnings and infos
+	if err != nil {
 		return nil, fmt.Errorf("query %q: %w", expr, err)
 	}
-	if data.ResultType != "vector" {
-		return nil, fmt.Errorf("query %q: result type %q, not vector", expr, data.ResultType)
+	vector, ok := v.(model.Vector)
+	if !ok {
+		return nil, fmt.Errorf("query %q: a %T result, not a vector", expr, v)
 	}
-	out := make([]Sample, 0, len(data.Result))
-	for _, r := range data.Result {
-		ts, ok := r.Value[0].(float64)
-		str, ok2 := r.Value[1].(string)
-		if !ok || !ok2 {
-			return nil, fmt.Errorf("query %q: malformed sample %v", expr, r.Value)
-		}
-		v, err := strconv.ParseFloat(str, 64)
-		if err != nil {
-			return nil, fmt.Errorf("query %q: sample value %q: %w", expr, str, err)
-		}
-		out = append(out, Sample{Metric: r.Metric, Value: v, Time: time.UnixMilli(int64(ts * 1000))})
-	}
-	return out, nil
-}
-
-// get fetches path from the HTTP API and decodes the data of a success
-// envelope into data.
-func (s *Server) get(ctx context.Context, path string, data any) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.URL+path, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := s.client.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return err
-	}
-	var env struct {
-		Status string          `json:"status"`
-		Data   json.RawMessage `json:"data"`
-		Error  string          `json:"error"`
-	}
-	if err := json.Unmarshal(body, &env); err != nil {
-		return fmt.Errorf("GET %s: %s: %s", path, resp.Status, tail(body, 500))
-	}
-	if env.Status != "success" {
-		return fmt.Errorf("GET %s: %s: %s", path, resp.Status, env.Error)
-	}
-	return json.Unmarshal(env.Data, data)
+	return vector, nil
 }
 
 // ForTest starts a server of the test's own over targets (see Start),

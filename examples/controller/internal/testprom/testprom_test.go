@@ -11,6 +11,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/prometheus/common/model"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -40,22 +41,22 @@ func TestStartScrapesTarget(t *testing.T) {
 	got, err := s.Query(ctx, query)
 	require.NoError(t, err)
 	require.Len(t, got, 1, "%s gave %v", query, got)
-	require.Equal(t, 42.0, got[0].Value)
-	require.Equal(t, target, got[0].Metric["instance"])
-	require.Equal(t, JobName, got[0].Metric["job"])
+	require.Equal(t, model.SampleValue(42), got[0].Value)
+	require.Equal(t, model.LabelValue(target), got[0].Metric[model.InstanceLabel])
+	require.Equal(t, model.LabelValue(JobName), got[0].Metric[model.JobLabel])
 
 	gauge.Set(7)
 	require.EventuallyWithT(t, func(c *assert.CollectT) {
 		got, err := s.Query(ctx, query)
 		require.NoError(c, err)
 		require.Len(c, got, 1)
-		require.Equal(c, 7.0, got[0].Value)
+		require.Equal(c, model.SampleValue(7), got[0].Value)
 	}, 30*time.Second, 100*time.Millisecond)
 
 	up, err := s.Query(ctx, `up{job="`+JobName+`"}`)
 	require.NoError(t, err)
 	require.Len(t, up, 1)
-	require.Equal(t, 1.0, up[0].Value)
+	require.Equal(t, model.SampleValue(1), up[0].Value)
 }
 
 // TestBinaryNamesWhereItLooked points ROLLOUTKIT_PROMETHEUS at an empty
