@@ -220,7 +220,7 @@ func PlanControlled(planner rollout.Planner, ctl Controls, cma *addonv1beta1.Clu
 		pv := v.placement(s, kinds[s.Index], prev)
 		p.Status.Placements = append(p.Status.Placements, pv.status)
 		p.Checks = append(p.Checks, pv.checks...)
-		p.RecheckAfter = soonest(p.RecheckAfter, pv.recheck)
+		p.RecheckAfter = rollout.Sooner(p.RecheckAfter, pv.recheck)
 		for _, g := range pv.approve {
 			// held for an approval, whatever else holds it too (a pause):
 			// the approval can be given meanwhile
@@ -403,18 +403,10 @@ func stepsRecheck(steps []Step) time.Duration {
 	var d time.Duration
 	for _, s := range steps {
 		if s.Err == nil {
-			d = soonest(d, s.Result.RecheckAfter)
+			d = rollout.Sooner(d, s.Result.RecheckAfter)
 		}
 	}
 	return d
-}
-
-// soonest returns the smaller positive duration of a and b (0: none).
-func soonest(a, b time.Duration) time.Duration {
-	if a <= 0 || (b > 0 && b < a) {
-		return b
-	}
-	return a
 }
 
 // conditionAt returns a condition with its transition time at now, for

@@ -101,7 +101,7 @@ func (v view) placement(s Step, kinds []gateKind, prev *v1alpha1.PlacementStatus
 						t := metav1.NewTime(next)
 						gs.Until = &t
 					}
-					recheck = soonest(recheck, next.Sub(v.now))
+					recheck = rollout.Sooner(recheck, next.Sub(v.now))
 					continue
 				}
 			}

@@ -324,7 +324,7 @@ func (r renderings) plan(planner rollout.Planner, s Step, rev RenderingRevision,
 		if justDone {
 			done[a.Status.Cluster] = true
 		}
-		settle = soonest(settle, left)
+		settle = rollout.Sooner(settle, left)
 		statuses = append(statuses, st)
 	}
 	if gates != nil {
@@ -337,10 +337,10 @@ func (r renderings) plan(planner rollout.Planner, s Step, rev RenderingRevision,
 	s.Releases = r.releases(rev, res, done)
 	for _, w := range s.Releases {
 		if !w.Release.Held && w.Release.DoneAt == nil {
-			settle = soonest(settle, r.settle) // released now: settled then
+			settle = rollout.Sooner(settle, r.settle) // released now: settled then
 		}
 	}
-	res.RecheckAfter = soonest(res.RecheckAfter, settle)
+	res.RecheckAfter = rollout.Sooner(res.RecheckAfter, settle)
 	s.Kind, s.Revision, s.Result = KindRendering, rev.Revision, res
 	return s
 }

@@ -335,3 +335,14 @@ type ClusterRef struct {
 	// flight, or failed), not named.
 	Others int
 }
+
+// Sooner returns the sooner of two recheck times, as RecheckAfter gives
+// them: the smaller positive one of a and b, 0 when neither is positive
+// (0 means nothing to wait for). A caller that plans several rollouts at
+// once rechecks at the Sooner of their RecheckAfter.
+func Sooner(a, b time.Duration) time.Duration {
+	if a <= 0 || (b > 0 && b < a) {
+		return max(b, 0)
+	}
+	return a
+}

@@ -84,9 +84,7 @@ func AnyOf(gates ...Scoped) Gate {
 			if a.Reason != "" {
 				reasons = append(reasons, a.Reason)
 			}
-			if a.RecheckAfter > 0 && (held.RecheckAfter == 0 || a.RecheckAfter < held.RecheckAfter) {
-				held.RecheckAfter = a.RecheckAfter
-			}
+			held.RecheckAfter = Sooner(held.RecheckAfter, a.RecheckAfter)
 		}
 		if !applied {
 			return Admission{Admitted: true}

@@ -16,7 +16,6 @@ import (
 	"k8s.io/client-go/tools/events"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
-	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
@@ -24,8 +23,6 @@ import (
 	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/clock"
-	"github.com/rolloutkit/rolloutkit/grouping"
-	"github.com/rolloutkit/rolloutkit/placement"
 	"github.com/rolloutkit/rolloutkit/rollout"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
@@ -132,6 +129,9 @@ type AddonReconciler struct {
 	// ServesGate reports whether this controller serves the work gate
 	// (Options.WorkGate).
 	ServesGate bool
+	// ValidateQuery checks the PromQL queries of verifications (Setup
+	// gives PromQL); nil: only that they are not empty.
+	ValidateQuery addonrollout.QueryValidator
 
 	// Set by SetupWithManager.
 	rollouts bool // the hub serves rolloutkit.io's AddOnRollouts
@@ -139,9 +139,6 @@ type AddonReconciler struct {
 	configs  *configWatches
 	phases   *phaseLog
 	gate     *gateWatch
-	// ValidateQuery checks the PromQL queries of verifications (Setup
-	// gives PromQL); nil: only that they are not empty.
-	ValidateQuery addonrollout.QueryValidator
 }
 
 // errorRetry is how soon a reconcile that met an error other than a
@@ -170,31 +167,16 @@ func (r *AddonReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	if !lifecycles(r.Lifecycles).takes(cma.Annotations) || !cma.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
 	}
-	inputs, err := r.placementInputs(ctx, cma)
+	in, err := addonrollout.ReadInputs(r.hub(ctx, snap), cma)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	mcaList := r.api.newMCAList()
-	if err := r.Client.List(ctx, mcaList, client.MatchingFields{mcaNameIndex: cma.Name}); err != nil {
-		return ctrl.Result{}, err
-	}
-	mcas, err := snap.mcas(mcaList)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
+	inputs, mcas, ctl := in.Placements, in.Addons, in.Controls
 	installErr := errors.Join(r.install(ctx, snap, cma, inputs, mcas), r.adopt(ctx, snap, cma, mcas))
-	ctl, err := r.controls(ctx, cma.Name)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	if ctl.Works, err = r.works(ctx, cma.Name); err != nil {
-		return ctrl.Result{}, err
-	}
-	ctl.ReleaseSettle = addonrollout.DefaultReleaseSettle
+	ctl.ValidateQuery = r.ValidateQuery
 	ctl.WorkGate = r.gate.check(ctx, cma.Name)
-	specHash := r.configs.specHash(ctx)
 	p, err := r.plan(ctx, withView(ctl, cma.Name), func(c addonrollout.Controls) (addonrollout.Plan, error) {
-		return addonrollout.PlanControlled(rollout.Planner{Clock: r.Clock}, c, cma, inputs, mcas, specHash)
+		return addonrollout.PlanControlled(rollout.Planner{Clock: r.Clock}, c, cma, inputs, mcas, in.SpecHash)
 	})
 	if err != nil {
 		return ctrl.Result{}, err
@@ -213,51 +195,6 @@ func withView(ctl addonrollout.Controls, name string) addonrollout.Controls {
 		ctl.Rollout = &v1alpha1.AddOnRollout{ObjectMeta: metav1.ObjectMeta{Name: name}}
 	}
 	return ctl
-}
-
-// placementInputs reads the Placement and the decision groups of every
-// install-strategy placement of cma. A missing Placement is nil: the
-// library plans nothing for it, and says so.
-func (r *AddonReconciler) placementInputs(ctx context.Context, cma *addonv1beta1.ClusterManagementAddOn) ([]addon.PlacementInput, error) {
-	inputs := make([]addon.PlacementInput, len(cma.Spec.InstallStrategy.Placements))
-	for i, ps := range cma.Spec.InstallStrategy.Placements {
-		var p clusterv1beta1.Placement
-		switch err := r.Client.Get(ctx, types.NamespacedName{Namespace: ps.Namespace, Name: ps.Name}, &p); {
-		case apierrors.IsNotFound(err):
-			continue
-		case err != nil:
-			return nil, err
-		}
-		gs, err := r.groups(ctx, ps.PlacementRef)
-		if err != nil {
-			return nil, fmt.Errorf("placement %q: %w", ps.Namespace+"/"+ps.Name, err)
-		}
-		inputs[i] = addon.PlacementInput{Placement: &p, Groups: gs}
-	}
-	return inputs, nil
-}
-
-// groups reads a placement's decision groups (decisionGroups).
-func (r *AddonReconciler) groups(ctx context.Context, ref addonv1beta1.PlacementRef) ([]grouping.Group, error) {
-	return decisionGroups(ctx, r.Client, ref)
-}
-
-// decisionGroups reads a placement's decision groups from its
-// PlacementDecisions, as OCM's add-on manager does. No PlacementDecisions:
-// no groups.
-func decisionGroups(ctx context.Context, c client.Reader, ref addonv1beta1.PlacementRef) ([]grouping.Group, error) {
-	var ds clusterv1beta1.PlacementDecisionList
-	if err := c.List(ctx, &ds, client.InNamespace(ref.Namespace), client.MatchingLabels{clusterv1beta1.PlacementLabel: ref.Name}); err != nil {
-		return nil, err
-	}
-	if len(ds.Items) == 0 {
-		return nil, nil
-	}
-	ptrs := make([]*clusterv1beta1.PlacementDecision, len(ds.Items))
-	for i := range ds.Items {
-		ptrs[i] = &ds.Items[i]
-	}
-	return placement.GroupsFromDecisions(ptrs)
 }
 
 // install creates the add-ons of the selected clusters that have none, and

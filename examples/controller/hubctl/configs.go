@@ -16,7 +16,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	"github.com/rolloutkit/rolloutkit/hash"
-	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
 
 // configWatches reads add-on config objects of any resource from the cache
@@ -41,26 +40,21 @@ func newConfigWatches(c client.Client, mapper meta.RESTMapper, watch func(schema
 	return &configWatches{client: c, mapper: mapper, watch: watch, access: access, watched: make(map[schema.GroupResource]schema.GroupVersionKind)}
 }
 
-// specHash returns the library's lookup of a config's spec hash.
-func (w *configWatches) specHash(ctx context.Context) addon.SpecHashFunc {
-	return func(gr addonv1beta1.ConfigGroupResource, ref addonv1beta1.ConfigReferent) (string, error) {
-		gvk, err := w.kindOf(ctx, schema.GroupResource{Group: gr.Group, Resource: gr.Resource})
-		if err != nil {
-			return "", err
-		}
-		u := &unstructured.Unstructured{}
-		u.SetGroupVersionKind(gvk)
-		if err := w.client.Get(ctx, client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}, u); err != nil {
-			return "", fmt.Errorf("reading config: %w", err)
-		}
-		return hash.Spec(u)
+// object reads the config object gr/ref names from the cache, watching
+// its resource from the first read on.
+func (w *configWatches) object(ctx context.Context, gr addonv1beta1.ConfigGroupResource, ref addonv1beta1.ConfigReferent) (*unstructured.Unstructured, error) {
+	gvk, err := w.kindOf(ctx, schema.GroupResource{Group: gr.Group, Resource: gr.Resource})
+	if err != nil {
+		return nil, err
 	}
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(gvk)
+	if err := w.client.Get(ctx, client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}, u); err != nil {
+		return nil, fmt.Errorf("reading config: %w", err)
+	}
+	return u, nil
 }
 
-// kindOf maps a config resource to its kind, and starts watching it the
-// first time, once the controller may read it. A resource it may not read
-// is an error each time, so that the watch starts as soon as access is
-// granted.
 func (w *configWatches) kindOf(ctx context.Context, gr schema.GroupResource) (schema.GroupVersionKind, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()

@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	clockfake "github.com/rolloutkit/rolloutkit/clock/fake"
+	"github.com/rolloutkit/rolloutkit/hash"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
 
@@ -90,7 +91,13 @@ func TestConfigAccess(t *testing.T) {
 		return nil
 	}, listWatchAccess(rv.client(t)))
 	ref := addonv1beta1.ConfigReferent{Name: "cluster-proxy"}
-	lookup := w.specHash(context.Background())
+	lookup := func(gr addonv1beta1.ConfigGroupResource, ref addonv1beta1.ConfigReferent) (string, error) {
+		u, err := w.object(context.Background(), gr, ref)
+		if err != nil {
+			return "", err
+		}
+		return hash.Spec(u)
+	}
 	gr := "managedproxyconfigurations.proxy.open-cluster-management.io"
 
 	_, err := lookup(proxyGR, ref)
@@ -122,7 +129,7 @@ func TestConfigAccess(t *testing.T) {
 		rv := newReviewer()
 		rv.fail = errors.New("connection refused")
 		w := newConfigWatches(h.client, h.mapper, func(schema.GroupVersionKind) error { return nil }, listWatchAccess(rv.client(t)))
-		_, err := w.specHash(context.Background())(proxyGR, ref)
+		_, err := w.object(context.Background(), proxyGR, ref)
 		require.Error(t, err)
 		assert.Equal(t, `config resource "`+gr+`": asking whether the controller may list it: connection refused`, err.Error())
 	})

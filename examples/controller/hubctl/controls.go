@@ -9,10 +9,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -49,32 +47,6 @@ const (
 // approvalAddOnIndex is the cache index of RolloutApprovals by
 // spec.addOn.
 const approvalAddOnIndex = "rolloutkit.spec.addOn"
-
-// controls reads the operator's controls over the add-on name: its
-// AddOnRollout (nil when there is none, or when the hub has no
-// rolloutkit.io CRDs) and the approvals that name it.
-func (r *AddonReconciler) controls(ctx context.Context, name string) (addonrollout.Controls, error) {
-	if !r.rollouts {
-		return addonrollout.Controls{}, nil
-	}
-	ctl := addonrollout.Controls{ValidateQuery: r.ValidateQuery}
-	ar := &v1alpha1.AddOnRollout{}
-	switch err := r.Client.Get(ctx, types.NamespacedName{Name: name}, ar); {
-	case apierrors.IsNotFound(err):
-	case err != nil:
-		return ctl, err
-	default:
-		ctl.Rollout = ar
-	}
-	var list v1alpha1.RolloutApprovalList
-	if err := r.Client.List(ctx, &list, client.MatchingFields{approvalAddOnIndex: name}); err != nil {
-		return ctl, err
-	}
-	for i := range list.Items {
-		ctl.Approvals = append(ctl.Approvals, &list.Items[i])
-	}
-	return ctl, nil
-}
 
 // planned is one reconcile's plan under the add-on's controls, and the
 // results of the checks run to make it.

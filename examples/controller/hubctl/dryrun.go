@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -122,9 +125,44 @@ func ReadHub(ctx context.Context, c client.Reader, mapper meta.RESTMapper, versi
 	if h.ManagedClusterAddOns, err = snap.mcas(mcaList); err != nil {
 		return nil, err
 	}
+	h.ClusterManagementAddOns = cmas
+	if err := readConfigs(ctx, c, mapper, h); err != nil {
+		return nil, err
+	}
+	h.ValidateQuery = PromQL()
+	return h, nil
+}
+
+// readConfigs lists into h every object of the config resources h's
+// add-ons name, noting the resource of each kind. A resource the hub does
+// not serve is unreadable, with the controller's reason: the plans of its
+// configs fail, as the controller's do.
+func readConfigs(ctx context.Context, c client.Reader, mapper meta.RESTMapper, h *planreport.Hub) error {
+	h.Resources = make(map[schema.GroupVersionKind]schema.GroupResource)
+	h.Unreadable = make(map[schema.GroupResource]error)
+	for _, gr := range configResources(h.ClusterManagementAddOns) {
+		gvk, err := mapper.KindFor(gr.WithVersion(""))
+		if err != nil {
+			h.Unreadable[gr] = fmt.Errorf("config resource %q is not served by the hub: %w", gr.String(), err)
+			continue
+		}
+		var l unstructured.UnstructuredList
+		l.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+		if err := c.List(ctx, &l); err != nil {
+			return fmt.Errorf("reading config objects %q: %w", gr.String(), err)
+		}
+		h.Resources[gvk] = gr
+		for i := range l.Items {
+			h.Configs = append(h.Configs, &l.Items[i])
+		}
+	}
+	return nil
+}
+
+// configResources are the config resources the add-ons name, sorted.
+func configResources(cmas []*addonv1beta1.ClusterManagementAddOn) []schema.GroupResource {
 	grs := make(map[schema.GroupResource]bool)
 	for _, cma := range cmas {
-		h.ClusterManagementAddOns = append(h.ClusterManagementAddOns, cma)
 		for _, d := range cma.Spec.DefaultConfigs {
 			grs[schema.GroupResource{Group: d.Group, Resource: d.Resource}] = true
 		}
@@ -134,21 +172,9 @@ func ReadHub(ctx context.Context, c client.Reader, mapper meta.RESTMapper, versi
 			}
 		}
 	}
-	for gr := range grs {
-		gvk, err := mapper.KindFor(gr.WithVersion(""))
-		if err != nil {
-			continue // not served: the plan says which config it cannot hash
-		}
-		var l unstructured.UnstructuredList
-		l.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-		if err := c.List(ctx, &l); err != nil {
-			return nil, fmt.Errorf("reading config objects %q: %w", gr.String(), err)
-		}
-		for i := range l.Items {
-			h.Configs = append(h.Configs, &l.Items[i])
-		}
-	}
-	return h, nil
+	out := slices.Collect(maps.Keys(grs))
+	slices.SortFunc(out, func(a, b schema.GroupResource) int { return strings.Compare(a.String(), b.String()) })
+	return out
 }
 
 // readControls lists the hub's AddOnRollouts and RolloutApprovals; none

@@ -13,9 +13,11 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
+	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/rolloutkit/rolloutkit/addonrollout"
@@ -54,11 +56,18 @@ func addonAt(cluster, desired, applied string, since time.Time) *addonv1beta1.Ma
 // The hub's operator controls (extra) are added to it as they are.
 func dryRunHub(t *testing.T, version string, extra ...client.Object) *addonHub {
 	t.Helper()
+	return dryRunHubWith(t, version, nil, extra...)
+}
+
+// dryRunHubWith is dryRunHub with its objects changed by change (nil:
+// none).
+func dryRunHubWith(t *testing.T, version string, change func([]client.Object) []client.Object, extra ...client.Object) *addonHub {
+	t.Helper()
 	cfg := proxyConfig(t, "cluster-proxy", "v1.0.0")
 	now, old := specHashOf(t, cfg), specHashOf(t, proxyConfig(t, "cluster-proxy", "v0.9.0"))
 	other := seedAddon(t, "addon-manager")
 	other.Name, other.UID = "other-addon", "other-addon-uid"
-	return newAddonHub(t, version, nil, hubObjects(
+	objs := hubObjects(
 		[]client.Object{seedAddon(t, DefaultLifecycle, alsoPlacing(canaryRef, "")), other, cfg},
 		seedPlacement(t), placementWith(canaryRef, "edge-cluster", "qa-cluster", "stg-cluster"),
 		[]client.Object{
@@ -67,7 +76,52 @@ func dryRunHub(t *testing.T, version string, extra ...client.Object) *addonHub {
 			addonAt("prod-cluster", old, old, start.Add(-time.Hour)),
 			freshAddon("qa-cluster", seedAddonName),
 			addonAt("edge-cluster", now, old, start.Add(-2*time.Minute)),
-		}, extra)...)
+		}, extra)
+	if change != nil {
+		objs = change(objs)
+	}
+	return newAddonHub(t, version, nil, objs...)
+}
+
+// groupsOnlyInStatus drops the canary placement's PlacementDecisions and
+// leaves their groups in its Placement's status only, on a hub whose
+// ManagedClusters the Placement (no predicate) selects all of: OCM's add-on
+// manager, and the controller, take groups from PlacementDecisions, so the
+// canary has none; scheduling the Placement would give it every cluster.
+func groupsOnlyInStatus(objs []client.Object) []client.Object {
+	out := []client.Object{cluster("dev-cluster"), cluster("stg-cluster"), cluster("prod-cluster"), cluster("qa-cluster"), cluster("edge-cluster")}
+	for _, o := range objs {
+		switch o := o.(type) {
+		case *clusterv1beta1.PlacementDecision:
+			if o.Labels[clusterv1beta1.PlacementLabel] == canaryRef.Name {
+				continue
+			}
+		case *clusterv1beta1.Placement:
+			if o.Name == canaryRef.Name {
+				p := o.DeepCopy()
+				p.Status.NumberOfSelectedClusters = 3
+				p.Status.DecisionGroups = []clusterv1beta1.DecisionGroupStatus{{DecisionGroupIndex: 0, ClustersCount: 3,
+					Decisions: []string{canaryRef.Name + "-decision-1"}}}
+				out = append(out, p)
+				continue
+			}
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+// configUnreadable drops the add-on's config object: the controller cannot
+// hash it, and plans nothing on it.
+func configUnreadable(objs []client.Object) []client.Object {
+	var out []client.Object
+	for _, o := range objs {
+		if u, ok := o.(*unstructured.Unstructured); ok && u.GetKind() == proxyGVK.Kind {
+			continue
+		}
+		out = append(out, o)
+	}
+	return out
 }
 
 // withRollouts is mapper, which the fake hubs give the config objects'
@@ -147,13 +201,20 @@ func TestDryRunAgreesWithReconciler(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		rollout *v1alpha1.AddOnRollout
+		change  func([]client.Object) []client.Object
 		start   []string
 	}{
-		{"no AddOnRollout", nil, []string{"qa-cluster", "stg-cluster"}},
-		{"paused", rolloutOf(v1alpha1.AddOnRolloutSpec{Paused: true}), []string{}},
-		{"prod needs an approval", rolloutOf(v1alpha1.AddOnRolloutSpec{ApprovalRequired: []string{"prod"}}), []string{"qa-cluster", "stg-cluster"}},
+		{"no AddOnRollout", nil, nil, []string{"qa-cluster", "stg-cluster"}},
+		{"paused", rolloutOf(v1alpha1.AddOnRolloutSpec{Paused: true}), nil, []string{}},
+		{"prod needs an approval", rolloutOf(v1alpha1.AddOnRolloutSpec{ApprovalRequired: []string{"prod"}}), nil, []string{"qa-cluster", "stg-cluster"}},
 		{"invalid", rolloutOf(v1alpha1.AddOnRolloutSpec{Windows: []v1alpha1.RolloutWindow{{Days: []string{"Mon"}, Start: "09:00", End: "17:00", TimeZone: "Mars/Olympus"}}}),
-			[]string{}},
+			nil, []string{}},
+		// where the dry run once differed: it scheduled a Placement without
+		// PlacementDecisions, and hashed a config it could not read from a
+		// status
+		{"groups only in the Placement's status", nil, groupsOnlyInStatus, []string{}},
+		{"an unreadable config", nil, configUnreadable, []string{}},
+		{"an unreadable config, under an AddOnRollout", rolloutOf(v1alpha1.AddOnRolloutSpec{ApprovalRequired: []string{"prod"}}), configUnreadable, []string{}},
 	} {
 		for _, version := range addonVersions {
 			t.Run(tc.name+"/"+version, func(t *testing.T) {
@@ -162,7 +223,7 @@ func TestDryRunAgreesWithReconciler(t *testing.T) {
 				if tc.rollout != nil {
 					extra = append(extra, tc.rollout)
 				}
-				h := dryRunHub(t, version, extra...)
+				h := dryRunHubWith(t, version, tc.change, extra...)
 				mapper := withRollouts(h.mapper)
 				var buf bytes.Buffer
 				require.NoError(t, DryRun(context.Background(), h.client, mapper, version, nil, start, &buf))
@@ -185,7 +246,11 @@ func TestDryRunAgreesWithReconciler(t *testing.T) {
 				require.NoError(t, err)
 				changed := []string{}
 				for _, c := range clusters {
-					if desiredHash(t, h.addon(c, seedAddonName)) != before[c] {
+					m := h.addon(c, seedAddonName)
+					if m == nil {
+						continue // removed: no placement selects it (groups only in a Placement's status)
+					}
+					if desiredHash(t, m) != before[c] {
 						changed = append(changed, c)
 					}
 				}

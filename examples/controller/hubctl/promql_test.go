@@ -1,9 +1,21 @@
 package hubctl
 
 import (
+	"os"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
+
+	"github.com/rolloutkit/rolloutkit/addonrollout"
+	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
+	"github.com/rolloutkit/rolloutkit/clock"
+	"github.com/rolloutkit/rolloutkit/internal/seed"
+	"github.com/rolloutkit/rolloutkit/rollout"
+	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
 
 // TestPromQL: Prometheus's parser accepts what a verification asks and
@@ -30,4 +42,25 @@ func TestPromQL(t *testing.T) {
 			assert.Contains(t, err.Error(), tt.want, tt.query)
 		}
 	}
+}
+
+// TestPromQLErrorsDoc: docs/errors.md quotes what an AddOnRollout with a
+// query Prometheus's parser refuses says, word for word.
+func TestPromQLErrorsDoc(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile("../../../docs/errors.md")
+	require.NoError(t, err)
+	cma, err := seed.ClusterManagementAddOn()
+	require.NoError(t, err)
+	ctl := addonrollout.Controls{ValidateQuery: PromQL(), Rollout: &v1alpha1.AddOnRollout{ObjectMeta: metav1.ObjectMeta{Name: cma.Name},
+		Spec: v1alpha1.AddOnRolloutSpec{Verifications: []v1alpha1.Verification{
+			{Name: "a", Prometheus: &v1alpha1.PrometheusCheck{Address: "http://p.example", Query: "up"}},
+			{Name: "b", Prometheus: &v1alpha1.PrometheusCheck{Address: "http://p.example", Query: "sum(rate(x[5m])"}}}}}}
+	hashes := func(addonv1beta1.ConfigGroupResource, addonv1beta1.ConfigReferent) (string, error) { return "h", nil }
+	p, err := addonrollout.PlanControlled(rollout.Planner{Clock: clock.At(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))}, ctl, cma,
+		[]addon.PlacementInput{{}}, nil, hashes)
+	require.NoError(t, err)
+	want := `spec.verifications[1].prometheus.query: Invalid value: "sum(rate(x[5m])": 1:16: parse error: unclosed left parenthesis`
+	require.EqualError(t, p.Invalid, want)
+	assert.Contains(t, string(doc), want, "docs/errors.md does not give this example")
 }

@@ -18,20 +18,6 @@ import (
 	"github.com/rolloutkit/rolloutkit/addonrollout"
 )
 
-// works reads, from the cache, what the ManifestWorks of add-on name say
-// by cluster (addonrollout.WorksOf), for the rendering rollout.
-func (r *AddonReconciler) works(ctx context.Context, name string) (map[string]addonrollout.Works, error) {
-	var list workv1.ManifestWorkList
-	if err := r.Client.List(ctx, &list, client.MatchingLabels{addonv1beta1.AddonLabelKey: name}); err != nil {
-		return nil, fmt.Errorf("listing the manifestworks of add-on %q: %w", name, err)
-	}
-	ptrs := make([]*workv1.ManifestWork, len(list.Items))
-	for i := range list.Items {
-		ptrs[i] = &list.Items[i]
-	}
-	return addonrollout.WorksOf(name, ptrs), nil
-}
-
 // writeRendering writes what the plan decides of the add-on's rendering
 // rollout: the rendering revision it opened, on the ClusterManagementAddOn
 // obj (as read), then each release, on its cluster's add-on. A release is

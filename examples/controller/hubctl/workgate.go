@@ -295,7 +295,7 @@ func (g *WorkGate) waits(ctx context.Context, c workgate.Cluster) (group, waits 
 }
 
 // groupOf finds the decision group of cluster among cma's install
-// placements, as the add-on reconciler reads them (decisionGroups): the
+// placements, as the add-on reconciler reads them (addonrollout.PlacementInputs): the
 // last placement that selects it owns it.
 func (g *WorkGate) groupOf(ctx context.Context, cma *addonv1beta1.ClusterManagementAddOn, cluster string) (addonv1beta1.PlacementRef, grouping.GroupKey, bool) {
 	var (
@@ -303,14 +303,14 @@ func (g *WorkGate) groupOf(ctx context.Context, cma *addonv1beta1.ClusterManagem
 		key   grouping.GroupKey
 		found bool
 	)
-	for _, ps := range cma.Spec.InstallStrategy.Placements {
-		groups, err := decisionGroups(ctx, g.Client, ps.PlacementRef)
-		if err != nil {
-			continue // the message goes without the group
-		}
-		for _, gr := range groups {
+	inputs, err := addonrollout.PlacementInputs(cacheHub{ctx: ctx, c: g.Client}, cma)
+	if err != nil {
+		return ref, key, false // the message goes without the group
+	}
+	for i, in := range inputs {
+		for _, gr := range in.Groups {
 			if slices.Contains(gr.Clusters, cluster) {
-				ref, key, found = ps.PlacementRef, gr.GroupKey, true
+				ref, key, found = cma.Spec.InstallStrategy.Placements[i].PlacementRef, gr.GroupKey, true
 			}
 		}
 	}

@@ -68,6 +68,6 @@ func ExamplePlan_approval() {
 	// dev: Complete
 	// stg: Complete
 	// prod: Blocked, waits for Approval
-	// pending: group prod of open-cluster-management/cluster-proxy-placement at revision 5a981566d2af
+	// pending: group prod of open-cluster-management/cluster-proxy-placement at revision ee3a0a2630de
 	// start now: []
 }

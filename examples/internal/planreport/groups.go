@@ -7,63 +7,61 @@ import (
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 
-	"github.com/rolloutkit/rolloutkit/clock/fake"
-	"github.com/rolloutkit/rolloutkit/grouping"
+	"github.com/rolloutkit/rolloutkit/addonrollout"
+	"github.com/rolloutkit/rolloutkit/clock"
 	"github.com/rolloutkit/rolloutkit/placement"
 )
 
-// placed is where a placement's decision groups come from, with what
+// placed says where a placement's decision groups came from, with what
 // scheduling its Placement said.
 type placed struct {
-	groups []grouping.Group
 	// source says where the groups came from, for Placement.Source.
 	source string
-	// warnings are the scheduler's, without the placement's name.
+	// warnings are the scheduler's and the report's, without the
+	// placement's name.
 	warnings []string
 	// recheck is when the schedule may change on its own (a toleration or
 	// an AddOnPlacementScore expires); 0 when it does not.
 	recheck time.Duration
 }
 
-// placementGroups finds the decision groups of an install-strategy
-// placement: from its PlacementDecisions when the hub has any, else by
-// scheduling its Placement. A Placement in the hub is scheduled either
-// way, for its warnings; one the scheduler refuses is an error.
-func placementGroups(h *Hub, ps addonv1beta1.PlacementStrategy, now time.Time) (placed, error) {
+// placementSource says where the decision groups of an install-strategy
+// placement come from: its PlacementDecisions, as the controller takes
+// them (addonrollout.ReadInputs). A Placement in the hub is also
+// scheduled as OCM's scheduler would, for its warnings and recheck time
+// only; one the scheduler refuses is an error.
+func placementSource(h *Hub, ps addonv1beta1.PlacementStrategy, now time.Time) (placed, error) {
 	var out placed
-	p := h.placement(ps.Namespace, ps.Name)
-	var scheduled placement.Result
-	everyCluster := false
-	if p != nil {
-		var err error
-		if scheduled, everyCluster, err = schedule(h, p, now); err != nil {
-			return out, err
-		}
-		for _, w := range scheduled.Warnings {
-			out.warnings = append(out.warnings, w.String())
-		}
-		out.recheck = scheduled.RecheckAfter
-	}
-	if ds := h.decisionsOf(ps.Namespace, ps.Name); len(ds) > 0 {
-		gs, err := placement.GroupsFromDecisions(ds)
-		if err != nil {
-			return out, err
-		}
-		out.groups, out.source = gs, fmt.Sprintf("%d PlacementDecisions", len(ds))
-		return out, nil
-	}
+	r := reader{h}
+	p, _ := r.Placement(ps.Namespace, ps.Name)
+	ds, _ := r.PlacementDecisions(ps.Namespace, ps.Name)
 	if p == nil {
 		// Not planned (addon.ReasonPlacementNotFound), as the controller
 		// plans nothing for it.
-		out.source = "nowhere: neither the Placement nor its PlacementDecisions are in the input (include placements and placementdecisions in the kubectl get)"
+		out.source = "nowhere: the Placement is not in the input (include placements and placementdecisions in the kubectl get)"
 		return out, nil
 	}
-	out.groups = scheduled.Groups
-	out.source = fmt.Sprintf("scheduled from the Placement and %d ManagedClusters (no PlacementDecisions in the input)", len(h.Clusters))
+	scheduled, everyCluster, err := schedule(h, p, now)
+	if err != nil {
+		return out, err
+	}
+	for _, w := range scheduled.Warnings {
+		out.warnings = append(out.warnings, w.String())
+	}
+	out.recheck = scheduled.RecheckAfter
+	if len(ds) > 0 {
+		out.source = fmt.Sprintf("%d PlacementDecisions", len(ds))
+		return out, nil
+	}
 	if everyCluster {
 		out.warnings = append(out.warnings, fmt.Sprintf("no ManagedClusterSet and no ManagedClusterSetBinding in the input, "+
 			"so every ManagedCluster was taken as a candidate; OCM selects only the clusters of the sets bound to namespace %q: "+
 			"include managedclustersets and managedclustersetbindings in the kubectl get", p.Namespace))
+	}
+	out.source = "no PlacementDecisions: no groups until the placement controller writes them"
+	if len(scheduled.Clusters) > 0 {
+		out.warnings = append(out.warnings, fmt.Sprintf("the Placement selects %d clusters but the input has no PlacementDecisions of it: "+
+			"the controller rolls out to no group until they exist (include placementdecisions in the kubectl get)", len(scheduled.Clusters)))
 	}
 	return out, nil
 }
@@ -74,11 +72,19 @@ func placementGroups(h *Hub, ps addonv1beta1.PlacementStrategy, now time.Time) (
 // and global sets): then every cluster is a candidate, and everyCluster is
 // true.
 func schedule(h *Hub, p *clusterv1beta1.Placement, now time.Time) (res placement.Result, everyCluster bool, err error) {
-	s := placement.Scheduler{Clock: fake.New(now)}
+	s := placement.Scheduler{Clock: clock.At(now)}
 	if len(h.ManagedClusterSets) == 0 && len(h.ManagedClusterSetBindings) == 0 {
 		res, err = s.Schedule(p, h.Clusters)
 		return res, true, err
 	}
 	res, err = s.ScheduleHub(p, h.schedulerHub())
 	return res, false, err
+}
+
+// inputs reads the add-on cma's plan inputs from h
+// (addonrollout.ReadInputs), with h's query validator.
+func inputs(h *Hub, cma *addonv1beta1.ClusterManagementAddOn) (addonrollout.Inputs, error) {
+	in, err := addonrollout.ReadInputs(reader{h}, cma)
+	in.Controls.ValidateQuery = h.ValidateQuery
+	return in, err
 }

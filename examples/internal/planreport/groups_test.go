@@ -60,30 +60,34 @@ func tolerating(h *planreport.Hub, taint clusterv1.Taint, seconds int64) *planre
 	return h
 }
 
+// TestPlanSchedulesTheHub: the Placement is scheduled as OCM's scheduler
+// would, for its warnings and recheck time (with a warning that every
+// cluster was a candidate when the input has no set and no binding, and no
+// decisions); the groups are still its PlacementDecisions', as the
+// controller takes them.
 func TestPlanSchedulesTheHub(t *testing.T) {
 	t.Parallel()
 	const everyCluster = "no ManagedClusterSet and no ManagedClusterSetBinding in the input"
 	tests := []struct {
 		name     string
 		hub      *planreport.Hub
-		stg      []string // the clusters of group stg
 		warnings []string // a warning holds each
 		absent   []string // no warning holds any
 		recheck  float64
 	}{
 		{"no set and no binding: every cluster a candidate", seedHub(false),
-			[]string{"stg-cluster"}, []string{everyCluster + `, so every ManagedCluster was taken as a candidate; OCM selects only the clusters of the sets bound to namespace "open-cluster-management"`},
+			[]string{everyCluster + `, so every ManagedCluster was taken as a candidate; OCM selects only the clusters of the sets bound to namespace "open-cluster-management"`},
 			nil, 0},
-		{"global set bound: scheduled as OCM would", withGlobalSet(seedHub(false), hubNS),
-			[]string{"stg-cluster"}, nil, []string{everyCluster, "NoClusterSetBinding", "Unsupported"}, 0},
-		{"tainted unreachable: dropped, and named", withTaint(withGlobalSet(seedHub(false), hubNS), unreachable),
-			nil, []string{"Tainted:"}, []string{everyCluster}, 0},
+		{"global set bound: scheduled as OCM would", withGlobalSet(seedHub(true), hubNS),
+			nil, []string{everyCluster, "NoClusterSetBinding", "Unsupported"}, 0},
+		{"tainted unreachable: named", withTaint(withGlobalSet(seedHub(true), hubNS), unreachable),
+			[]string{"Tainted:"}, []string{everyCluster}, 0},
 		{"no set in the dump: taints still apply", withTaint(seedHub(false), unreachable),
-			nil, []string{"Tainted:", everyCluster}, nil, 0},
-		{"tolerated for an hour: kept until 12:50", tolerating(withTaint(withGlobalSet(seedHub(false), hubNS), unreachable), unreachable, 3600),
-			[]string{"stg-cluster"}, []string{"TolerationExpiring:"}, []string{"Tainted:"}, (50 * time.Minute).Seconds()},
-		{"bound in another namespace: nothing selected", withGlobalSet(seedHub(false), "elsewhere"),
-			nil, []string{"NoClusterSetBinding:"}, []string{everyCluster}, 0},
+			[]string{"Tainted:", everyCluster}, nil, 0},
+		{"tolerated for an hour: look again at 12:50", tolerating(withTaint(withGlobalSet(seedHub(true), hubNS), unreachable), unreachable, 3600),
+			[]string{"TolerationExpiring:"}, []string{"Tainted:"}, (50 * time.Minute).Seconds()},
+		{"bound in another namespace: nothing selected", withGlobalSet(seedHub(true), "elsewhere"),
+			[]string{"NoClusterSetBinding:"}, []string{everyCluster}, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -97,7 +101,12 @@ func TestPlanSchedulesTheHub(t *testing.T) {
 					stg = g.Clusters
 				}
 			}
-			assert.Equal(t, tt.stg, stg)
+			if len(tt.hub.Decisions) > 0 {
+				assert.Equal(t, "3 PlacementDecisions", rep.Placements[0].Source)
+				assert.Equal(t, []string{"stg-cluster"}, stg, "the decisions make the groups, not the schedule")
+			} else {
+				assert.Empty(t, rep.Placements[0].Groups, "no decisions: no groups, whatever the schedule")
+			}
 			all := strings.Join(rep.Warnings, "\n")
 			for _, w := range tt.warnings {
 				assert.Contains(t, all, w)

@@ -4,8 +4,9 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-	"strings"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -16,10 +17,9 @@ import (
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 	workv1 "open-cluster-management.io/api/work/v1"
 
+	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
-	"github.com/rolloutkit/rolloutkit/hash"
 	"github.com/rolloutkit/rolloutkit/placement"
-	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
 
 // Hub is what the planner reads from a hub: the objects of one
@@ -53,10 +53,24 @@ type Hub struct {
 	// cluster's namespace.
 	ManagedClusterAddOns []*addonv1beta1.ManagedClusterAddOn
 	// Configs are objects of any other kind. An add-on config found here
-	// (such as a ManagedProxyConfiguration) is hashed with hash.Spec; one
-	// not found here takes the desired spec hash recorded in its
-	// ClusterManagementAddOn's status.
+	// (such as a ManagedProxyConfiguration) is hashed with hash.Spec; an
+	// add-on whose config is not here is not planned for the placements
+	// that use it (reason ConfigurationError), as the controller does not
+	// plan on a config it cannot read.
 	Configs []*unstructured.Unstructured
+	// Resources name the resource of each config kind, as the hub's
+	// discovery does; a kind not listed here is taken to be the lower-case
+	// plural of its kind (meta.UnsafeGuessKindToResource), as for the
+	// objects of a kubectl get.
+	Resources map[schema.GroupVersionKind]schema.GroupResource
+	// Unreadable says why config objects of a resource could not be read
+	// (the hub does not serve it): its configs' plans fail with that
+	// reason.
+	Unreadable map[schema.GroupResource]error
+	// ValidateQuery checks the verifications' PromQL queries
+	// (addonrollout.Controls.ValidateQuery); nil: only that they are not
+	// empty.
+	ValidateQuery addonrollout.QueryValidator
 	// AddOnRollouts are the operator's controls: the one named after an
 	// add-on holds its rollout under its gates (addonrollout.PlanControlled). An
 	// add-on without one is planned as OCM's add-on manager would plan it.
@@ -106,7 +120,19 @@ func (h *Hub) sorted() *Hub {
 		Configs:                   sortedObjects(h.Configs),
 		AddOnRollouts:             sortedObjects(h.AddOnRollouts),
 		RolloutApprovals:          sortedObjects(h.RolloutApprovals),
+		Works:                     works(h.Works),
+		Resources:                 h.Resources,
+		Unreadable:                h.Unreadable,
+		ValidateQuery:             h.ValidateQuery,
 	}
+}
+
+// works is sortedObjects of ws, keeping nil (not read) apart from empty.
+func works(ws []*workv1.ManifestWork) []*workv1.ManifestWork {
+	if ws == nil {
+		return nil
+	}
+	return sortedObjects(ws)
 }
 
 // schedulerHub is what OCM's scheduler reads of h. The objects are shared.
@@ -139,68 +165,105 @@ func sortedObjects[T interface {
 	return out
 }
 
-// rolloutOf returns the AddOnRollout of the add-on name, or nil.
-func (h *Hub) rolloutOf(name string) *v1alpha1.AddOnRollout {
-	for _, r := range h.AddOnRollouts {
+// reader is h as addonrollout.ReadInputs reads a hub. h is sorted.
+type reader struct{ h *Hub }
+
+var _ addonrollout.Hub = reader{}
+
+// AddOnRollout returns the AddOnRollout of the add-on name, or nil
+// .
+func (r reader) AddOnRollout(name string) (*v1alpha1.AddOnRollout, error) {
+	for _, r := range r.h.AddOnRollouts {
 		if r.Name == name {
-			return r
+			return r, nil
 		}
 	}
-	return nil
+	return nil, nil
 }
 
-func (h *Hub) placement(ns, name string) *clusterv1beta1.Placement {
-	for _, p := range h.Placements {
+// RolloutApprovals returns the approvals of the add-on name
+// .
+func (r reader) RolloutApprovals(name string) ([]*v1alpha1.RolloutApproval, error) {
+	var out []*v1alpha1.RolloutApproval
+	for _, a := range r.h.RolloutApprovals {
+		if a.Spec.AddOn == name {
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}
+
+// Placement returns the Placement ns/name, or nil .
+func (r reader) Placement(ns, name string) (*clusterv1beta1.Placement, error) {
+	for _, p := range r.h.Placements {
 		if p.Namespace == ns && p.Name == name {
-			return p
+			return p, nil
 		}
 	}
-	return nil
+	return nil, nil
 }
 
-// decisionsOf returns the PlacementDecisions of placement ns/name, found as
-// OCM finds them: by the placement label, in the placement's namespace.
-func (h *Hub) decisionsOf(ns, name string) []*clusterv1beta1.PlacementDecision {
+// PlacementDecisions returns the PlacementDecisions of placement ns/name,
+// found as OCM finds them: by the placement label, in the placement's
+// namespace .
+func (r reader) PlacementDecisions(ns, name string) ([]*clusterv1beta1.PlacementDecision, error) {
 	var ds []*clusterv1beta1.PlacementDecision
-	for _, d := range h.Decisions {
+	for _, d := range r.h.Decisions {
 		if d.Namespace == ns && d.Labels[clusterv1beta1.PlacementLabel] == name {
 			ds = append(ds, d)
 		}
 	}
-	return ds
+	return ds, nil
 }
 
-// specHash finds a config's spec hash: the hash of the config object when
-// the hub holds it, else the desired spec hash OCM's add-on manager
-// recorded in the ClusterManagementAddOn's status.
-func (h *Hub) specHash(cma *addonv1beta1.ClusterManagementAddOn) addon.SpecHashFunc {
-	return func(gr addonv1beta1.ConfigGroupResource, ref addonv1beta1.ConfigReferent) (string, error) {
-		for _, o := range h.Configs {
-			gvk := o.GroupVersionKind()
-			if gvk.Group == gr.Group && o.GetName() == ref.Name && o.GetNamespace() == ref.Namespace && isResourceOf(gr.Resource, gvk) {
-				return hash.Spec(o)
-			}
+// ManagedClusterAddOns returns the add-ons named name
+// .
+func (r reader) ManagedClusterAddOns(name string) ([]*addonv1beta1.ManagedClusterAddOn, error) {
+	var out []*addonv1beta1.ManagedClusterAddOn
+	for _, m := range r.h.ManagedClusterAddOns {
+		if m.Name == name {
+			out = append(out, m)
 		}
-		for _, ip := range cma.Status.InstallProgressions {
-			for _, c := range ip.ConfigReferences {
-				if c.ConfigGroupResource == gr && c.DesiredConfig != nil && c.DesiredConfig.ConfigReferent == ref {
-					return c.DesiredConfig.SpecHash, nil
-				}
-			}
-		}
-		for _, c := range cma.Status.DefaultConfigReferences {
-			if c.ConfigGroupResource == gr && c.DesiredConfig != nil && c.DesiredConfig.ConfigReferent == ref {
-				return c.DesiredConfig.SpecHash, nil
-			}
-		}
-		return "", fmt.Errorf("no spec hash: the input holds neither the config object nor a desiredConfig for it in clustermanagementaddon %q status", cma.Name)
 	}
+	return out, nil
 }
 
-// isResourceOf tells whether resource is the plural of kind, as the API
-// server names resources (managedproxyconfigurations for
-// ManagedProxyConfiguration).
-func isResourceOf(resource string, gvk schema.GroupVersionKind) bool {
-	k := strings.ToLower(gvk.Kind)
-	return resource == k+"s" || resource == k+"es" || (strings.HasSuffix(k, "y") && resource == k[:len(k)-1]+"ies")
+// ManifestWorks returns the works of the add-on name, and whether the hub
+// holds works at all .
+func (r reader) ManifestWorks(name string) ([]*workv1.ManifestWork, bool, error) {
+	if r.h.Works == nil {
+		return nil, false, nil
+	}
+	var out []*workv1.ManifestWork
+	for _, w := range r.h.Works {
+		if w.Labels[addonv1beta1.AddonLabelKey] == name {
+			out = append(out, w)
+		}
+	}
+	return out, true, nil
+}
+
+// Config returns the config object gr/ref names ; an
+// error says why the hub holds none.
+func (r reader) Config(gr addonv1beta1.ConfigGroupResource, ref addonv1beta1.ConfigReferent) (*unstructured.Unstructured, error) {
+	want := schema.GroupResource{Group: gr.Group, Resource: gr.Resource}
+	if err := r.h.Unreadable[want]; err != nil {
+		return nil, err
+	}
+	for _, o := range r.h.Configs {
+		if o.GetName() == ref.Name && o.GetNamespace() == ref.Namespace && r.resourceOf(o.GroupVersionKind()) == want {
+			return o, nil
+		}
+	}
+	// the controller's words for a config it cannot find (configWatches)
+	return nil, fmt.Errorf("reading config: %w", apierrors.NewNotFound(want, ref.Name))
+}
+
+// resourceOf is the group and resource of objects of kind gvk.
+func (r reader) resourceOf(gvk schema.GroupVersionKind) schema.GroupResource {
+	if gr, ok := r.h.Resources[gvk]; ok {
+		return gr
+	}
+	plural, _ := meta.UnsafeGuessKindToResource(gvk)
+	return plural.GroupResource()
 }

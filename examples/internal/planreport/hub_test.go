@@ -5,6 +5,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
@@ -12,19 +13,44 @@ import (
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 
 	"github.com/rolloutkit/rolloutkit/examples/internal/planreport"
+	"github.com/rolloutkit/rolloutkit/hash"
 )
 
 // The seed's hub, built in Go: three clusters dev-cluster, stg-cluster and
 // prod-cluster, one group each, and the add-on cluster-proxy rolled out
-// ProgressivePerGroup (soak 5m, deadline 15m, maxFailures 0) to a config
-// whose desired spec hash is newHash.
+// ProgressivePerGroup (soak 5m, deadline 15m, maxFailures 0) to its config,
+// a ManagedProxyConfiguration whose spec hash is newHash (the agent image
+// v2; oldHash: v1).
 const (
 	addonName = "cluster-proxy"
 	hubNS     = "open-cluster-management"
 	placeName = "cluster-proxy-placement"
-	newHash   = "new-hash"
-	oldHash   = "old-hash"
 )
+
+// The spec hashes of the config at agent image v2 (the hub's) and v1.
+var (
+	newHash = specHash(proxyConfig("v2"))
+	oldHash = specHash(proxyConfig("v1"))
+)
+
+// proxyConfig is the add-on's config with the agent image at tag.
+func proxyConfig(tag string) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "proxy.open-cluster-management.io/v1alpha1",
+		"kind":       "ManagedProxyConfiguration",
+		"metadata":   map[string]any{"name": addonName},
+		"spec":       map[string]any{"proxyAgent": map[string]any{"image": "quay.io/open-cluster-management/cluster-proxy:" + tag}},
+	}}
+}
+
+// specHash is hash.Spec of obj, which cannot fail on proxyConfig's.
+func specHash(obj *unstructured.Unstructured) string {
+	h, err := hash.Spec(obj)
+	if err != nil {
+		panic(err)
+	}
+	return h
+}
 
 // at is a time on the day of the rollout, in UTC.
 func at(hour, minute int) time.Time {
@@ -38,6 +64,7 @@ func seedHub(decided bool, addons ...*addonv1beta1.ManagedClusterAddOn) *planrep
 		Placements:              []*clusterv1beta1.Placement{seedPlacement()},
 		ClusterManagementAddOns: []*addonv1beta1.ClusterManagementAddOn{seedAddon(addonName)},
 		ManagedClusterAddOns:    addons,
+		Configs:                 []*unstructured.Unstructured{proxyConfig("v2")},
 	}
 	for i, env := range []string{"dev", "stg", "prod"} {
 		name := env + "-cluster"
@@ -131,6 +158,16 @@ func managedAddon(cluster, desired, applied, reason string, since time.Time) *ad
 
 // midRollout is the seed's rollout at 12:10: dev done at 12:00, stg
 // progressing since 12:06 (deadline 12:21), prod on the old config.
+// freshAddons are the add-ons before the rollout: each applied the v1
+// config (oldHash) at 9:00.
+func freshAddons() []*addonv1beta1.ManagedClusterAddOn {
+	return []*addonv1beta1.ManagedClusterAddOn{
+		managedAddon("dev-cluster", oldHash, oldHash, addonv1beta1.ProgressingReasonCompleted, at(9, 0)),
+		managedAddon("stg-cluster", oldHash, oldHash, addonv1beta1.ProgressingReasonCompleted, at(9, 0)),
+		managedAddon("prod-cluster", oldHash, oldHash, addonv1beta1.ProgressingReasonCompleted, at(9, 0)),
+	}
+}
+
 func midRollout() []*addonv1beta1.ManagedClusterAddOn {
 	return []*addonv1beta1.ManagedClusterAddOn{
 		managedAddon("dev-cluster", newHash, newHash, addonv1beta1.ProgressingReasonCompleted, at(12, 0)),

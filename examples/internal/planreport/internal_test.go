@@ -1,60 +1,16 @@
 package planreport
 
 import (
+	"errors"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
-
-	"github.com/rolloutkit/rolloutkit/hash"
 )
-
-func TestIsResourceOf(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		resource, kind string
-		want           bool
-	}{
-		{"managedproxyconfigurations", "ManagedProxyConfiguration", true},
-		{"addondeploymentconfigs", "AddOnDeploymentConfig", true},
-		{"policies", "Policy", true},
-		{"classes", "Class", true},
-		{"configmaps", "Secret", false},
-		{"managedproxyconfiguration", "ManagedProxyConfiguration", false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.resource+"/"+tt.kind, func(t *testing.T) {
-			t.Parallel()
-			assert.Equal(t, tt.want, isResourceOf(tt.resource, schema.GroupVersionKind{Kind: tt.kind}))
-		})
-	}
-}
-
-func TestNearer(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name string
-		a, b time.Duration
-		want time.Duration
-	}{
-		{"neither", 0, 0, 0},
-		{"only the first", time.Minute, 0, time.Minute},
-		{"only the second", 0, time.Minute, time.Minute},
-		{"the shorter", 2 * time.Minute, time.Minute, time.Minute},
-		{"the shorter, either way", time.Minute, 2 * time.Minute, time.Minute},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			assert.Equal(t, tt.want, nearer(tt.a, tt.b))
-		})
-	}
-}
 
 func TestClusterList(t *testing.T) {
 	t.Parallel()
@@ -101,7 +57,11 @@ func TestInFlightList(t *testing.T) {
 	}
 }
 
-func TestSpecHash(t *testing.T) {
+// TestReaderConfig: a config is the object of its group, resource (by
+// discovery's word, else the guessed plural of its kind), namespace and
+// name; one not in the hub, or of a resource the hub could not read, is an
+// error that says why. No status hash stands in for it.
+func TestReaderConfig(t *testing.T) {
 	t.Parallel()
 	gr := addonv1beta1.ConfigGroupResource{Group: "proxy.open-cluster-management.io", Resource: "managedproxyconfigurations"}
 	ref := addonv1beta1.ConfigReferent{Name: "cluster-proxy"}
@@ -109,36 +69,40 @@ func TestSpecHash(t *testing.T) {
 		"apiVersion": "proxy.open-cluster-management.io/v1alpha1",
 		"kind":       "ManagedProxyConfiguration",
 		"metadata":   map[string]any{"name": "cluster-proxy"},
-		"spec":       map[string]any{"proxyServer": map[string]any{"replicas": int64(1)}},
 	}}
-	objectHash, err := hash.Spec(config)
-	require.NoError(t, err)
-	withStatus := &addonv1beta1.ClusterManagementAddOn{ObjectMeta: metav1.ObjectMeta{Name: "cluster-proxy"}}
-	withStatus.Status.DefaultConfigReferences = []addonv1beta1.DefaultConfigReference{{
-		ConfigGroupResource: gr, DesiredConfig: &addonv1beta1.ConfigSpecHash{ConfigReferent: ref, SpecHash: "from-status"},
-	}}
+	odd := config.DeepCopy()
+	odd.SetKind("ProxyConfig")
+	oddGVK := odd.GroupVersionKind()
 	tests := []struct {
 		name    string
 		hub     *Hub
-		cma     *addonv1beta1.ClusterManagementAddOn
-		want    string
+		want    *unstructured.Unstructured
 		wantErr string
 	}{
-		{"the config object wins", &Hub{Configs: []*unstructured.Unstructured{config}}, withStatus, objectHash, ""},
-		{"else the status", &Hub{}, withStatus, "from-status", ""},
-		{"neither", &Hub{}, &addonv1beta1.ClusterManagementAddOn{ObjectMeta: metav1.ObjectMeta{Name: "cluster-proxy"}}, "",
-			`no spec hash: the input holds neither the config object nor a desiredConfig for it in clustermanagementaddon "cluster-proxy" status`},
+		{"by the guessed plural of its kind", &Hub{Configs: []*unstructured.Unstructured{config}}, config, ""},
+		{"by discovery's resource", &Hub{Configs: []*unstructured.Unstructured{odd},
+			Resources: map[schema.GroupVersionKind]schema.GroupResource{oddGVK: {Group: gr.Group, Resource: gr.Resource}}}, odd, ""},
+		{"another namespace is another object", &Hub{Configs: []*unstructured.Unstructured{withNamespace(config, "other")}}, nil,
+			`reading config: managedproxyconfigurations.proxy.open-cluster-management.io "cluster-proxy" not found`},
+		{"a resource the hub could not read", &Hub{Configs: []*unstructured.Unstructured{config},
+			Unreadable: map[schema.GroupResource]error{{Group: gr.Group, Resource: gr.Resource}: errors.New("not served")}}, nil, "not served"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := tt.hub.specHash(tt.cma)(gr, ref)
+			got, err := reader{tt.hub}.Config(gr, ref)
 			if tt.wantErr != "" {
 				assert.EqualError(t, err, tt.wantErr)
 				return
 			}
 			require.NoError(t, err)
-			assert.Equal(t, tt.want, got)
+			assert.Same(t, tt.want, got)
 		})
 	}
+}
+
+func withNamespace(u *unstructured.Unstructured, ns string) *unstructured.Unstructured {
+	c := u.DeepCopy()
+	c.SetNamespace(ns)
+	return c
 }

@@ -11,9 +11,8 @@ import (
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 
 	"github.com/rolloutkit/rolloutkit/addonrollout"
-	"github.com/rolloutkit/rolloutkit/clock/fake"
+	"github.com/rolloutkit/rolloutkit/clock"
 	"github.com/rolloutkit/rolloutkit/rollout"
-	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
 
 // Plan plans, at now and held back by gates, every install-strategy
@@ -29,7 +28,10 @@ import (
 // its status records), after the gates given here. An invalid
 // AddOnRollout is no error: the add-on is held, as the controller holds
 // it, and Report.Rollout.Invalid says why. Without an AddOnRollout the
-// plan is addon.PlanAddon's, and the report has no Rollout.
+// plan is addon.PlanAddon's, and the report has no Rollout. The inputs
+// are read as the controller reads them (addonrollout.ReadInputs): a
+// placement's groups from its PlacementDecisions only, and a config that
+// is not in h fails its placements' plans.
 func Plan(h *Hub, name string, now time.Time, gates []rollout.Gate) (*Report, error) {
 	h = h.sorted()
 	cma, err := pickAddon(h, name)
@@ -42,18 +44,17 @@ func Plan(h *Hub, name string, now time.Time, gates []rollout.Gate) (*Report, er
 	rep := &Report{Addon: cma.Name, Now: now, Start: []string{}, InFlight: []InFlight{}, Next: []string{},
 		TimedOut: []string{}, Removed: []string{}, Warnings: []string{}}
 	found := make([]placed, len(cma.Spec.InstallStrategy.Placements))
-	inputs := make([]addon.PlacementInput, len(found))
 	for i, ps := range cma.Spec.InstallStrategy.Placements {
-		if found[i], err = placementGroups(h, ps, now); err != nil {
+		if found[i], err = placementSource(h, ps, now); err != nil {
 			return nil, fmt.Errorf("placement %q (clustermanagementaddon %q spec.installStrategy.placements[%d]): %w", ps.Namespace+"/"+ps.Name, cma.Name, i, err)
 		}
-		inputs[i] = addon.PlacementInput{Placement: h.placement(ps.Namespace, ps.Name), Groups: found[i].groups}
 	}
-	ctl := addonrollout.Controls{Rollout: h.rolloutOf(cma.Name), Approvals: h.RolloutApprovals}
-	if h.Works != nil {
-		ctl.Works, ctl.ReleaseSettle = addonrollout.WorksOf(cma.Name, h.Works), addonrollout.DefaultReleaseSettle
+	in, err := inputs(h, cma)
+	if err != nil {
+		return nil, err
 	}
-	p, err := addonrollout.PlanControlled(rollout.Planner{Clock: fake.New(now), Gates: gates}, ctl, cma, inputs, h.ManagedClusterAddOns, h.specHash(cma))
+	ctl := in.Controls
+	p, err := in.Plan(rollout.Planner{Clock: clock.At(now), Gates: gates}, cma)
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +77,7 @@ func Plan(h *Hub, name string, now time.Time, gates []rollout.Gate) (*Report, er
 			rep.Removed = append(rep.Removed, c.Cluster)
 		}
 		rep.Breach = rep.Breach || s.Result.MaxFailureBreach
-		recheck = nearer(recheck, nearer(s.Result.RecheckAfter, found[i].recheck))
+		recheck = rollout.Sooner(recheck, rollout.Sooner(s.Result.RecheckAfter, found[i].recheck))
 		warnings := found[i].warnings
 		for _, w := range s.Result.Warnings {
 			warnings = append(warnings, w.String())
@@ -144,14 +145,6 @@ func placementReport(ps addonv1beta1.PlacementStrategy, found placed, s addonrol
 		pr.InFlight = append(pr.InFlight, InFlight{Cluster: c.Cluster, Status: c.Status.String(), Until: timeOrNil(c.RecheckTime)})
 	}
 	return pr
-}
-
-// nearer is the shorter of two recheck times, where 0 means none.
-func nearer(a, b time.Duration) time.Duration {
-	if a <= 0 || (b > 0 && b < a) {
-		return max(b, 0)
-	}
-	return a
 }
 
 // waitOf is w in the report's shape; nil when the group waits for nothing.

@@ -35,8 +35,8 @@ func TestPlan(t *testing.T) {
 		text         []string
 	}{
 		{
-			name: "nothing installed: scheduled, dev starts", hub: seedHub(false), now: at(12, 0),
-			source: "scheduled from the Placement and 3 ManagedClusters (no PlacementDecisions in the input)",
+			name: "a new config: dev starts", hub: seedHub(true, freshAddons()...), now: at(12, 0),
+			source: "3 PlacementDecisions",
 			phases: []string{"Active", "Waiting", "Waiting"}, start: []string{"dev-cluster"}, inFlight: []planreport.InFlight{}, timedOut: []string{},
 			text: []string{
 				`  0      dev    Active   "dev-cluster"   rolling out: 1 starting now`,
@@ -75,8 +75,8 @@ func TestPlan(t *testing.T) {
 			},
 		},
 		{
-			name: "paused: dev held", hub: seedHub(false), now: at(12, 0), gates: []rollout.Gate{rollout.Paused("change freeze")},
-			source: "scheduled from the Placement and 3 ManagedClusters (no PlacementDecisions in the input)",
+			name: "paused: dev held", hub: seedHub(true, freshAddons()...), now: at(12, 0), gates: []rollout.Gate{rollout.Paused("change freeze")},
+			source: "3 PlacementDecisions",
 			phases: []string{"Blocked", "Waiting", "Waiting"}, start: []string{}, inFlight: []planreport.InFlight{}, timedOut: []string{},
 			text: []string{
 				`  held: group "dev": rollout paused: change freeze`,
@@ -246,11 +246,27 @@ func keys(m map[string]json.RawMessage) []string {
 	return ks
 }
 
+// TestPlanWithoutDecisions: a Placement without PlacementDecisions has no
+// groups, as the controller takes groups from PlacementDecisions only:
+// nothing starts, and a warning says that its selected clusters wait for
+// them.
+func TestPlanWithoutDecisions(t *testing.T) {
+	t.Parallel()
+	rep, err := planreport.Plan(seedHub(false, freshAddons()...), "", at(12, 0), nil)
+	require.NoError(t, err)
+	require.Len(t, rep.Placements, 1)
+	p := rep.Placements[0]
+	assert.Equal(t, "no PlacementDecisions: no groups until the placement controller writes them", p.Source)
+	assert.Empty(t, p.Groups)
+	assert.Empty(t, rep.Start)
+	assert.Contains(t, strings.Join(rep.Warnings, "\n"), "the Placement selects 3 clusters but the input has no PlacementDecisions of it")
+}
+
 // TestPlanWarningKinds: the planner's warnings are reported as the
 // scheduler's are, each led by its kind, and both name the placement.
 func TestPlanWarningKinds(t *testing.T) {
 	t.Parallel()
-	h := seedHub(false)
+	h := withTaint(seedHub(true), unreachable)
 	ps := &h.ClusterManagementAddOns[0].Spec.InstallStrategy.Placements[0]
 	ps.RolloutStrategy.ProgressivePerGroup.MandatoryDecisionGroups = clusterv1alpha1.MandatoryDecisionGroups{
 		MandatoryDecisionGroups: []clusterv1alpha1.MandatoryDecisionGroup{{GroupName: "canary"}}}
@@ -268,7 +284,9 @@ func TestPlanWarningKinds(t *testing.T) {
 	}
 	require.Len(t, planner, 1, "one UnmatchedMandatoryGroup warning in %q", rep.Warnings)
 	assert.Contains(t, planner[0], `"canary"`)
-	assert.Len(t, scheduler, 1, "the no-sets fallback warning in %q", rep.Warnings)
+	require.Len(t, scheduler, 2, "the scheduler's warnings in %q", rep.Warnings)
+	assert.True(t, strings.HasPrefix(scheduler[0], prefix+"Tainted: "), scheduler[0])
+	assert.True(t, strings.HasPrefix(scheduler[1], prefix+"EmptyNamedGroup: "), scheduler[1])
 }
 
 // TestPlanNotPlanned: a placement that the controller would not plan (no
