@@ -253,13 +253,13 @@ func (r *AddonReconciler) write(ctx context.Context, snap *snapshot, obj client.
 			continue
 		}
 		r.phases.observe(logger, cma.Name, s.Ref, s.Result.Groups)
-		recheck = sooner(recheck, s.Result.RecheckAfter)
+		recheck = rollout.Sooner(recheck, s.Result.RecheckAfter)
 		left, err := r.writeAddons(ctx, snap, byCluster, s.Writes)
 		if err != nil {
 			errs = append(errs, err)
 		}
 		if left > 0 {
-			recheck = sooner(recheck, waitingRetry)
+			recheck = rollout.Sooner(recheck, waitingRetry)
 		}
 	}
 	if !equality.Semantic.DeepEqual(cma.Status.InstallProgressions, next.Status.InstallProgressions) {
@@ -270,15 +270,15 @@ func (r *AddonReconciler) write(ctx context.Context, snap *snapshot, obj client.
 	err := errors.Join(errs...)
 	switch {
 	case err != nil && onlyConflicts(err):
-		return ctrl.Result{RequeueAfter: sooner(recheck, conflictRetry)}, nil
+		return ctrl.Result{RequeueAfter: rollout.Sooner(recheck, conflictRetry)}, nil
 	case err != nil:
 		logger.Error(err, "add-on rollout: some writes failed; the others were made")
 		if r.Recorder != nil {
 			r.Recorder.Eventf(obj, nil, corev1.EventTypeWarning, ReasonRolloutError, "Write", "%s", err.Error())
 		}
-		return ctrl.Result{RequeueAfter: sooner(recheck, errorRetry)}, nil
+		return ctrl.Result{RequeueAfter: rollout.Sooner(recheck, errorRetry)}, nil
 	case notPlanned:
-		return ctrl.Result{RequeueAfter: sooner(recheck, errorRetry)}, nil
+		return ctrl.Result{RequeueAfter: rollout.Sooner(recheck, errorRetry)}, nil
 	}
 	return ctrl.Result{RequeueAfter: recheck}, nil
 }
@@ -297,12 +297,4 @@ func (r *AddonReconciler) notPlanned(ctx context.Context, obj client.Object, s a
 	if r.Recorder != nil {
 		r.Recorder.Eventf(obj, nil, corev1.EventTypeWarning, s.Reason, "Plan", "%s: %s", what, msg)
 	}
-}
-
-// sooner returns the smaller positive duration of a and b (0: none).
-func sooner(a, b time.Duration) time.Duration {
-	if a <= 0 || (b > 0 && b < a) {
-		return b
-	}
-	return a
 }
