@@ -49,7 +49,7 @@ func freeAddr(t *testing.T) string {
 // exit code.
 func rolloutctl(t *testing.T, bin, kubeconfig string, args ...string) (string, int) {
 	t.Helper()
-	cmd := exec.Command(bin, append([]string{"-kubeconfig", kubeconfig}, args...)...)
+	cmd := exec.Command(bin, append([]string{"--kubeconfig", kubeconfig}, args...)...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()

@@ -3,11 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,9 +16,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
@@ -26,8 +29,8 @@ import (
 	"github.com/rolloutkit/rolloutkit/internal/seed"
 )
 
-// cli is the compiled rolloutctl, run against one hub as a person runs it.
-type cli struct {
+// compiled is the compiled rolloutctl, run against one hub as a person runs it.
+type compiled struct {
 	t          *testing.T
 	bin        string
 	kubeconfig string
@@ -42,16 +45,16 @@ func build(t *testing.T) string {
 	return bin
 }
 
-// run runs rolloutctl -kubeconfig FILE with args, and returns its exit code
+// run runs rolloutctl --kubeconfig FILE with args, and returns its exit code
 // and outputs.
-func (c cli) run(args ...string) (int, string, string) {
+func (c compiled) run(args ...string) (int, string, string) {
 	c.t.Helper()
-	return c.runEnv(nil, append([]string{"-kubeconfig", c.kubeconfig}, args...)...)
+	return c.runEnv(nil, append([]string{"--kubeconfig", c.kubeconfig}, args...)...)
 }
 
 // runEnv runs rolloutctl with args and the environment variables env
 // added to the test's.
-func (c cli) runEnv(env []string, args ...string) (int, string, string) {
+func (c compiled) runEnv(env []string, args ...string) (int, string, string) {
 	c.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -110,7 +113,9 @@ func seedMidRollout(t *testing.T, c client.Client) {
 // what it shows is the controller's plan, computed as the controller
 // computes it): status before and after an AddOnRollout requires an
 // approval of prod, approve (refused for a group that waits for none,
-// then given, then given again), pause and resume, and bad usage.
+// then given, then given again), pause and resume, bad usage, the hub
+// chosen by --context, and the program run by kubectl as its plugin. The
+// steps run in order, on one hub.
 func TestCLIOnAPIServer(t *testing.T) {
 	t.Parallel()
 	h, c := testhub.ForTest(t)
@@ -121,9 +126,27 @@ func TestCLIOnAPIServer(t *testing.T) {
 	require.NoError(t, err)
 	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
 	require.NoError(t, os.WriteFile(kubeconfig, kc, 0o600))
-	ctl := cli{t: t, bin: build(t), kubeconfig: kubeconfig}
-	const place = hubNS + "/" + placeName
+	ctl := compiled{t: t, bin: build(t), kubeconfig: kubeconfig}
+	for _, step := range []struct {
+		name string
+		run  func(*testing.T, compiled, client.Client)
+	}{
+		{"without an AddOnRollout", stepNoRollout},
+		{"approval", stepApproval},
+		{"pause and resume", stepPauseResume},
+		{"bad usage", stepBadUsage},
+		{"--context", stepContext},
+		{"kubectl plugin", stepKubectlPlugin},
+	} {
+		if !t.Run(step.name, func(t *testing.T) { s := ctl; s.t = t; step.run(t, s, c) }) {
+			return // the steps after build on this one
+		}
+	}
+}
 
+// stepNoRollout: without an AddOnRollout, status shows the planner's
+// plan, and approve refuses.
+func stepNoRollout(t *testing.T, ctl compiled, _ client.Client) {
 	code, out, errOut := ctl.run("status", addonName)
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, `no AddOnRollout "cluster-proxy": rolled out without operator controls`)
@@ -131,10 +154,16 @@ func TestCLIOnAPIServer(t *testing.T) {
 	code, _, errOut = ctl.run("approve", addonName, "prod")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errOut, `add-on "cluster-proxy" has no AddOnRollout`)
+}
 
+// stepApproval: an AddOnRollout requires an approval of prod; status
+// shows it pending, -o json and -o yaml give its revision, approve
+// refuses stg, approves prod, and approves it again.
+func stepApproval(t *testing.T, ctl compiled, c client.Client) {
+	ctx := context.Background()
 	require.NoError(t, c.Create(ctx, &v1alpha1.AddOnRollout{ObjectMeta: metav1.ObjectMeta{Name: addonName},
 		Spec: v1alpha1.AddOnRolloutSpec{ApprovalRequired: []string{"prod"}}}))
-	code, out, errOut = ctl.run("status", addonName)
+	code, out, errOut := ctl.run("status", addonName)
 	require.Equal(t, 0, code, errOut)
 	for _, parts := range [][]string{
 		{`AddOnRollout "cluster-proxy": generation 1, status of generation 0: the controller has not written it yet`},
@@ -145,20 +174,7 @@ func TestCLIOnAPIServer(t *testing.T) {
 	} {
 		assert.NotEmpty(t, lineWith(out, parts...), "no line with %q in\n%s", parts, out)
 	}
-	// The revision, as a script reads it.
-	code, out, errOut = ctl.runEnv([]string{"KUBECONFIG=" + kubeconfig}, "status", addonName, "-o", "json")
-	require.Equal(t, 0, code, "$KUBECONFIG: %s", errOut)
-	var rep struct {
-		Rollout struct {
-			PendingApprovals []v1alpha1.PendingApproval `json:"pendingApprovals"`
-		} `json:"rollout"`
-	}
-	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
-	require.Len(t, rep.Rollout.PendingApprovals, 1)
-	pending := rep.Rollout.PendingApprovals[0]
-	assert.Equal(t, "prod", pending.Group)
-	require.Len(t, pending.Revision, 12)
-
+	pending := pendingApproval(t, ctl)
 	code, _, errOut = ctl.run("approve", addonName, "stg")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errOut, `nothing to approve: group "stg" of add-on "cluster-proxy" waits for no approval`)
@@ -171,15 +187,43 @@ func TestCLIOnAPIServer(t *testing.T) {
 	var a v1alpha1.RolloutApproval
 	require.NoError(t, c.Get(ctx, types.NamespacedName{Name: name}, &a))
 	assert.Equal(t, v1alpha1.RolloutApprovalSpec{AddOn: addonName, Placement: pending.Placement, Group: "prod", Revision: pending.Revision}, a.Spec)
-	code, out, errOut = ctl.run("approve", addonName, "prod", "-placement", place)
+	code, out, errOut = ctl.run("approve", addonName, "prod", "--placement", place)
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, `already approved: RolloutApproval "`+name+`"`)
 	code, out, errOut = ctl.run("status", addonName)
 	require.Equal(t, 0, code, errOut)
 	assert.NotEmpty(t, lineWith(out, place, "prod", "Active", "rolling out: 1 starting now"), out)
 	assert.Contains(t, out, "pending approvals: none")
+}
 
-	code, out, errOut = ctl.run("pause", addonName)
+// pendingApproval reads the one approval pending as a script does, with
+// the hub from $KUBECONFIG: from status -o json, and the same from
+// -o yaml.
+func pendingApproval(t *testing.T, ctl compiled) v1alpha1.PendingApproval {
+	t.Helper()
+	var reports [2]struct {
+		Rollout struct {
+			PendingApprovals []v1alpha1.PendingApproval `json:"pendingApprovals"`
+		} `json:"rollout"`
+	}
+	for i, format := range []string{"json", "yaml"} {
+		code, out, errOut := ctl.runEnv([]string{"KUBECONFIG=" + ctl.kubeconfig}, "status", addonName, "-o", format)
+		require.Equal(t, 0, code, "$KUBECONFIG: %s", errOut)
+		require.NoError(t, yaml.Unmarshal([]byte(out), &reports[i]), out)
+	}
+	pending := reports[0].Rollout.PendingApprovals
+	assert.Equal(t, pending, reports[1].Rollout.PendingApprovals, "-o yaml differs from -o json")
+	require.Len(t, pending, 1)
+	assert.Equal(t, "prod", pending[0].Group)
+	require.Len(t, pending[0].Revision, 12)
+	return pending[0]
+}
+
+// stepPauseResume: pause sets spec.paused alone, status shows prod held
+// by it, resume clears it, and resuming again has nothing to do.
+func stepPauseResume(t *testing.T, ctl compiled, c client.Client) {
+	ctx := context.Background()
+	code, out, errOut := ctl.run("pause", addonName)
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, `paused add-on "cluster-proxy"`)
 	var ar v1alpha1.AddOnRollout
@@ -199,7 +243,11 @@ func TestCLIOnAPIServer(t *testing.T) {
 	code, out, errOut = ctl.run("resume", addonName)
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, `nothing to resume: add-on "cluster-proxy" is not paused`)
+}
 
+// stepBadUsage: bad usage exits 2, an add-on the hub does not have
+// included.
+func stepBadUsage(t *testing.T, ctl compiled, _ client.Client) {
 	for _, tc := range []struct {
 		args []string
 		code int
@@ -207,10 +255,72 @@ func TestCLIOnAPIServer(t *testing.T) {
 	}{
 		{[]string{"approve", addonName}, 2, "approve: want ADDON GROUP"},
 		{[]string{"status", "nope"}, 2, `the hub has no ClusterManagementAddOn "nope" (it has: cluster-proxy)`},
-		{[]string{"status", addonName, "-o", "yaml"}, 2, `-o "yaml": want text or json`},
+		{[]string{"status", addonName, "-o", "xml"}, 2, `-o "xml": want text, json, yaml`},
 	} {
 		code, _, errOut := ctl.run(tc.args...)
 		assert.Equal(t, tc.code, code, "%q: %s", tc.args, errOut)
 		assert.Contains(t, errOut, tc.want, "%q", tc.args)
 	}
+}
+
+// stepContext: with a kubeconfig whose current context is another hub
+// (one that does not answer), --context chooses the test's; without it
+// the request fails (exit 1); an unknown context is bad usage.
+func stepContext(t *testing.T, ctl compiled, _ client.Client) {
+	cfg, err := clientcmd.LoadFromFile(ctl.kubeconfig)
+	require.NoError(t, err)
+	hubContext := cfg.CurrentContext
+	require.NotEmpty(t, hubContext)
+	cfg.Clusters["elsewhere"] = &clientcmdapi.Cluster{Server: "https://127.0.0.1:1", InsecureSkipTLSVerify: true}
+	cfg.Contexts["elsewhere"] = &clientcmdapi.Context{Cluster: "elsewhere", AuthInfo: cfg.Contexts[hubContext].AuthInfo}
+	cfg.CurrentContext = "elsewhere"
+	two := compiled{t: t, bin: ctl.bin, kubeconfig: filepath.Join(t.TempDir(), "two-contexts")}
+	require.NoError(t, clientcmd.WriteToFile(*cfg, two.kubeconfig))
+
+	code, out, errOut := two.run("--context", hubContext, "status", addonName)
+	require.Equal(t, 0, code, errOut)
+	assert.NotEmpty(t, lineWith(out, place, "prod", "Active"), out)
+	code, out, errOut = two.run("status", addonName, "--context="+hubContext, "-o", "json")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, `"addon": "cluster-proxy"`)
+	code, _, errOut = two.run("status", addonName)
+	assert.Equal(t, 1, code, "the current context's hub does not answer: %s", errOut)
+	assert.Contains(t, errOut, "127.0.0.1:1")
+	code, _, errOut = two.run("--context", "nope", "status", addonName)
+	assert.Equal(t, 2, code, errOut)
+	assert.Contains(t, errOut, `--context "nope": context "nope" does not exist`)
+	code, out, errOut = two.run("__complete", "--context", "")
+	require.Equal(t, 0, code, errOut)
+	assert.ElementsMatch(t, []string{"elsewhere", hubContext, ":4"}, strings.Fields(out))
+}
+
+// stepKubectlPlugin: installed as kubectl-rolloutkit on $PATH, the program
+// is kubectl's plugin "kubectl rolloutkit", and names itself so; with
+// kubectl_complete-rolloutkit beside it, kubectl completes its words.
+// Skipped without kubectl.
+func stepKubectlPlugin(t *testing.T, ctl compiled, _ client.Client) {
+	kubectl, err := exec.LookPath("kubectl")
+	if err != nil {
+		t.Skipf("SKIP (no kubectl on $PATH): %v", err)
+	}
+	dir := t.TempDir()
+	require.NoError(t, os.Symlink(ctl.bin, filepath.Join(dir, "kubectl-rolloutkit")))
+	require.NoError(t, os.Symlink(ctl.bin, filepath.Join(dir, "kubectl_complete-rolloutkit")))
+	plugin := compiled{t: t, bin: kubectl, kubeconfig: ctl.kubeconfig}
+	path := []string{"PATH=" + dir + string(os.PathListSeparator) + os.Getenv("PATH")}
+
+	code, out, errOut := plugin.runEnv(path, "rolloutkit", "--kubeconfig", ctl.kubeconfig, "status", addonName)
+	require.Equal(t, 0, code, errOut)
+	assert.NotEmpty(t, lineWith(out, place, "prod", "Active"), out)
+	code, out, errOut = plugin.runEnv(path, "rolloutkit", "approve", "--help")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "kubectl rolloutkit approve ADDON GROUP [flags]")
+	code, _, errOut = plugin.runEnv(path, "rolloutkit", "approve", addonName)
+	assert.Equal(t, 2, code, "kubectl passes the plugin's exit code on")
+	assert.Contains(t, errOut, "kubectl rolloutkit: approve: want ADDON GROUP")
+
+	env := append(path, "KUBECONFIG="+ctl.kubeconfig)
+	code, out, errOut = plugin.runEnv(env, "__complete", "rolloutkit", "status", "cl")
+	require.Equal(t, 0, code, errOut)
+	assert.Equal(t, []string{addonName, ":4"}, strings.Fields(out))
 }

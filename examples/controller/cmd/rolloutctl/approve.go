@@ -4,55 +4,75 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"flag"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
+	"github.com/spf13/cobra"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
+	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/examples/internal/planreport"
 )
 
-// approveFlags registers approve's flags.
-func approveFlags(fs *flag.FlagSet) action {
-	placement := fs.String("placement", "", "approve the group only for this install-strategy placement, NAMESPACE/NAME (default: every placement where it waits)")
-	version := versionFlag(fs)
-	return func(ctx context.Context, s session, args []string) error {
-		var only *v1alpha1.PlacementRef
-		if *placement != "" {
-			ns, name, ok := strings.Cut(*placement, "/")
-			if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
-				return badUsage("approve: -placement %q: want NAMESPACE/NAME", *placement)
-			}
-			only = &v1alpha1.PlacementRef{Namespace: ns, Name: name}
+// newApproveCommand is approve: the RolloutApproval of the revision a
+// group waits at.
+func newApproveCommand(c *cli) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:               "approve ADDON GROUP",
+		Short:             "Create the RolloutApproval of the revision GROUP waits at; refused when nothing waits",
+		Args:              exactArgs("ADDON", "GROUP"),
+		ValidArgsFunction: c.completeApprove,
+	}
+	placement := cmd.Flags().String("placement", "", "approve the group only for this install-strategy placement, NAMESPACE/NAME (default: every placement where it waits)")
+	mustComplete(cmd, "placement", c.completePlacements)
+	version := addonVersionFlag(cmd)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		only, err := placementRef(*placement)
+		if err != nil {
+			return err
 		}
 		if err := checkVersion(*version); err != nil {
 			return err
 		}
-		c, err := s.connect()
+		cl, err := c.client()
 		if err != nil {
 			return err
 		}
-		p, err := plan(ctx, c, args[0], *version, s.now)
+		p, err := plan(cmd.Context(), cl, args[0], *version, c.now())
 		if err != nil {
 			return err
 		}
-		return approve(ctx, c, s, p, args[1], only)
+		return approve(cmd.Context(), cl, c.stdout, p, args[1], only)
 	}
+	return cmd
+}
+
+// placementRef parses --placement NAMESPACE/NAME; nil when it is empty.
+func placementRef(s string) (*v1alpha1.PlacementRef, error) {
+	if s == "" {
+		return nil, nil
+	}
+	ns, name, ok := strings.Cut(s, "/")
+	if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
+		return nil, badUsage("approve: --placement %q: want NAMESPACE/NAME", s)
+	}
+	return &v1alpha1.PlacementRef{Namespace: ns, Name: name}, nil
 }
 
 // approve creates a RolloutApproval for each approval of group pending in
 // p (of placement only, when it is not nil). When none is pending it
 // reports the approvals that already approve the group, or refuses and
 // says what is pending instead.
-func approve(ctx context.Context, c client.Client, s session, p planned, group string, only *v1alpha1.PlacementRef) error {
+func approve(ctx context.Context, c client.Client, out io.Writer, p planned, group string, only *v1alpha1.PlacementRef) error {
 	rep := p.report
 	if only != nil && !slices.ContainsFunc(rep.Placements, func(pl planreport.Placement) bool { return pl.Namespace == only.Namespace && pl.Name == only.Name }) {
 		return badUsage("approve: add-on %q has no install-strategy placement %s/%s (it has: %s)", rep.Addon, only.Namespace, only.Name, placementList(rep))
@@ -70,7 +90,7 @@ func approve(ctx context.Context, c client.Client, s session, p planned, group s
 	if len(todo) == 0 {
 		if done := approvedAlready(p, group, inScope); len(done) > 0 {
 			for _, a := range done {
-				if _, err := fmt.Fprintf(s.out, "already approved: RolloutApproval %q approves group %q of placement %s/%s at revision %s\n",
+				if _, err := fmt.Fprintf(out, "already approved: RolloutApproval %q approves group %q of placement %s/%s at revision %s\n",
 					a.Name, a.Spec.Group, a.Spec.Placement.Namespace, a.Spec.Placement.Name, a.Spec.Revision); err != nil {
 					return err
 				}
@@ -87,7 +107,7 @@ func approve(ctx context.Context, c client.Client, s session, p planned, group s
 		if err != nil {
 			return err
 		}
-		if _, err := fmt.Fprintf(s.out, "approved group %q of placement %s/%s at revision %s: RolloutApproval %q %s; the controller starts the group at its next reconcile\n",
+		if _, err := fmt.Fprintf(out, "approved group %q of placement %s/%s at revision %s: RolloutApproval %q %s; the controller starts the group at its next reconcile\n",
 			pa.Group, pa.Placement.Namespace, pa.Placement.Name, pa.Revision, a.Name, verb); err != nil {
 			return err
 		}
@@ -120,16 +140,17 @@ func createApproval(ctx context.Context, c client.Client, a *v1alpha1.RolloutApp
 }
 
 // approvedAlready returns the hub's approvals that approve group of a
-// placement in scope at the placement's current revision.
+// placement in scope at the placement's current revision, as the
+// controller tells (addonrollout.Approves).
 func approvedAlready(p planned, group string, inScope func(v1alpha1.PlacementRef) bool) []*v1alpha1.RolloutApproval {
 	var out []*v1alpha1.RolloutApproval
 	for _, pl := range p.report.Placements {
-		ref := v1alpha1.PlacementRef{Namespace: pl.Namespace, Name: pl.Name}
-		if pl.Revision == "" || !inScope(ref) {
+		if !inScope(v1alpha1.PlacementRef{Namespace: pl.Namespace, Name: pl.Name}) {
 			continue
 		}
+		ref := addonv1beta1.PlacementRef{Namespace: pl.Namespace, Name: pl.Name}
 		for _, a := range p.hub.RolloutApprovals {
-			if a.Spec == (v1alpha1.RolloutApprovalSpec{AddOn: p.report.Addon, Placement: ref, Group: group, Revision: pl.Revision}) {
+			if addonrollout.Approves(a, p.report.Addon, ref, group, pl.Revision) {
 				out = append(out, a)
 			}
 		}
@@ -151,7 +172,7 @@ func nothingPending(rep *planreport.Report, group string, inScope func(v1alpha1.
 				continue
 			}
 			found = true
-			r := groupRow(g, rep.Now)
+			r := groupRow(g)
 			state := r.phase
 			if r.waitsFor != "-" {
 				state += ", waits for " + r.waitsFor

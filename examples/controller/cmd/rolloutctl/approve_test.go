@@ -29,42 +29,65 @@ func approvals(t *testing.T, c client.Client) map[string]v1alpha1.RolloutApprova
 	return out
 }
 
+// approveCase is a hub, approve's arguments after ADDON, and what it
+// does.
+type approveCase struct {
+	name      string
+	objs      []client.Object
+	args      []string
+	code      int
+	out       string
+	err       []string
+	approvals map[string]v1alpha1.RolloutApprovalSpec // afterwards
+}
+
+// needProd is the seed add-on's AddOnRollout that requires an approval
+// of prod.
+func needProd() *v1alpha1.AddOnRollout {
+	return rollout(v1alpha1.AddOnRolloutSpec{ApprovalRequired: []string{"prod"}})
+}
+
 // TestApprove: approve creates the RolloutApproval of the revision the
-// group waits at, and approving again is fine; with nothing pending for
-// the group it refuses (exit 1), saying what is pending instead.
+// group waits at, and approving again is fine.
 func TestApprove(t *testing.T) {
 	t.Parallel()
 	prod := v1alpha1.RolloutApprovalSpec{AddOn: addonName, Placement: seedPlacement, Group: "prod", Revision: revision}
-	needProd := rollout(v1alpha1.AddOnRolloutSpec{ApprovalRequired: []string{"prod"}})
-	tests := []struct {
-		name      string
-		objs      []client.Object
-		args      []string
-		code      int
-		out       string
-		err       []string
-		approvals map[string]v1alpha1.RolloutApprovalSpec // afterwards
-	}{
+	testApprove(t, []approveCase{
 		{
-			name: "prod waits: approved", objs: []client.Object{needProd}, args: []string{"prod"},
+			name: "prod waits: approved", objs: []client.Object{needProd()}, args: []string{"prod"},
 			out: `approved group "prod" of placement open-cluster-management/cluster-proxy-placement at revision ` + revision +
 				`: RolloutApproval "cluster-proxy-prod-` + revision + `" created; the controller starts the group at its next reconcile`,
 			approvals: map[string]v1alpha1.RolloutApprovalSpec{"cluster-proxy-prod-" + revision: prod},
 		},
 		{
-			name: "prod waits, for this placement: approved", objs: []client.Object{needProd}, args: []string{"prod", "-placement", hubNS + "/" + placeName},
+			name: "prod waits, for this placement: approved", objs: []client.Object{needProd()}, args: []string{"prod", "--placement", hubNS + "/" + placeName},
 			out:       `RolloutApproval "cluster-proxy-prod-` + revision + `" created`,
 			approvals: map[string]v1alpha1.RolloutApprovalSpec{"cluster-proxy-prod-" + revision: prod},
 		},
 		{
 			name:      "approved already: said, not created again",
-			objs:      []client.Object{needProd, &v1alpha1.RolloutApproval{ObjectMeta: metav1.ObjectMeta{Name: "by-hand"}, Spec: prod}},
+			objs:      []client.Object{needProd(), &v1alpha1.RolloutApproval{ObjectMeta: metav1.ObjectMeta{Name: "by-hand"}, Spec: prod}},
 			args:      []string{"prod"},
 			out:       `already approved: RolloutApproval "by-hand" approves group "prod" of placement open-cluster-management/cluster-proxy-placement at revision ` + revision,
 			approvals: map[string]v1alpha1.RolloutApprovalSpec{"by-hand": prod},
 		},
 		{
-			name: "a group that waits for no approval: refused, naming what is pending", objs: []client.Object{needProd}, args: []string{"dev"},
+			name: "paused: prod waits for the pause and an approval, which can be given meanwhile",
+			objs: []client.Object{rollout(v1alpha1.AddOnRolloutSpec{Paused: true, ApprovalRequired: []string{"prod"}})}, args: []string{"prod"},
+			out:       `RolloutApproval "cluster-proxy-prod-` + revision + `" created`,
+			approvals: map[string]v1alpha1.RolloutApprovalSpec{"cluster-proxy-prod-" + revision: prod},
+		},
+	})
+}
+
+// TestApproveRefused: with nothing pending for the group approve refuses
+// (exit 1), saying what is pending instead; a placement the add-on does
+// not have is bad usage (exit 2).
+func TestApproveRefused(t *testing.T) {
+	t.Parallel()
+	testApprove(t, []approveCase{
+		{
+			name: "a group that waits for no approval: refused, naming what is pending", objs: []client.Object{needProd()}, args: []string{"dev"},
 			code: 1, err: []string{
 				`rolloutctl: nothing to approve: group "dev" of add-on "cluster-proxy" waits for no approval`,
 				"in placement open-cluster-management/cluster-proxy-placement it is Complete: complete: 1 succeeded",
@@ -73,14 +96,8 @@ func TestApprove(t *testing.T) {
 			approvals: map[string]v1alpha1.RolloutApprovalSpec{},
 		},
 		{
-			name: "no such group: refused, naming the groups", objs: []client.Object{needProd}, args: []string{"canary"},
+			name: "no such group: refused, naming the groups", objs: []client.Object{needProd()}, args: []string{"canary"},
 			code: 1, err: []string{`no placement has a group "canary" (groups: dev, stg, prod)`},
-		},
-		{
-			name: "paused: prod waits for the pause and an approval, which can be given meanwhile",
-			objs: []client.Object{rollout(v1alpha1.AddOnRolloutSpec{Paused: true, ApprovalRequired: []string{"prod"}})}, args: []string{"prod"},
-			out:       `RolloutApproval "cluster-proxy-prod-` + revision + `" created`,
-			approvals: map[string]v1alpha1.RolloutApprovalSpec{"cluster-proxy-prod-" + revision: prod},
 		},
 		{
 			name: "paused, a group that needs no approval: refused, naming what holds it",
@@ -97,17 +114,22 @@ func TestApprove(t *testing.T) {
 			code: 1, err: []string{`nothing to approve: add-on "cluster-proxy" has no AddOnRollout, so no group of it waits for an approval`},
 		},
 		{
-			name: "another placement: bad usage", objs: []client.Object{needProd}, args: []string{"prod", "-placement", "other/canary"},
+			name: "another placement: bad usage", objs: []client.Object{needProd()}, args: []string{"prod", "--placement", "other/canary"},
 			code: 2, err: []string{`approve: add-on "cluster-proxy" has no install-strategy placement other/canary (it has: open-cluster-management/cluster-proxy-placement)`},
 		},
 		{
 			name: "the name taken by another approval: refused",
-			objs: []client.Object{needProd, &v1alpha1.RolloutApproval{ObjectMeta: metav1.ObjectMeta{Name: "cluster-proxy-prod-" + revision},
+			objs: []client.Object{needProd(), &v1alpha1.RolloutApproval{ObjectMeta: metav1.ObjectMeta{Name: "cluster-proxy-prod-" + revision},
 				Spec: v1alpha1.RolloutApprovalSpec{AddOn: "other", Placement: seedPlacement, Group: "prod", Revision: revision}}},
 			args: []string{"prod"},
 			code: 1, err: []string{`rolloutapproval "cluster-proxy-prod-` + revision + `" exists and approves group "prod" of add-on "other"`},
 		},
-	}
+	})
+}
+
+// testApprove runs approve on each case's hub, in parallel.
+func testApprove(t *testing.T, tests []approveCase) {
+	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -131,7 +153,7 @@ func TestApprove(t *testing.T) {
 // the group is approved already, and exits 0.
 func TestApproveTwice(t *testing.T) {
 	t.Parallel()
-	c := fakeHub(t, true, append(seedHub(t), rollout(v1alpha1.AddOnRolloutSpec{ApprovalRequired: []string{"prod"}}))...)
+	c := fakeHub(t, true, append(seedHub(t), needProd())...)
 	code, _, errOut := runWith(t, c, "approve", addonName, "prod")
 	require.Equal(t, 0, code, errOut)
 	code, out, errOut := runWith(t, c, "approve", addonName, "prod")

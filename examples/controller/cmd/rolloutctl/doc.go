@@ -1,36 +1,57 @@
 // Command rolloutctl is an operator's controls over the rollouts of the
 // rolloutkit controller on a hub: it shows where an add-on's rollout
 // stands and what each group waits for, pauses and resumes it, and
-// approves a group that waits for an approval.
+// approves a group that waits for an approval. It is also a kubectl
+// plugin: installed on $PATH as kubectl-rolloutkit, it runs as
+// "kubectl rolloutkit".
 //
-//	go -C examples/controller run ./cmd/rolloutctl [-kubeconfig FILE] SUBCOMMAND [flags] ARGS
+//	go -C examples/controller run ./cmd/rolloutctl [--kubeconfig FILE] [--context NAME] SUBCOMMAND ARGS [flags]
+//	go -C examples/controller build -o bin/kubectl-rolloutkit ./cmd/rolloutctl   # then, with bin on $PATH:
+//	kubectl rolloutkit SUBCOMMAND ARGS [flags]
 //
-//	rolloutctl status ADDON [-o text|json]          the rollout, one line per group, then approvals pending and conditions
-//	rolloutctl pause ADDON                          no cluster starts; clusters in flight finish
-//	rolloutctl resume ADDON                         clusters start again
-//	rolloutctl approve ADDON GROUP [-placement NS/NAME]   let GROUP start at the revision it waits at
+//	status ADDON [-o text|json|yaml]               the rollout, one line per group, then approvals pending and conditions
+//	pause ADDON                                    no cluster starts; clusters in flight finish
+//	resume ADDON                                   clusters start again
+//	approve ADDON GROUP [--placement NS/NAME]      let GROUP start at the revision it waits at
+//	completion bash|zsh|fish|powershell            the shell's completion script
 //
-// Every subcommand takes -h, and -kubeconfig, before or after its name;
-// without it the hub is the one client-go's standard loading finds
-// ($KUBECONFIG, ~/.kube/config, or the pod's service account in a
-// cluster).
+// The command line is cobra's, as kubectl's: a flag takes two dashes, or
+// one in its one-letter form (-o, -h), and may come before or after the
+// subcommand and its arguments; every subcommand takes -h. The hub is the one
+// kubectl would use, with kubectl's own flags (k8s.io/cli-runtime's
+// ConfigFlags): --kubeconfig, --context, --cluster, --user, --server,
+// --token, --as and the rest; without them $KUBECONFIG, ~/.kube/config,
+// or the pod's service account in a cluster. rolloutkit's objects and
+// ClusterManagementAddOns are cluster-scoped: --namespace changes
+// nothing.
+//
+// The program names itself as it is invoked: "rolloutctl", or
+// "kubectl rolloutkit" as kubectl-rolloutkit, in its usage, its errors
+// and the commands status suggests. Invoked as kubectl_complete-rolloutkit
+// (a link to the same binary beside it), it is what kubectl runs to
+// complete the words after "kubectl rolloutkit". Completion offers the
+// hub's add-ons, the groups that wait for an approval, the add-on's
+// placements, and the kubeconfig's contexts.
 //
 // # status
 //
 // status reads the hub as the controller does (hubctl.ReadHub) and plans
-// the add-on with the controller's own call (addonrollout.PlanControlled, through
-// the report of examples/plan and the controller's -dry-run), so that what
-// it shows is the controller's answer at this moment, even between two of
-// its reconciles: per placement its revision, per group its phase, what it
-// waits for (Approval, Window, Paused, Verification, Invalid, or the
-// planner's own: Group, Mandatory, Cluster, Breach, MaxConcurrency), its
-// clusters by status (succeeded/progressing/failed/timed out/to apply),
-// until when and why; then the approvals pending, the verifications due
+// the add-on with the controller's own call (addonrollout.PlanControlled,
+// through the report of examples/plan and the controller's -dry-run), so
+// that what it shows is the controller's answer at this moment, even
+// between two of its reconciles: per placement its revision, per group
+// its phase, what it waits for (Approval, Window, Paused, Verification,
+// Invalid, or the planner's own: Group, Mandatory, Cluster, Breach,
+// MaxConcurrency), its clusters by status (succeeded/progressing/failed/
+// timed out/to apply), until when (a date, time and zone, as every time
+// it prints) and why; then the approvals pending, the verifications due
 // (the controller runs them; rolloutctl does not), the problems of an
 // invalid AddOnRollout, and its conditions. It also shows the
 // AddOnRollout's generation beside the generation its status was written
-// for, so that a controller lagging behind the spec shows. -o json prints
-// the report of examples/plan -o json instead. An add-on without an
+// for, so that a controller lagging behind the spec shows, and warns when
+// the controller, with its default -lifecycle, does not take the add-on
+// (hubctl.Takes). -o json prints the report of examples/plan -o json
+// instead, -o yaml the same document in YAML. An add-on without an
 // AddOnRollout is shown as the planner sees it, rolled out without
 // operator controls.
 //
@@ -44,20 +65,21 @@
 // # approve
 //
 // approve creates, for each placement where GROUP waits for an approval
-// (or only for -placement), a RolloutApproval of the revision it waits at,
-// named ADDON-GROUP-REVISION (ADDON-NAMESPACE-PLACEMENT-GROUP-REVISION when
-// the add-on has several placements), lowercased, and with a short hash of
-// the exact names appended when they are not a valid object name as they
-// are. Approving again is fine: an approval that already approves the
-// group at that revision is reported, not created twice. When nothing waits
-// for an approval of GROUP, approve refuses and says what is pending
-// instead.
+// (or only for --placement), a RolloutApproval of the revision it waits
+// at, named ADDON-GROUP-REVISION (ADDON-NAMESPACE-PLACEMENT-GROUP-REVISION
+// when the add-on has several placements), lowercased, and with a short
+// hash of the exact names appended when they are not a valid object name
+// as they are. Approving again is fine: an approval that already approves
+// the group at that revision (addonrollout.Approves, as the controller
+// tells) is reported, not created twice. When nothing waits for an
+// approval of GROUP, approve refuses and says what is pending instead.
 //
 // # Exit codes
 //
 // 0 when done (status printed whatever the rollout's state; paused,
-// resumed, approved, or nothing to resume), 1 when approve refuses or the
-// hub fails a request, 2 on bad usage: an unknown subcommand or flag,
-// missing or extra arguments, a kubeconfig that cannot be loaded, or an
-// add-on the hub does not have (status, approve).
+// resumed, approved, or nothing to resume; help and completion), 1 when
+// approve refuses or the hub fails a request, 2 on bad usage: an unknown
+// subcommand or flag, missing or extra arguments, a kubeconfig or context
+// that cannot be loaded, or an add-on the hub does not have (status,
+// approve). kubectl passes the plugin's exit code on.
 package main

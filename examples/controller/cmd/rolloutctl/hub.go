@@ -2,17 +2,36 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
 	"github.com/rolloutkit/rolloutkit/examples/internal/planreport"
 )
+
+// This file is how rolloutctl reads the hub: connecting, and planning an
+// add-on as the controller does.
+
+// connect returns a client of the hub that g's REST config names, with
+// the controller's scheme.
+func connect(g restConfigGetter) (client.Client, error) {
+	cfg, err := g.ToRESTConfig()
+	if err != nil {
+		return nil, err
+	}
+	scheme, err := hubctl.NewScheme()
+	if err != nil {
+		return nil, err
+	}
+	return client.New(cfg, client.Options{Scheme: scheme})
+}
 
 // planned is an add-on's plan as the controller makes it, from one read
 // of the hub.
@@ -21,29 +40,34 @@ type planned struct {
 	report *planreport.Report
 }
 
-// versionFlag registers -addon-version on fs.
-func versionFlag(fs *flag.FlagSet) *string {
-	return fs.String("addon-version", "", "add-on API version to read, v1alpha1 or v1beta1 (default: the version the hub stores, as the controller reads it)")
-}
-
-// checkVersion refuses an -addon-version the controller does not read.
+// checkVersion refuses an --addon-version the controller does not read.
 func checkVersion(version string) error {
 	if version != "" && version != hubctl.V1alpha1 && version != hubctl.V1beta1 {
-		return badUsage("-addon-version %q: want %s or %s", version, hubctl.V1alpha1, hubctl.V1beta1)
+		return badUsage("--addon-version %q: want %s or %s", version, hubctl.V1alpha1, hubctl.V1beta1)
 	}
 	return nil
+}
+
+// storedVersion is version, or when it is empty the add-on API version
+// the hub stores, as the controller finds it.
+func storedVersion(ctx context.Context, c client.Client, version string) (string, error) {
+	if version != "" {
+		return version, nil
+	}
+	v, err := hubctl.StorageVersion(ctx, c)
+	if err != nil {
+		return "", fmt.Errorf("finding the add-on API version the hub stores (or set --addon-version): %w", err)
+	}
+	return v, nil
 }
 
 // plan reads the hub through c as the controller does (its add-ons in
 // version; empty: the stored one) and plans the add-on at now with the
 // controller's call. An add-on the hub does not have is bad usage.
 func plan(ctx context.Context, c client.Client, addOn, version string, now time.Time) (planned, error) {
-	if version == "" {
-		v, err := hubctl.StorageVersion(ctx, c)
-		if err != nil {
-			return planned{}, fmt.Errorf("finding the add-on API version the hub stores (or set -addon-version): %w", err)
-		}
-		version = v
+	version, err := storedVersion(ctx, c, version)
+	if err != nil {
+		return planned{}, err
 	}
 	h, err := hubctl.ReadHub(ctx, c, c.RESTMapper(), version)
 	if err != nil {
@@ -62,4 +86,24 @@ func plan(ctx context.Context, c client.Client, addOn, version string, now time.
 		return planned{}, err
 	}
 	return planned{hub: h, report: rep}, nil
+}
+
+// addonNames lists the names of the hub's ClusterManagementAddOns, sorted,
+// reading only their metadata.
+func addonNames(ctx context.Context, c client.Client) ([]string, error) {
+	version, err := storedVersion(ctx, c, "")
+	if err != nil {
+		return nil, err
+	}
+	list := &metav1.PartialObjectMetadataList{}
+	list.SetGroupVersionKind(schema.GroupVersionKind{Group: addonv1alpha1.GroupVersion.Group, Version: version, Kind: "ClusterManagementAddOnList"})
+	if err := c.List(ctx, list); err != nil {
+		return nil, fmt.Errorf("listing clustermanagementaddons: %w", err)
+	}
+	names := make([]string, 0, len(list.Items))
+	for _, m := range list.Items {
+		names = append(names, m.Name)
+	}
+	slices.Sort(names)
+	return names, nil
 }

@@ -118,6 +118,15 @@ func rollout(spec v1alpha1.AddOnRolloutSpec) *v1alpha1.AddOnRollout {
 // rolloutkit.io's.
 func fakeHub(t *testing.T, served bool, objs ...client.Object) client.Client {
 	t.Helper()
+	if !served {
+		return fakeHubWith(t, false, notServed(), objs...)
+	}
+	return fakeHubWith(t, true, interceptor.Funcs{}, objs...)
+}
+
+// fakeHubWith is fakeHub whose requests go through funcs.
+func fakeHubWith(t *testing.T, served bool, funcs interceptor.Funcs, objs ...client.Object) client.Client {
+	t.Helper()
 	s, err := hubctl.NewScheme()
 	require.NoError(t, err)
 	mapper := meta.NewDefaultRESTMapper(nil)
@@ -133,10 +142,7 @@ func fakeHub(t *testing.T, served bool, objs ...client.Object) client.Client {
 		stored[i] = o.DeepCopyObject().(client.Object)
 	}
 	b := fake.NewClientBuilder().WithScheme(s).WithRESTMapper(mapper).WithObjects(stored...).
-		WithStatusSubresource(&v1alpha1.AddOnRollout{}, &v1alpha1.RolloutApproval{})
-	if !served {
-		b = b.WithInterceptorFuncs(notServed())
-	}
+		WithStatusSubresource(&v1alpha1.AddOnRollout{}, &v1alpha1.RolloutApproval{}).WithInterceptorFuncs(funcs)
 	return b.Build()
 }
 
@@ -178,11 +184,11 @@ func notServed() interceptor.Funcs {
 	}
 }
 
-// testEnv is the program's environment at now, its outputs discarded,
-// with c as the hub (none when nil: connecting fails).
+// testEnv is the program's environment at now, named rolloutctl, its
+// outputs discarded, with c as the hub (none when nil: connecting fails).
 func testEnv(c client.Client) env {
-	return env{stdout: io.Discard, stderr: io.Discard, now: func() time.Time { return now },
-		connect: func(string) (client.Client, error) {
+	return env{name: "rolloutctl", stdout: io.Discard, stderr: io.Discard, now: func() time.Time { return now },
+		connect: func(restConfigGetter) (client.Client, error) {
 			if c == nil {
 				return nil, errors.New("no hub in this test")
 			}

@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 
+	"github.com/spf13/cobra"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,73 +16,80 @@ import (
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 )
 
-// pauseFlags registers the flags of pause (paused true) or resume (false):
-// none of their own.
-func pauseFlags(paused bool) func(*flag.FlagSet) action {
-	return func(*flag.FlagSet) action {
-		return func(ctx context.Context, s session, args []string) error {
-			c, err := s.connect()
-			if err != nil {
-				return err
-			}
-			if paused {
-				return pause(ctx, c, s, args[0])
-			}
-			return resume(ctx, c, s, args[0])
-		}
+// newPauseCommand is pause (paused true) or resume (false).
+func newPauseCommand(c *cli, paused bool) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:               "pause ADDON",
+		Short:             "Set spec.paused of the add-on's AddOnRollout (created if need be): no cluster starts; clusters in flight finish",
+		Args:              exactArgs("ADDON"),
+		ValidArgsFunction: c.completeAddons,
 	}
+	if !paused {
+		cmd.Use, cmd.Short = "resume ADDON", "Clear spec.paused of the add-on's AddOnRollout: clusters start again"
+	}
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		cl, err := c.client()
+		if err != nil {
+			return err
+		}
+		if paused {
+			return pause(cmd.Context(), c, cl, args[0])
+		}
+		return resume(cmd.Context(), c, cl, args[0])
+	}
+	return cmd
 }
 
 // pause sets spec.paused of the AddOnRollout addOn, created when there is
 // none.
-func pause(ctx context.Context, c client.Client, s session, addOn string) error {
+func pause(ctx context.Context, s *cli, c client.Client, addOn string) error {
 	ar, err := getRollout(ctx, c, addOn)
 	if err != nil {
 		return err
 	}
 	if ar == nil {
-		if err := warnNoAddon(ctx, c, s, addOn); err != nil {
+		if err := warnNoAddon(ctx, s, c, addOn); err != nil {
 			return err
 		}
 		ar = &v1alpha1.AddOnRollout{ObjectMeta: metav1.ObjectMeta{Name: addOn}, Spec: v1alpha1.AddOnRolloutSpec{Paused: true}}
 		switch err := c.Create(ctx, ar); {
 		case err == nil:
-			_, err := fmt.Fprintf(s.out, "paused add-on %q: created AddOnRollout %q with spec.paused true: no cluster starts; clusters in flight finish\n", addOn, addOn)
+			_, err := fmt.Fprintf(s.stdout, "paused add-on %q: created AddOnRollout %q with spec.paused true: no cluster starts; clusters in flight finish\n", addOn, addOn)
 			return err
 		case !apierrors.IsAlreadyExists(err):
 			return fmt.Errorf("creating addonrollout %q: %w", addOn, err)
 		}
 		// created meanwhile by someone else: set its spec.paused
 	} else if ar.Spec.Paused {
-		_, err := fmt.Fprintf(s.out, "add-on %q is already paused (AddOnRollout %q)\n", addOn, addOn)
+		_, err := fmt.Fprintf(s.stdout, "add-on %q is already paused (AddOnRollout %q)\n", addOn, addOn)
 		return err
 	}
 	if err := setPaused(ctx, c, addOn, true); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(s.out, "paused add-on %q: no cluster starts; clusters in flight finish (rolloutctl resume %s resumes it)\n", addOn, addOn)
+	_, err = fmt.Fprintf(s.stdout, "paused add-on %q: no cluster starts; clusters in flight finish (%s resume %s resumes it)\n", addOn, s.name, addOn)
 	return err
 }
 
 // resume clears spec.paused of the AddOnRollout addOn; with none, or
 // none paused, there is nothing to do.
-func resume(ctx context.Context, c client.Client, s session, addOn string) error {
+func resume(ctx context.Context, s *cli, c client.Client, addOn string) error {
 	ar, err := getRollout(ctx, c, addOn)
 	if err != nil {
 		return err
 	}
 	switch {
 	case ar == nil:
-		_, err := fmt.Fprintf(s.out, "nothing to resume: no AddOnRollout %q\n", addOn)
+		_, err := fmt.Fprintf(s.stdout, "nothing to resume: no AddOnRollout %q\n", addOn)
 		return err
 	case !ar.Spec.Paused:
-		_, err := fmt.Fprintf(s.out, "nothing to resume: add-on %q is not paused\n", addOn)
+		_, err := fmt.Fprintf(s.stdout, "nothing to resume: add-on %q is not paused\n", addOn)
 		return err
 	}
 	if err := setPaused(ctx, c, addOn, false); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(s.out, "resumed add-on %q: the controller starts clusters again at its next reconcile\n", addOn)
+	_, err = fmt.Fprintf(s.stdout, "resumed add-on %q: the controller starts clusters again at its next reconcile\n", addOn)
 	return err
 }
 
@@ -121,12 +128,12 @@ func setPaused(ctx context.Context, c client.Client, name string, paused bool) e
 // warnNoAddon warns when the hub has no ClusterManagementAddOn addOn: an
 // AddOnRollout for it holds it only once it exists, and a misspelt name
 // holds nothing.
-func warnNoAddon(ctx context.Context, c client.Client, s session, addOn string) error {
+func warnNoAddon(ctx context.Context, s *cli, c client.Client, addOn string) error {
 	cma := &metav1.PartialObjectMetadata{}
 	cma.SetGroupVersionKind(schema.GroupVersionKind{Group: addonv1alpha1.GroupVersion.Group, Version: addonv1alpha1.GroupVersion.Version, Kind: "ClusterManagementAddOn"})
 	switch err := c.Get(ctx, types.NamespacedName{Name: addOn}, cma); {
 	case apierrors.IsNotFound(err):
-		_, err := fmt.Fprintf(s.warn, "rolloutctl: warning: the hub has no ClusterManagementAddOn %q: the AddOnRollout holds it once it exists\n", addOn)
+		_, err := fmt.Fprintf(s.stderr, "%s: warning: the hub has no ClusterManagementAddOn %q: the AddOnRollout holds it once it exists\n", s.name, addOn)
 		return err
 	case meta.IsNoMatchError(err):
 		return nil // no add-on API at all, or not in v1alpha1: nothing to tell

@@ -1,13 +1,17 @@
 package main
 
 import (
-	"context"
-	"flag"
+	"bytes"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/spf13/cobra"
+	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
+	"sigs.k8s.io/yaml"
 
 	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
@@ -15,45 +19,76 @@ import (
 	"github.com/rolloutkit/rolloutkit/examples/internal/planreport"
 )
 
-// statusFlags registers status's flags.
-func statusFlags(fs *flag.FlagSet) action {
-	output := fs.String("o", "text", "output: text, or json (the report of examples/plan -o json)")
-	version := versionFlag(fs)
-	return func(ctx context.Context, s session, args []string) error {
-		if *output != "text" && *output != "json" {
-			return badUsage("status: -o %q: want text or json", *output)
+// statusOutputs are the formats of status -o, the default first.
+func statusOutputs() []string { return []string{"text", "json", "yaml"} }
+
+// newStatusCommand is status: the add-on's rollout as the controller
+// plans it.
+func newStatusCommand(c *cli) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:               "status ADDON",
+		Short:             "Show the add-on's rollout as the controller plans it: one line per group, approvals pending, conditions",
+		Args:              exactArgs("ADDON"),
+		ValidArgsFunction: c.completeAddons,
+	}
+	output := cmd.Flags().StringP("output", "o", "text", "output: text, json or yaml (the report of examples/plan -o json)")
+	mustComplete(cmd, "output", cobra.FixedCompletions(statusOutputs(), cobra.ShellCompDirectiveNoFileComp))
+	version := addonVersionFlag(cmd)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if !slices.Contains(statusOutputs(), *output) {
+			return badUsage("status: -o %q: want %s", *output, strings.Join(statusOutputs(), ", "))
 		}
 		if err := checkVersion(*version); err != nil {
 			return err
 		}
-		c, err := s.connect()
+		cl, err := c.client()
 		if err != nil {
 			return err
 		}
-		p, err := plan(ctx, c, args[0], *version, s.now)
+		p, err := plan(cmd.Context(), cl, args[0], *version, c.now())
 		if err != nil {
 			return err
 		}
-		if *output == "json" {
-			return p.report.WriteJSON(s.out)
+		if *output == "text" {
+			return writeStatus(c.stdout, p, c.name)
 		}
-		return writeStatus(s.out, p)
+		return writeReport(c.stdout, p.report, *output)
 	}
+	return cmd
+}
+
+// writeReport writes the report of examples/plan, as JSON (its -o json)
+// or as the same document in YAML.
+func writeReport(w io.Writer, rep *planreport.Report, format string) error {
+	if format == "json" {
+		return rep.WriteJSON(w)
+	}
+	var b bytes.Buffer
+	if err := rep.WriteJSON(&b); err != nil {
+		return err
+	}
+	y, err := yaml.JSONToYAML(b.Bytes())
+	if err != nil {
+		return fmt.Errorf("writing the report as YAML: %w", err)
+	}
+	_, err = w.Write(y)
+	return err
 }
 
 // writeStatus writes the rollout for a person: whose controls hold it,
 // the placements' revisions, a table of the groups, the approvals pending,
 // the verifications due, the problems of the spec, the conditions and the
-// scheduler's and planner's warnings. It writes once, when the text is
+// scheduler's and planner's warnings; self is the command as invoked,
+// for the commands it suggests. It writes once, when the text is
 // complete.
-func writeStatus(w io.Writer, p planned) error {
+func writeStatus(w io.Writer, p planned, self string) error {
 	rep := p.report
 	var b strings.Builder
-	fmt.Fprintf(&b, "add-on %q at %s\n", rep.Addon, rep.Now.Format(time.RFC3339))
+	fmt.Fprintf(&b, "add-on %q at %s\n", rep.Addon, timestamp(rep.Now))
 	if note := lifecycleNote(p.hub, rep.Addon); note != "" {
 		fmt.Fprintln(&b, note)
 	}
-	writeRolloutLine(&b, p)
+	writeRolloutLine(&b, p, self)
 	for _, pl := range rep.Placements {
 		fmt.Fprintf(&b, "placement %s/%s: ", pl.Namespace, pl.Name)
 		switch {
@@ -72,7 +107,7 @@ func writeStatus(w io.Writer, p planned) error {
 		return err
 	}
 	if r := rep.Rollout; r != nil {
-		if err := writeControls(&b, rep.Addon, len(rep.Placements) > 1, r); err != nil {
+		if err := writeControls(&b, self, rep.Addon, len(rep.Placements) > 1, r); err != nil {
 			return err
 		}
 	}
@@ -90,23 +125,25 @@ func writeStatus(w io.Writer, p planned) error {
 // does not take the add-on: then nobody carries out the plan shown.
 func lifecycleNote(h *planreport.Hub, addOn string) string {
 	for _, cma := range h.ClusterManagementAddOns {
-		if cma.Name != addOn {
+		if cma.Name != addOn || hubctl.Takes(nil, cma.Annotations) {
 			continue
 		}
-		if v := cma.Annotations[hubctl.LifecycleAnnotation]; v != hubctl.DefaultLifecycle {
+		if v, ok := cma.Annotations[hubctl.LifecycleAnnotation]; ok {
 			return fmt.Sprintf("note: its annotation %s is %q, not %q: the controller takes it only if its -lifecycle names that value",
 				hubctl.LifecycleAnnotation, v, hubctl.DefaultLifecycle)
 		}
+		return fmt.Sprintf("note: it has no annotation %s, so it is OCM's add-on manager's: the controller takes it only if its -lifecycle names %q, or once annotated %q",
+			hubctl.LifecycleAnnotation, addonv1alpha1.AddonLifecycleAddonManagerAnnotationValue, hubctl.DefaultLifecycle)
 	}
 	return ""
 }
 
 // writeRolloutLine says which AddOnRollout holds the add-on, and whether
 // its status is up to date with its spec.
-func writeRolloutLine(b *strings.Builder, p planned) {
+func writeRolloutLine(b *strings.Builder, p planned, self string) {
 	r := p.report.Rollout
 	if r == nil {
-		fmt.Fprintf(b, "no AddOnRollout %q: rolled out without operator controls, as OCM's add-on manager would (rolloutctl pause creates one)\n", p.report.Addon)
+		fmt.Fprintf(b, "no AddOnRollout %q: rolled out without operator controls, as OCM's add-on manager would (%s pause creates one)\n", p.report.Addon, self)
 		return
 	}
 	state := "the controller has written it for the current spec"
@@ -136,7 +173,7 @@ func writeGroupTable(b *strings.Builder, rep *planreport.Report) error {
 	fmt.Fprintln(tw, "PLACEMENT\tGROUP\tINDEX\tPHASE\tWAITS FOR\tOK/RUN/FAIL/TIMEOUT/TODO\tUNTIL\tMESSAGE")
 	for _, pl := range rep.Placements {
 		for _, g := range pl.Groups {
-			row := groupRow(g, rep.Now)
+			row := groupRow(g)
 			name := g.Name
 			if name == "" {
 				name = "(unnamed)"
@@ -154,11 +191,11 @@ type row struct {
 
 // groupRow is g's line: from its status under an AddOnRollout, else from
 // the planner's phase, wait and reason (no counts).
-func groupRow(g planreport.Group, now time.Time) row {
+func groupRow(g planreport.Group) row {
 	if s := g.Status; s != nil {
 		r := row{phase: s.Phase, waitsFor: orDash(s.WaitsFor), counts: countsOf(s.Counts), until: "-", message: s.Message}
 		if s.Until != nil {
-			r.until = planreport.ClockTime(s.Until.Time, now)
+			r.until = timestamp(s.Until.Time)
 		}
 		return r
 	}
@@ -166,7 +203,7 @@ func groupRow(g planreport.Group, now time.Time) row {
 	if g.Wait != nil {
 		r.waitsFor = g.Wait.Kind
 		if g.Wait.Until != nil {
-			r.until = planreport.ClockTime(*g.Wait.Until, now)
+			r.until = timestamp(*g.Wait.Until)
 		}
 	}
 	return r
@@ -184,16 +221,16 @@ func countsOf(c v1alpha1.GroupCounts) string {
 
 // writeControls writes the approvals pending (with the command that
 // approves each), the verifications due, and the conditions.
-func writeControls(b *strings.Builder, addOn string, placements bool, r *planreport.Rollout) error {
+func writeControls(b *strings.Builder, self, addOn string, placements bool, r *planreport.Rollout) error {
 	fmt.Fprintln(b)
 	if len(r.PendingApprovals) == 0 {
 		fmt.Fprintln(b, "pending approvals: none")
 	} else {
 		fmt.Fprintln(b, "pending approvals:")
 		for _, pa := range r.PendingApprovals {
-			cmd := "rolloutctl approve " + addOn + " " + pa.Group
+			cmd := self + " approve " + addOn + " " + pa.Group
 			if placements {
-				cmd += " -placement " + pa.Placement.Namespace + "/" + pa.Placement.Name
+				cmd += " --placement " + pa.Placement.Namespace + "/" + pa.Placement.Name
 			}
 			fmt.Fprintf(b, "  %s/%s group %q, revision %s: %s\n", pa.Placement.Namespace, pa.Placement.Name, pa.Group, pa.Revision, cmd)
 		}
@@ -213,6 +250,14 @@ func writeControls(b *strings.Builder, addOn string, placements bool, r *planrep
 	return tw.Flush()
 }
 
+// timestamp shows t as every time rolloutctl prints: date, time and
+// zone, in t's own location (UTC, as the API server writes times, unless
+// the planner computed it from the local clock).
+func timestamp(t time.Time) string {
+	return t.Format("2006-01-02 15:04 MST")
+}
+
+// orDash is s, or "-" for an empty column.
 func orDash(s string) string {
 	if s == "" {
 		return "-"

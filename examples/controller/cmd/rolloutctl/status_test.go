@@ -2,13 +2,16 @@ package main
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
@@ -20,22 +23,26 @@ import (
 // ManagedProxyConfiguration.
 const revision = "80d621a59c65"
 
-// TestStatus: status shows the rollout as the controller plans it: one
-// line per group, with what it waits for, its counts, until when and why;
-// the approvals pending with the command that approves each; the
-// problems of an invalid spec; the conditions; and whether the
-// controller's status is up to date with the spec.
+// statusCase is a hub, and what status shows of it.
+type statusCase struct {
+	name    string
+	served  bool // the hub serves rolloutkit.io's kinds
+	objs    []client.Object
+	lines   [][]string // the parts of a line each
+	absent  []string
+	wantErr string // "": exit 0; else exit 2 for the add-on "nope"
+}
+
+// place is the seed's install-strategy placement, NAMESPACE/NAME.
+const place = hubNS + "/" + placeName
+
+// TestStatus: status shows the rollout as the controller plans it,
+// without an AddOnRollout as the planner does; whether the controller's
+// status is up to date with the spec; an add-on the hub does not have is
+// bad usage.
 func TestStatus(t *testing.T) {
 	t.Parallel()
-	const place = hubNS + "/" + placeName
-	tests := []struct {
-		name    string
-		served  bool // the hub serves rolloutkit.io's kinds
-		objs    []client.Object
-		lines   [][]string // the parts of a line each
-		absent  []string
-		wantErr string
-	}{
+	testStatus(t, []statusCase{
 		{
 			name: "no AddOnRollout: as the planner sees it", served: true,
 			lines: [][]string{
@@ -53,6 +60,26 @@ func TestStatus(t *testing.T) {
 				{place, "prod", "Active"},
 			},
 		},
+		{
+			name: "the controller is up to date", served: true,
+			objs: []client.Object{func() client.Object {
+				ar := rollout(v1alpha1.AddOnRolloutSpec{})
+				ar.Status.ObservedGeneration = 2
+				return ar
+			}()},
+			lines: [][]string{{"generation 2, status of generation 2: the controller has written it for the current spec"}},
+		},
+		{name: "an add-on the hub does not have", served: true, wantErr: "rolloutctl: the hub has no ClusterManagementAddOn \"nope\" (it has: cluster-proxy)"},
+	})
+}
+
+// TestStatusControls: status shows, per group, what it waits for, its
+// counts, until when and why; the approvals pending with the command
+// that approves each; the verifications due; the problems of an invalid
+// spec; and the conditions.
+func TestStatusControls(t *testing.T) {
+	t.Parallel()
+	testStatus(t, []statusCase{
 		{
 			name: "prod waits for an approval", served: true,
 			objs: []client.Object{rollout(v1alpha1.AddOnRolloutSpec{ApprovalRequired: []string{"prod"}})},
@@ -100,16 +127,20 @@ func TestStatus(t *testing.T) {
 			},
 		},
 		{
-			name: "the controller is up to date", served: true,
-			objs: []client.Object{func() client.Object {
-				ar := rollout(v1alpha1.AddOnRolloutSpec{})
-				ar.Status.ObservedGeneration = 2
-				return ar
-			}()},
-			lines: [][]string{{"generation 2, status of generation 2: the controller has written it for the current spec"}},
+			name: "outside its window: until when, with the date and zone", served: true,
+			objs: []client.Object{rollout(v1alpha1.AddOnRolloutSpec{Windows: []v1alpha1.RolloutWindow{
+				{Groups: []string{"prod"}, Days: []string{"Tue"}, Start: "09:00", End: "16:00", TimeZone: "Europe/Paris"}}})},
+			lines: [][]string{
+				{`add-on "cluster-proxy" at 2026-11-30 12:30 UTC`},
+				{place, "prod", "Blocked", "Window", "0/0/0/0/1", "2026-12-01 08:00 UTC", "held: outside the time window"},
+			},
 		},
-		{name: "an add-on the hub does not have", served: true, wantErr: "rolloutctl: the hub has no ClusterManagementAddOn \"nope\" (it has: cluster-proxy)"},
-	}
+	})
+}
+
+// testStatus runs status on each case's hub, in parallel.
+func testStatus(t *testing.T, tests []statusCase) {
+	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -135,52 +166,87 @@ func TestStatus(t *testing.T) {
 	}
 }
 
-// TestStatusJSON: -o json is examples/plan's report, with the
-// AddOnRollout's part.
-func TestStatusJSON(t *testing.T) {
+// TestStatusReport: -o json is examples/plan's report, with the
+// AddOnRollout's part; -o yaml is the same document in YAML.
+func TestStatusReport(t *testing.T) {
 	t.Parallel()
-	c := fakeHub(t, true, append(seedHub(t), rollout(v1alpha1.AddOnRolloutSpec{ApprovalRequired: []string{"prod"}}))...)
-	code, out, errOut := runWith(t, c, "status", addonName, "-o", "json")
-	require.Equal(t, 0, code, errOut)
-	var got struct {
-		Addon      string `json:"addon"`
-		Placements []struct {
-			Revision string `json:"revision"`
-			Groups   []struct {
-				Name   string                `json:"name"`
-				Status *v1alpha1.GroupStatus `json:"status"`
-			} `json:"groups"`
-		} `json:"placements"`
-		Rollout struct {
-			Generation         int64                      `json:"generation"`
-			ObservedGeneration int64                      `json:"observedGeneration"`
-			PendingApprovals   []v1alpha1.PendingApproval `json:"pendingApprovals"`
-		} `json:"rollout"`
+	for _, format := range []string{"json", "yaml"} {
+		t.Run(format, func(t *testing.T) {
+			t.Parallel()
+			c := fakeHub(t, true, append(seedHub(t), needProd())...)
+			code, out, errOut := runWith(t, c, "status", addonName, "-o", format)
+			require.Equal(t, 0, code, errOut)
+			if format == "yaml" {
+				assert.False(t, json.Valid([]byte(out)), "-o yaml wrote JSON:\n%s", out)
+				assert.True(t, strings.HasPrefix(out, "addon: cluster-proxy\n"), out)
+			}
+			var got report
+			require.NoError(t, yaml.Unmarshal([]byte(out), &got), out)
+			assert.Equal(t, addonName, got.Addon)
+			require.Len(t, got.Placements, 1)
+			assert.Equal(t, revision, got.Placements[0].Revision)
+			require.Len(t, got.Placements[0].Groups, 3)
+			require.NotNil(t, got.Placements[0].Groups[2].Status)
+			assert.Equal(t, "Approval", got.Placements[0].Groups[2].Status.WaitsFor)
+			assert.Equal(t, []v1alpha1.PendingApproval{{Placement: v1alpha1.PlacementRef{Namespace: hubNS, Name: placeName}, Group: "prod", Revision: revision}},
+				got.Rollout.PendingApprovals)
+			assert.Equal(t, int64(2), got.Rollout.Generation)
+			assert.Equal(t, int64(1), got.Rollout.ObservedGeneration)
+		})
 	}
-	require.NoError(t, json.Unmarshal([]byte(out), &got))
-	assert.Equal(t, addonName, got.Addon)
-	require.Len(t, got.Placements, 1)
-	assert.Equal(t, revision, got.Placements[0].Revision)
-	require.Len(t, got.Placements[0].Groups, 3)
-	require.NotNil(t, got.Placements[0].Groups[2].Status)
-	assert.Equal(t, "Approval", got.Placements[0].Groups[2].Status.WaitsFor)
-	assert.Equal(t, []v1alpha1.PendingApproval{{Placement: v1alpha1.PlacementRef{Namespace: hubNS, Name: placeName}, Group: "prod", Revision: revision}},
-		got.Rollout.PendingApprovals)
-	assert.Equal(t, int64(2), got.Rollout.Generation)
-	assert.Equal(t, int64(1), got.Rollout.ObservedGeneration)
+}
+
+// report is the part of status -o json that the tests read.
+type report struct {
+	Addon      string `json:"addon"`
+	Placements []struct {
+		Revision string `json:"revision"`
+		Groups   []struct {
+			Name   string                `json:"name"`
+			Status *v1alpha1.GroupStatus `json:"status"`
+		} `json:"groups"`
+	} `json:"placements"`
+	Rollout struct {
+		Generation         int64                      `json:"generation"`
+		ObservedGeneration int64                      `json:"observedGeneration"`
+		PendingApprovals   []v1alpha1.PendingApproval `json:"pendingApprovals"`
+	} `json:"rollout"`
 }
 
 // TestStatusLifecycle: status says so when the controller, with its
-// default -lifecycle, does not take the add-on.
+// default -lifecycle, does not take the add-on, as hubctl.Takes tells.
 func TestStatusLifecycle(t *testing.T) {
 	t.Parallel()
-	objs := seedHub(t)
-	for _, o := range objs {
-		if cma, ok := o.(*addonv1alpha1.ClusterManagementAddOn); ok {
-			cma.Annotations[hubctl.LifecycleAnnotation] = "addon-manager"
-		}
+	tests := []struct {
+		name       string
+		annotation *string // nil: none
+		want       string  // "": no note
+	}{
+		{name: "annotated for OCM's add-on manager", annotation: ptr.To("addon-manager"),
+			want: `note: its annotation addon.open-cluster-management.io/lifecycle is "addon-manager", not "rolloutkit": the controller takes it only if its -lifecycle names that value`},
+		{name: "not annotated: OCM's add-on manager's",
+			want: `note: it has no annotation addon.open-cluster-management.io/lifecycle, so it is OCM's add-on manager's: the controller takes it only if its -lifecycle names "addon-manager", or once annotated "rolloutkit"`},
+		{name: "annotated for the controller", annotation: ptr.To(hubctl.DefaultLifecycle)},
 	}
-	code, out, errOut := runWith(t, fakeHub(t, true, objs...), "status", addonName)
-	require.Equal(t, 0, code, errOut)
-	assert.Contains(t, out, `note: its annotation addon.open-cluster-management.io/lifecycle is "addon-manager", not "rolloutkit": the controller takes it only if its -lifecycle names that value`)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			objs := seedHub(t)
+			for _, o := range objs {
+				if cma, ok := o.(*addonv1alpha1.ClusterManagementAddOn); ok {
+					delete(cma.Annotations, hubctl.LifecycleAnnotation)
+					if tt.annotation != nil {
+						cma.Annotations[hubctl.LifecycleAnnotation] = *tt.annotation
+					}
+				}
+			}
+			code, out, errOut := runWith(t, fakeHub(t, true, objs...), "status", addonName)
+			require.Equal(t, 0, code, errOut)
+			if tt.want == "" {
+				assert.NotContains(t, out, "note:")
+				return
+			}
+			assert.Contains(t, out, tt.want)
+		})
+	}
 }
