@@ -19,9 +19,12 @@
 // # What a plan is
 //
 // For one ClusterManagementAddOn, [Plan] plans every placement of its
-// install strategy: the decision groups (from the placement's
-// PlacementDecisions if the hub has any, else by scheduling the Placement;
-// see below), each group's phase, reason and what
+// install strategy, from inputs read as the controller reads them
+// (addonrollout.ReadInputs): the decision groups from the placement's
+// PlacementDecisions only (a Placement without them has no groups yet),
+// and each config's spec hash from the config object in [Hub.Configs] (a
+// config the hub does not hold fails its placements' plans, reason
+// ConfigurationError, as the controller's do); then each group's phase, reason and what
 // it waits for as values (its JSON "wait": a kind, the group, cluster or
 // gates waited for, and until when; see [Wait]), the
 // clusters to start updating now (ToApply) apart from those already in
@@ -49,18 +52,21 @@
 //
 // # Scheduling
 //
-// A Placement is scheduled with placement.ScheduleHub, as OCM's scheduler
+// A Placement is also scheduled, for its warnings and recheck time only
+// (never for its groups), with placement.ScheduleHub, as OCM's scheduler
 // schedules it, against the hub's ManagedClusters, ManagedClusterSets,
 // ManagedClusterSetBindings, AddOnPlacementScores and all its
 // PlacementDecisions. A hub with no ManagedClusterSet and no
 // ManagedClusterSetBinding at all was most likely listed without them (a
 // real hub has at least the default and global sets): then every cluster
-// is a candidate (placement.Schedule), and a warning says so. The
+// is a candidate (placement.Schedule), and, for a Placement without
+// PlacementDecisions, a warning says so. A Placement without
+// PlacementDecisions that selects clusters gets a warning that nothing
+// starts until they exist. The
 // scheduler's warnings (clusters a taint dropped, tolerations about to
 // expire, no binding) are the report's, and the time until a toleration
-// or a score expires counts for when to look again. A Placement in the hub
-// is scheduled even when its PlacementDecisions give the groups, for its
-// warnings; one the scheduler refuses (a celSelector, a selector that does
+// or a score expires counts for when to look again. A Placement the
+// scheduler refuses (a celSelector, a selector that does
 // not compile) fails the plan.
 //
 // # Determinism
