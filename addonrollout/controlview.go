@@ -36,77 +36,24 @@ func gatePriority() [5]gateKind {
 // placement returns the status of step s's placement, the checks due now
 // and when the next retry of a failed check is due.
 func (v view) placement(s Step, kinds []gateKind, prev *v1alpha1.PlacementStatus) placementView {
-	ps := v1alpha1.PlacementStatus{Namespace: s.Ref.Namespace, Name: s.Ref.Name, Revision: s.Revision, Kind: s.Kind}
-	if prev != nil {
-		ps.RevisionStartTime, ps.CompletionTime = prev.RevisionStartTime.DeepCopy(), prev.CompletionTime.DeepCopy()
-		ps.Verifications = slices.Clone(prev.Verifications)
-	}
-	if ps.RevisionStartTime == nil && s.Revision != "" {
-		t := metav1.NewTime(v.now)
-		ps.RevisionStartTime = &t
-	}
+	ps := v.placementStart(s, prev)
 	if s.Err != nil {
 		ps.Message = s.Reason + ": " + ifield.OneLine(s.Err)
 		return placementView{status: ps}
 	}
-	groups := slices.Clone(s.Result.Groups)
-	slices.SortStableFunc(groups, func(a, b rollout.GroupProgress) int {
-		// rollout order: the mandatory groups first
-		if a.Mandatory != b.Mandatory {
-			if a.Mandatory {
-				return -1
-			}
-			return 1
-		}
-		return cmp.Compare(a.Index, b.Index)
-	})
-	var (
-		checks   []Check
-		recheck  time.Duration
-		verified = true
-		approve  []string
-	)
+	groups := rolloutOrder(s.Result.Groups)
+	out := placementView{}
+	verified := true
 	for _, gp := range groups {
 		gs := v.group(gp, kinds)
 		gs.Counts.Held = v.heldIn(s, gp.GroupKey)
 		if gp.Phase == rollout.Blocked && v.holds(gp.Wait.HeldBy, kinds, gateApproval) {
-			approve = append(approve, gp.Name)
+			out.approve = append(out.approve, gp.Name)
 		}
-		blocked := false // by a check of its own
-		for _, ch := range v.c.checks {
-			if !ch.appliesTo(gp.GroupKey) || gp.Size == 0 {
-				// a group without clusters has nothing to verify
-				continue
-			}
-			vs := result(&ps, ch.name, gp.GroupKey)
-			if vs != nil && vs.Passed {
-				continue
-			}
-			verified = false
-			if gp.Phase != rollout.Complete || v.invalid != nil {
-				continue
-			}
-			// complete, not verified: the group is held by its checks. The
-			// first not passed speaks for the group, as it does in the
-			// reason of the groups after it (controls.pending); the wait
-			// ends at the nearest retry.
-			if !blocked {
-				blocked = true
-				gs.Phase, gs.WaitsFor, gs.Message, gs.Until = rollout.Blocked.String(), string(gateVerification), checkText(ch, vs), nil
-			}
-			if vs != nil {
-				next := vs.LastCheckTime.Add(ch.interval)
-				if next.After(v.now) {
-					if gs.Until == nil || next.Before(gs.Until.Time) {
-						t := metav1.NewTime(next)
-						gs.Until = &t
-					}
-					recheck = rollout.Sooner(recheck, next.Sub(v.now))
-					continue
-				}
-			}
-			checks = append(checks, v.check(s, gp, ch))
-		}
+		gv := v.groupChecks(s, gp, &ps, &gs)
+		verified = verified && gv.verified
+		out.checks = append(out.checks, gv.due...)
+		out.recheck = rollout.Sooner(out.recheck, gv.recheck)
 		ps.Groups = append(ps.Groups, gs)
 	}
 	switch {
@@ -117,7 +64,86 @@ func (v view) placement(s Step, kinds []gateKind, prev *v1alpha1.PlacementStatus
 		t := metav1.NewTime(v.now)
 		ps.CompletionTime = &t
 	}
-	return placementView{status: ps, checks: checks, recheck: recheck, approve: approve}
+	out.status = ps
+	return out
+}
+
+// placementStart is the status of step s's placement before its groups:
+// its revision, and when the revision started and completed (prev's, for
+// the same revision; a new revision starts now).
+func (v view) placementStart(s Step, prev *v1alpha1.PlacementStatus) v1alpha1.PlacementStatus {
+	ps := v1alpha1.PlacementStatus{Namespace: s.Ref.Namespace, Name: s.Ref.Name, Revision: s.Revision, Kind: s.Kind}
+	if prev != nil {
+		ps.RevisionStartTime, ps.CompletionTime = prev.RevisionStartTime.DeepCopy(), prev.CompletionTime.DeepCopy()
+		ps.Verifications = slices.Clone(prev.Verifications)
+	}
+	if ps.RevisionStartTime == nil && s.Revision != "" {
+		t := metav1.NewTime(v.now)
+		ps.RevisionStartTime = &t
+	}
+	return ps
+}
+
+// rolloutOrder returns groups in rollout order: the mandatory groups
+// first, then by index.
+func rolloutOrder(groups []rollout.GroupProgress) []rollout.GroupProgress {
+	out := slices.Clone(groups)
+	slices.SortStableFunc(out, func(a, b rollout.GroupProgress) int {
+		if a.Mandatory != b.Mandatory {
+			if a.Mandatory {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(a.Index, b.Index)
+	})
+	return out
+}
+
+// groupVerdict is what the checks of one group say.
+type groupVerdict struct {
+	verified bool          // every check of the group passed
+	due      []Check       // the checks due now
+	recheck  time.Duration // until the next retry of a failed check
+}
+
+// groupChecks weighs the checks of group gp of step s against their
+// results in ps. A complete group whose checks have not all passed is held
+// by them: gs then says so, the first not passed speaking for the group, as
+// it does in the reason of the groups after it (controls.pending), and its
+// wait ends at the nearest retry.
+func (v view) groupChecks(s Step, gp rollout.GroupProgress, ps *v1alpha1.PlacementStatus, gs *v1alpha1.GroupStatus) groupVerdict {
+	out := groupVerdict{verified: true}
+	blocked := false // by a check of its own
+	for _, ch := range v.c.checks {
+		if !ch.appliesTo(gp.GroupKey) || gp.Size == 0 {
+			continue // a group without clusters has nothing to verify
+		}
+		vs := result(ps, ch.name, gp.GroupKey)
+		if vs != nil && vs.Passed {
+			continue
+		}
+		out.verified = false
+		if gp.Phase != rollout.Complete || v.invalid != nil {
+			continue
+		}
+		if !blocked {
+			blocked = true
+			gs.Phase, gs.WaitsFor, gs.Message, gs.Until = rollout.Blocked.String(), string(gateVerification), checkText(ch, vs), nil
+		}
+		if vs != nil {
+			if next := vs.LastCheckTime.Add(ch.interval); next.After(v.now) {
+				if gs.Until == nil || next.Before(gs.Until.Time) {
+					t := metav1.NewTime(next)
+					gs.Until = &t
+				}
+				out.recheck = rollout.Sooner(out.recheck, next.Sub(v.now))
+				continue
+			}
+		}
+		out.due = append(out.due, v.check(s, gp, ch))
+	}
+	return out
 }
 
 // heldIn counts the clusters of group key of step s whose work the work
