@@ -73,38 +73,28 @@ type options struct {
 	zap            zap.Options
 }
 
+// textFlags are the flags read as text, which parseFlags turns into
+// options once they are all parsed.
+type textFlags struct {
+	lifecycle string // comma-separated
+	fail      string // comma-separated clusters
+	gate      gateFlags
+}
+
+// parseFlags parses args into options, or returns every problem with them
+// (flag.ErrHelp for -h).
 func parseFlags(args []string, stderr io.Writer) (options, error) {
-	o := options{zap: zap.Options{Development: true}}
 	fs := flag.NewFlagSet("controller", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig of the hub (default: $KUBECONFIG, in-cluster, or ~/.kube/config)")
-	fs.BoolVar(&o.placements, "placements", true, "reconcile Placements into PlacementDecisions and status (turn off where OCM's placement controller runs)")
-	fs.BoolVar(&o.addons, "addons", true, "install, roll out and track the ClusterManagementAddOns that -lifecycle names, as OCM's add-on manager does")
-	lifecycle := hubctl.DefaultLifecycle
-	fs.StringVar(&lifecycle, "lifecycle", hubctl.DefaultLifecycle, "comma-separated values of the ClusterManagementAddOn annotation "+hubctl.LifecycleAnnotation+
-		" whose add-ons this controller takes (addon-manager also takes those without it); OCM's add-on manager takes addon-manager and those without it")
-	fs.StringVar(&o.addonVersion, "addon-version", "", "add-on API version to read and write, v1alpha1 or v1beta1 (default: the version the hub stores)")
-	fs.BoolVar(&o.leaderElect, "leader-elect", false, "elect a leader with a Lease, so that only one replica writes")
-	fs.StringVar(&o.leaderNS, "leader-elect-namespace", "kube-system", "namespace of the leader-election Lease")
-	o.lease.bindFlags(fs)
-	fs.StringVar(&o.probeAddr, "health-probe-bind-address", "127.0.0.1:8081", `address of the /healthz and /readyz probes ("0" turns them off)`)
-	fs.StringVar(&o.metricsAddr, "metrics-bind-address", "0", `address of the metrics endpoint ("0": off)`)
-	fs.Float64Var(&o.qps, "kube-api-qps", 500, "requests per second to the API server, sustained")
-	fs.IntVar(&o.burst, "kube-api-burst", 1000, "requests to the API server in a burst")
-	fs.BoolVar(&o.dryRun, "dry-run", false, "read the hub, print each add-on's next rollout step as examples/plan does, write nothing, and exit")
-	fs.DurationVar(&o.simulateAgents, "simulate-agents", 0, "also play each add-on's manager (render its ManifestWork from the desired configs) and the work agents (apply it after this long, e.g. 2s), for a hub with no real clusters")
-	fs.BoolVar(&o.renderByName, "simulate-render-by-name", false, "with -simulate-agents: render each work from the newest spec of its config objects, read by name, as the real cluster-proxy does on addon-framework (what the work gate holds back)")
-	var gf gateFlags
-	gf.bindFlags(fs)
-	var fail string
-	fs.StringVar(&fail, "fail-clusters", "", "with -simulate-agents: comma-separated clusters whose apply fails")
-	o.zap.BindFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: controller -kubeconfig FILE [flags]\n\n"+
 			"Schedules Placements and rolls add-on configs out group by group with rolloutkit.\n"+
 			"Exit codes: 0 stopped cleanly, 1 run-time error, 2 bad flags.\n\nflags:\n")
 		fs.PrintDefaults()
 	}
+	o := options{zap: zap.Options{Development: true}}
+	o.bindHubFlags(fs)
+	text := o.bindWorkFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -113,45 +103,93 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return o, o.complete(text, set)
+}
+
+// bindHubFlags defines the flags of how the controller meets the hub and
+// the cluster it runs in: the connection, leader election, probes,
+// metrics and logs.
+func (o *options) bindHubFlags(fs *flag.FlagSet) {
+	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig of the hub (default: $KUBECONFIG, ~/.kube/config, or in-cluster, as kubectl loads it)")
+	fs.Float64Var(&o.qps, "kube-api-qps", 500, "requests per second to the API server, sustained")
+	fs.IntVar(&o.burst, "kube-api-burst", 1000, "requests to the API server in a burst")
+	fs.BoolVar(&o.leaderElect, "leader-elect", false, "elect a leader with a Lease, so that only one replica writes")
+	fs.StringVar(&o.leaderNS, "leader-elect-namespace", "kube-system", "namespace of the leader-election Lease")
+	o.lease.bindFlags(fs)
+	fs.StringVar(&o.probeAddr, "health-probe-bind-address", "127.0.0.1:8081", `address of the /healthz and /readyz probes ("0" turns them off)`)
+	fs.StringVar(&o.metricsAddr, "metrics-bind-address", "0", `address of the metrics endpoint ("0": off)`)
+	o.zap.BindFlags(fs)
+}
+
+// bindWorkFlags defines the flags of what the controller does: which
+// controllers run, on which add-ons, for real or as a dry run or a
+// simulation; and the work gate's. It returns those read as text.
+func (o *options) bindWorkFlags(fs *flag.FlagSet) *textFlags {
+	t := &textFlags{}
+	fs.BoolVar(&o.placements, "placements", true, "reconcile Placements into PlacementDecisions and status (turn off where OCM's placement controller runs)")
+	fs.BoolVar(&o.addons, "addons", true, "install, roll out and track the ClusterManagementAddOns that -lifecycle names, as OCM's add-on manager does")
+	fs.StringVar(&t.lifecycle, "lifecycle", hubctl.DefaultLifecycle, "comma-separated values of the ClusterManagementAddOn annotation "+hubctl.LifecycleAnnotation+
+		" whose add-ons this controller takes (addon-manager also takes those without it); OCM's add-on manager takes addon-manager and those without it")
+	fs.StringVar(&o.addonVersion, "addon-version", "", "add-on API version to read and write, v1alpha1 or v1beta1 (default: the version the hub stores)")
+	fs.BoolVar(&o.dryRun, "dry-run", false, "read the hub, print each add-on's next rollout step as examples/plan does, write nothing, and exit")
+	fs.DurationVar(&o.simulateAgents, "simulate-agents", 0, "also play each add-on's manager (render its ManifestWork from the desired configs) and the work agents (apply it after this long, e.g. 2s), for a hub with no real clusters")
+	fs.BoolVar(&o.renderByName, "simulate-render-by-name", false, "with -simulate-agents: render each work from the newest spec of its config objects, read by name, as the real cluster-proxy does on addon-framework (what the work gate holds back)")
+	fs.StringVar(&t.fail, "fail-clusters", "", "with -simulate-agents: comma-separated clusters whose apply fails")
+	t.gate.bindFlags(fs)
+	return t
+}
+
+// complete fills in the options read as text, the flags set (by name)
+// telling the gate's defaults from its choices, and checks them all: it
+// returns every problem found.
+func (o *options) complete(t *textFlags, set map[string]bool) error {
+	var errs []error
 	var err error
-	if o.gate, err = gf.parse(set); err != nil {
-		return o, err
-	}
-	if o.simulateAgents < 0 {
-		return o, fmt.Errorf("-simulate-agents %s: want a positive duration such as 2s", o.simulateAgents)
-	}
-	if fail != "" && o.simulateAgents == 0 {
-		return o, errors.New("-fail-clusters needs -simulate-agents: without simulated agents nothing fails")
-	}
-	if o.renderByName && o.simulateAgents == 0 {
-		return o, errors.New("-simulate-render-by-name needs -simulate-agents: without simulated agents nothing renders")
+	if o.gate, err = t.gate.parse(set); err != nil {
+		errs = append(errs, err)
 	}
 	o.failClusters = make(map[string]bool)
-	for _, c := range strings.Split(fail, ",") {
+	for _, c := range strings.Split(t.fail, ",") {
 		if c = strings.TrimSpace(c); c != "" {
 			o.failClusters[c] = true
 		}
 	}
-	for _, l := range strings.Split(lifecycle, ",") {
-		l = strings.TrimSpace(l)
-		if l == "" {
-			return o, fmt.Errorf("-lifecycle %q: want comma-separated annotation values, none empty (an add-on without the annotation is OCM's add-on manager's: take it with addon-manager)", lifecycle)
+	for _, l := range strings.Split(t.lifecycle, ",") {
+		if l = strings.TrimSpace(l); l == "" {
+			errs = append(errs, fmt.Errorf("-lifecycle %q: want comma-separated annotation values, none empty (an add-on without the annotation is OCM's add-on manager's: take it with addon-manager)", t.lifecycle))
+			break
 		}
 		o.lifecycles = append(o.lifecycles, l)
 	}
+	return errors.Join(append(errs, o.validate(t.fail != "")...)...)
+}
+
+// validate returns the problems of the options that need no parsing,
+// alone and together; failSet tells whether -fail-clusters was given.
+func (o *options) validate(failSet bool) []error {
+	var errs []error
+	if o.simulateAgents < 0 {
+		errs = append(errs, fmt.Errorf("-simulate-agents %s: want a positive duration such as 2s", o.simulateAgents))
+	}
+	if failSet && o.simulateAgents == 0 {
+		errs = append(errs, errors.New("-fail-clusters needs -simulate-agents: without simulated agents nothing fails"))
+	}
+	if o.renderByName && o.simulateAgents == 0 {
+		errs = append(errs, errors.New("-simulate-render-by-name needs -simulate-agents: without simulated agents nothing renders"))
+	}
 	if err := o.lease.validate(); err != nil {
-		return o, err
+		errs = append(errs, err)
 	}
 	if o.qps <= 0 || o.burst <= 0 {
-		return o, fmt.Errorf("-kube-api-qps %g, -kube-api-burst %d: want positive numbers", o.qps, o.burst)
+		errs = append(errs, fmt.Errorf("-kube-api-qps %g, -kube-api-burst %d: want positive numbers", o.qps, o.burst))
 	}
 	if o.addonVersion != "" && o.addonVersion != hubctl.V1alpha1 && o.addonVersion != hubctl.V1beta1 {
-		return o, fmt.Errorf("-addon-version %q: want %s or %s", o.addonVersion, hubctl.V1alpha1, hubctl.V1beta1)
+		errs = append(errs, fmt.Errorf("-addon-version %q: want %s or %s", o.addonVersion, hubctl.V1alpha1, hubctl.V1beta1))
 	}
 	if !o.placements && !o.addons && o.simulateAgents == 0 && !o.dryRun {
-		return o, errors.New("-placements=false and -addons=false: nothing to run")
+		errs = append(errs, errors.New("-placements=false and -addons=false: nothing to run"))
 	}
-	return o, nil
+	return errs
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -203,15 +241,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// restConfig loads the hub's kubeconfig with client-go's loading rules,
+// as kubectl and rolloutctl do: the file -kubeconfig names; else the files
+// $KUBECONFIG lists; else ~/.kube/config; else, in a pod, its service
+// account.
 func restConfig(kubeconfig string) (*rest.Config, error) {
-	if kubeconfig == "" {
-		return ctrl.GetConfig()
-	}
-	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-	if err != nil {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = kubeconfig
+	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).ClientConfig()
+	switch {
+	case err == nil:
+		return cfg, nil
+	case kubeconfig != "":
 		return nil, fmt.Errorf("-kubeconfig %q: %w", kubeconfig, err)
 	}
-	return cfg, nil
+	return nil, fmt.Errorf("no hub: set -kubeconfig or $KUBECONFIG, or run in a pod: %w", err)
 }
 
 // newManager builds the manager every mode shares: a cache that also holds

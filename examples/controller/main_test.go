@@ -27,6 +27,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -69,6 +71,9 @@ func TestFlags(t *testing.T) {
 		{"cert dir without certificate", []string{"-webhook-cert-dir", "/nonexistent/certs"}, 2,
 			`-webhook-cert-dir "/nonexistent/certs": no tls.crt and tls.key there: want the directory of the gate's serving certificate, or -webhook-cert-secret NAMESPACE/NAME`},
 		{"bind address without certificate", []string{"-webhook-bind-address", ":9443", "-webhook-cert-dir", "/nonexistent/certs"}, 2, `-webhook-cert-dir "/nonexistent/certs": no tls.crt and tls.key there`},
+		{"every problem at once", []string{"-addon-version", "v2", "-kube-api-qps", "0", "-lifecycle", ","}, 2,
+			`-lifecycle ",": want comma-separated annotation values, none empty (an add-on without the annotation is OCM's add-on manager's: take it with addon-manager)` + "\n" +
+				`-kube-api-qps 0, -kube-api-burst 1000: want positive numbers` + "\n" + `-addon-version "v2": want v1alpha1 or v1beta1`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -76,6 +81,37 @@ func TestFlags(t *testing.T) {
 			code := run(context.Background(), tc.args, &out, &errOut)
 			assert.Equal(t, tc.code, code, errOut.String())
 			assert.Contains(t, errOut.String(), tc.err)
+		})
+	}
+}
+
+// TestRestConfig: the hub is the one -kubeconfig names, else the one
+// $KUBECONFIG names, as client-go's loading rules (kubectl's) have it.
+// Not parallel: it sets $KUBECONFIG.
+func TestRestConfig(t *testing.T) {
+	dir := t.TempDir()
+	kubeconfig := func(name, server string) string {
+		path := filepath.Join(dir, name)
+		cfg := clientcmdapi.NewConfig()
+		cfg.Clusters[name] = &clientcmdapi.Cluster{Server: server}
+		cfg.AuthInfos[name] = &clientcmdapi.AuthInfo{Token: name}
+		cfg.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: name}
+		cfg.CurrentContext = name
+		require.NoError(t, clientcmd.WriteToFile(*cfg, path))
+		return path
+	}
+	flagHub, envHub := kubeconfig("flag", "https://flag.example:6443"), kubeconfig("env", "https://env.example:6443")
+	t.Setenv(clientcmd.RecommendedConfigPathEnvVar, envHub)
+	for _, tc := range []struct {
+		name, kubeconfig, host string
+	}{
+		{"-kubeconfig", flagHub, "https://flag.example:6443"},
+		{"$KUBECONFIG", "", "https://env.example:6443"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := restConfig(tc.kubeconfig)
+			require.NoError(t, err)
+			assert.Equal(t, tc.host, cfg.Host)
 		})
 	}
 }
