@@ -41,8 +41,11 @@
 // The add-on reconciler ([AddonReconciler]) does, for each add-on it takes
 // whose install strategy is Placements, what OCM's add-on manager does:
 //
-//  1. reads each install-strategy placement's Placement and its decision
-//     groups from the PlacementDecisions (placement.GroupsFromDecisions);
+//  1. reads its inputs from the cache with addonrollout.ReadInputs, the
+//     one way -dry-run, examples/plan and rolloutctl read them too: each
+//     install-strategy placement's Placement and its decision groups from
+//     the PlacementDecisions only, the add-ons, the AddOnRollout, the
+//     approvals and the ManifestWorks;
 //  2. creates a ManagedClusterAddOn, controlled by the
 //     ClusterManagementAddOn, on every selected cluster, and deletes the
 //     add-on of a cluster no placement selects any more (addon.Install);
@@ -50,7 +53,8 @@
 //     by hand, say) controlled by it too, as OCM's addonowner does, so
 //     that the garbage collector deletes them all with it;
 //  3. plans the step with addonrollout.PlanControlled, the call -dry-run,
-//     examples/plan and rolloutctl make too: addon.PlanAddon under the
+//     examples/plan and rolloutctl make too, with Prometheus's parser as
+//     its query validator ([PromQL]): addon.PlanAddon under the
 //     add-on's AddOnRollout when it has one (see "Operator controls"
 //     below); a cluster that several placements select belongs to the
 //     last, Progressive's default window is the Placement's
