@@ -417,33 +417,13 @@ func snapshot(b *testing.B, h *hub, addr string, ctl, agents *proc, hub map[stri
 	return m
 }
 
-// children returns the child processes of pid by their command name.
+// children returns the child processes of pid by their command name: the
+// test hub's etcd and kube-apiserver among them.
 func children(b *testing.B, pid int) map[string]int {
 	b.Helper()
-	// A child is listed under the thread that started it.
-	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	out, err := childrenByName(pid)
 	if err != nil {
 		b.Fatal(err)
-	}
-	var pids []string
-	for _, t := range tasks {
-		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", pid, t.Name()))
-		if err != nil {
-			continue // the thread ended
-		}
-		pids = append(pids, strings.Fields(string(data))...)
-	}
-	out := map[string]int{}
-	for _, f := range pids {
-		c, err := strconv.Atoi(f)
-		if err != nil {
-			b.Fatal(err)
-		}
-		comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", c))
-		if err != nil {
-			b.Fatal(err)
-		}
-		out[strings.TrimSpace(string(comm))] = c
 	}
 	for _, want := range []string{"etcd", "kube-apiserver"} {
 		if out[want] == 0 {
@@ -674,20 +654,9 @@ func cpuSeconds(pids []int) (procs, machine float64, err error) {
 		}
 		procs += u.cpuSeconds
 	}
-	data, err := os.ReadFile("/proc/stat")
+	machine, err = machineBusySeconds()
 	if err != nil {
 		return 0, 0, err
-	}
-	line, _, _ := strings.Cut(string(data), "\n")
-	f := strings.Fields(line) // cpu user nice system idle iowait irq softirq steal ...
-	for i, v := range f[1:] {
-		n, err := strconv.ParseFloat(v, 64)
-		if err != nil {
-			return 0, 0, err
-		}
-		if i != 3 && i != 4 && i < 8 {
-			machine += n / clockTicks
-		}
 	}
 	return procs, machine, nil
 }

@@ -8,12 +8,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/prometheus/procfs"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The environment variables the test hub reads (as examples/controller's
@@ -214,50 +217,77 @@ type usage struct {
 
 // procUsage reads a running process's peak resident memory and CPU time.
 func procUsage(pid int) (usage, error) {
-	var u usage
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	p, err := procfs.NewProc(pid)
 	if err != nil {
-		return u, err
+		return usage{}, err
 	}
-	for _, line := range strings.Split(string(status), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
-			kb, err := strconv.ParseFloat(f[1], 64)
-			if err != nil {
-				return u, err
-			}
-			u.peakMiB = kb / 1024
-		}
-	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	status, err := p.NewStatus()
 	if err != nil {
-		return u, err
+		return usage{}, err
 	}
-	// The command name, in parentheses, may hold spaces: fields count
-	// from after its closing parenthesis (utime and stime are fields 14
-	// and 15 of the whole line).
-	rest := string(stat)
-	if i := strings.LastIndexByte(rest, ')'); i >= 0 {
-		rest = rest[i+1:]
+	stat, err := p.Stat()
+	if err != nil {
+		return usage{}, err
 	}
-	f := strings.Fields(rest)
-	if len(f) < 13 {
-		return u, fmt.Errorf("/proc/%d/stat: too few fields", pid)
-	}
-	var ticks float64
-	for _, s := range f[11:13] {
-		v, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			return u, err
-		}
-		ticks += v
-	}
-	u.cpuSeconds = ticks / clockTicks
-	return u, nil
+	return usage{peakMiB: float64(status.VmHWM) / (1 << 20), cpuSeconds: stat.CPUTime()}, nil
 }
 
-// clockTicks is USER_HZ, the unit of /proc/PID/stat's times: 100 on every
-// Linux architecture Go supports.
-const clockTicks = 100
+// machineBusySeconds is the CPU time of the whole machine, all its cores,
+// but for idle and iowait (and guest time, which user time counts).
+func machineBusySeconds() (float64, error) {
+	fs, err := procfs.NewDefaultFS()
+	if err != nil {
+		return 0, err
+	}
+	s, err := fs.Stat()
+	if err != nil {
+		return 0, err
+	}
+	c := s.CPUTotal
+	return c.User + c.Nice + c.System + c.IRQ + c.SoftIRQ + c.Steal, nil
+}
+
+// childrenByName returns the child processes of pid by their command
+// name.
+func childrenByName(pid int) (map[string]int, error) {
+	procs, err := procfs.AllProcs()
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]int{}
+	for _, p := range procs {
+		stat, err := p.Stat()
+		if err != nil || stat.PPID != pid {
+			continue // it ended, or it is not a child
+		}
+		out[stat.Comm] = p.PID
+	}
+	return out, nil
+}
+
+// TestProcReaders: the /proc readers the benchmark reports with, on this
+// test's own process and a child it starts.
+func TestProcReaders(t *testing.T) {
+	t.Parallel()
+	u, err := procUsage(os.Getpid())
+	require.NoError(t, err)
+	assert.Greater(t, u.peakMiB, 1.0, "a Go test binary's peak resident memory, in MiB")
+	assert.GreaterOrEqual(t, u.cpuSeconds, 0.0)
+
+	busy, err := machineBusySeconds()
+	require.NoError(t, err)
+	assert.Greater(t, busy, 0.0)
+
+	sleep := exec.Command("sleep", "60")
+	require.NoError(t, sleep.Start())
+	t.Cleanup(func() {
+		_ = sleep.Process.Kill()
+		_ = sleep.Wait()
+	})
+	kids, err := childrenByName(os.Getpid())
+	require.NoError(t, err)
+	assert.Equal(t, sleep.Process.Pid, kids["sleep"], "children: %v", kids)
+}
 
 // freeAddr returns a free 127.0.0.1 address.
 func freeAddr(tb testing.TB) string {
