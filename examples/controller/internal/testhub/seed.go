@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
+	"github.com/rolloutkit/rolloutkit/examples/internal/addonversion"
 	"github.com/rolloutkit/rolloutkit/internal/seed"
 )
 
@@ -75,7 +76,7 @@ func (o SeedOptions) Clusters() []string {
 // binding a Placement selects nothing), the cluster-proxy Placement, the
 // ClusterManagementAddOn (written in v1alpha1, the version OCM's CRDs store,
 // converted from the seed's v1beta1 with the API module's own conversion, so
-// that its default config survives a hub without a conversion webhook) and
+// that its default config also survives a hub without a conversion webhook) and
 // the ManagedProxyConfiguration with the agent image Image. The
 // ClusterManagementAddOn keeps the seed's lifecycle annotation
 // (addon-manager) unless o.Lifecycle replaces it.
@@ -162,15 +163,10 @@ func GlobalBinding(namespace string) *clusterv1beta2.ManagedClusterSetBinding {
 	}
 }
 
-// AddonV1alpha1 converts a v1beta1 ClusterManagementAddOn to v1alpha1 with
-// open-cluster-management.io/api's conversion.
+// AddonV1alpha1 converts a v1beta1 ClusterManagementAddOn to v1alpha1 as
+// the hub's conversion webhook does (examples/internal/addonversion).
 func AddonV1alpha1(cma *addonv1beta1.ClusterManagementAddOn) (*addonv1alpha1.ClusterManagementAddOn, error) {
-	out := &addonv1alpha1.ClusterManagementAddOn{}
-	if err := addonv1beta1.Convert_v1beta1_ClusterManagementAddOn_To_v1alpha1_ClusterManagementAddOn(cma.DeepCopy(), out, nil); err != nil {
-		return nil, err
-	}
-	out.APIVersion, out.Kind = addonv1alpha1.GroupVersion.String(), "ClusterManagementAddOn"
-	return out, nil
+	return addonversion.ClusterManagementAddOnToV1alpha1(cma)
 }
 
 // ProxyConfig returns the seed's ManagedProxyConfiguration with both images

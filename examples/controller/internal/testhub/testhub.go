@@ -74,9 +74,10 @@ func NewClient(cfg *rest.Config) (client.Client, error) {
 // Hub is a running test hub.
 type Hub struct {
 	// Config reaches the API server as an administrator.
-	Config *rest.Config
-	env    *envtest.Environment
-	files  string // the hub's own directory (restart.go)
+	Config     *rest.Config
+	env        *envtest.Environment
+	files      string             // the hub's own directory (restart.go)
+	conversion *conversionWebhook // converts the add-ons between versions
 }
 
 // Assets returns the directory holding etcd and kube-apiserver: $KUBEBUILDER_ASSETS
@@ -128,9 +129,10 @@ func CRDFiles() ([]string, error) {
 		"cluster/v1beta1/0000_03_clusters.open-cluster-management.io_placementdecisions.crd.yaml",
 		"cluster/v1beta2/0000_00_clusters.open-cluster-management.io_managedclustersets.crd.yaml",
 		"cluster/v1beta2/0000_01_clusters.open-cluster-management.io_managedclustersetbindings.crd.yaml",
-		// These serve both add-on versions (v1alpha1 stored, no conversion webhook).
-		"addon/v1beta1/0000_00_addon.open-cluster-management.io_clustermanagementaddons.crd.yaml",
-		"addon/v1beta1/0000_01_addon.open-cluster-management.io_managedclusteraddons.crd.yaml",
+		// These serve both add-on versions, v1alpha1 stored; Start has
+		// them convert through its conversion webhook.
+		cmaCRDFile,
+		mcaCRDFile,
 		// The add-on's agents reach the clusters as ManifestWorks, whose
 		// status is where progress comes from.
 		"work/v1/0000_00_work.open-cluster-management.io_manifestworks.crd.yaml",
@@ -143,6 +145,13 @@ func CRDFiles() ([]string, error) {
 	}
 	return files, nil
 }
+
+// The CRDs of ClusterManagementAddOn and ManagedClusterAddOn in the API
+// module, which OCM's add-on manager serves the conversion of.
+const (
+	cmaCRDFile = "addon/v1beta1/0000_00_addon.open-cluster-management.io_clustermanagementaddons.crd.yaml"
+	mcaCRDFile = "addon/v1beta1/0000_01_addon.open-cluster-management.io_managedclusteraddons.crd.yaml"
+)
 
 // ProxyConfigCRD is a minimal CustomResourceDefinition for the seed's
 // cluster-scoped ManagedProxyConfiguration: any spec, and a status
@@ -173,8 +182,10 @@ func ProxyConfigCRD() *apiextensionsv1.CustomResourceDefinition {
 	}
 }
 
-// Start starts etcd and kube-apiserver, with opts, and installs the CRDs.
-// Stop the hub when done.
+// Start starts etcd and kube-apiserver, with opts, and installs the CRDs,
+// the add-ons' converting between v1alpha1 and v1beta1 through a
+// conversion webhook that the hub serves itself, as OCM's add-on manager
+// serves it on a real hub (ConversionURL). Stop the hub when done.
 func Start(opts ...Option) (*Hub, error) {
 	assets, err := Assets()
 	if err != nil {
@@ -187,6 +198,14 @@ func Start(opts ...Option) (*Hub, error) {
 	own, err := config.CRDs()
 	if err != nil {
 		return nil, err
+	}
+	conversion, err := startConversionWebhook()
+	if err != nil {
+		return nil, err
+	}
+	crds, files, err := conversion.crds(files)
+	if err != nil {
+		return nil, errors.Join(err, conversion.stop())
 	}
 	env := &envtest.Environment{
 		BinaryAssetsDirectory: assets,
@@ -206,9 +225,9 @@ func Start(opts ...Option) (*Hub, error) {
 	// deletion takes update of the owner's finalizers: a controller whose
 	// RBAC lacks it fails here as it would there (TestRBACLeastPrivilege).
 	env.ControlPlane.GetAPIServer().Configure().Append("enable-admission-plugins", "OwnerReferencesPermissionEnforcement")
-	h := &Hub{env: env}
+	h := &Hub{env: env, conversion: conversion}
 	if err := h.configure(opts); err != nil {
-		return nil, errors.Join(err, os.RemoveAll(h.files))
+		return nil, errors.Join(err, os.RemoveAll(h.files), conversion.stop())
 	}
 	cfg, err := env.Start()
 	if err != nil {
@@ -216,6 +235,12 @@ func Start(opts ...Option) (*Hub, error) {
 		return nil, fmt.Errorf("starting the test hub: %w", err)
 	}
 	h.Config = cfg
+	// Installed apart: envtest sets the conversion of the CRDs it installs
+	// with the environment (strategy None for types its scheme cannot
+	// convert).
+	if _, err := envtest.InstallCRDs(cfg, envtest.CRDInstallOptions{CRDs: crds}); err != nil {
+		return nil, errors.Join(fmt.Errorf("installing the add-on CRDs: %w", err), h.Stop())
+	}
 	return h, nil
 }
 
@@ -228,9 +253,16 @@ func (h *Hub) KubeConfig() ([]byte, error) {
 	return u.KubeConfig()
 }
 
-// Stop stops kube-apiserver, then etcd.
+// Stop stops kube-apiserver, then etcd, then the conversion webhook.
 func (h *Hub) Stop() error {
-	return errors.Join(h.env.Stop(), os.RemoveAll(h.files))
+	return errors.Join(h.env.Stop(), os.RemoveAll(h.files), h.conversion.stop())
+}
+
+// ConversionURL is where the API server calls the hub's conversion webhook
+// to convert ClusterManagementAddOns and ManagedClusterAddOns between
+// v1alpha1, the version stored, and v1beta1.
+func (h *Hub) ConversionURL() string {
+	return h.conversion.url
 }
 
 // Describe names the hub for a person: the API server's address.
