@@ -24,8 +24,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/rolloutkit/rolloutkit/examples/controller/config"
-	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
 	"io"
 	"os"
 	"os/signal"
@@ -33,9 +31,12 @@ import (
 	"syscall"
 	"time"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/rolloutkit/rolloutkit/examples/controller/config"
+	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
 )
 
@@ -96,7 +97,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if o.setImage != "" {
-		err = setImage(ctx, o)
+		err = setImage(ctx, o, stdout)
 	} else {
 		err = serve(ctx, o, stdout)
 	}
@@ -115,12 +116,44 @@ func newClient(cfgPath string) (client.Client, error) {
 	return testhub.NewClient(cfg)
 }
 
-func setImage(ctx context.Context, o options) error {
+// setImage sets the agent image of the running hub's
+// ManagedProxyConfiguration and says what it changed.
+func setImage(ctx context.Context, o options, stdout io.Writer) error {
 	c, err := newClient(o.kubeconfig)
 	if err != nil {
 		return err
 	}
-	return testhub.SetAgentImage(ctx, c, o.setImage)
+	cfg, err := testhub.ProxyConfig(o.setImage)
+	if err != nil {
+		return err
+	}
+	what := fmt.Sprintf("%s %q", cfg.GetKind(), cfg.GetName())
+	was, err := agentImage(ctx, c, cfg)
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", what, err)
+	}
+	if was == o.setImage {
+		fmt.Fprintf(stdout, "%s: spec.proxyAgent.image is already %s: nothing changed, nothing to roll out\n", what, was)
+		return nil
+	}
+	if err := testhub.SetAgentImage(ctx, c, o.setImage); err != nil {
+		return fmt.Errorf("changing %s: %w", what, err)
+	}
+	fmt.Fprintf(stdout, "%s: spec.proxyAgent.image %s -> %s\n"+
+		"the controller rolls it out group by group: the agent Deployment in each cluster's ManifestWork "+
+		"addon-cluster-proxy-deploy-0 takes it when the rollout reaches the cluster's group\n", what, was, o.setImage)
+	return nil
+}
+
+// agentImage reads spec.proxyAgent.image of the hub's copy of cfg.
+func agentImage(ctx context.Context, c client.Client, cfg *unstructured.Unstructured) (string, error) {
+	cur := &unstructured.Unstructured{}
+	cur.SetGroupVersionKind(cfg.GroupVersionKind())
+	if err := c.Get(ctx, client.ObjectKeyFromObject(cfg), cur); err != nil {
+		return "", err
+	}
+	image, _, err := unstructured.NestedString(cur.Object, "spec", "proxyAgent", "image")
+	return image, err
 }
 
 func serve(ctx context.Context, o options, stdout io.Writer) error {
@@ -137,7 +170,8 @@ func serve(ctx context.Context, o options, stdout io.Writer) error {
 		return err
 	}
 	if !o.seed {
-		fmt.Fprintf(stdout, "hub running at %s with OCM's CRDs, nothing seeded\n  kubeconfig: %s\n", h.Describe(), o.kubeconfig)
+		fmt.Fprintf(stdout, "hub running at %s with OCM's CRDs, nothing seeded\n  add-ons converted between v1alpha1 and v1beta1 by the hub's webhook at %s\n  kubeconfig: %s\n",
+			h.Describe(), h.ConversionURL(), o.kubeconfig)
 		<-ctx.Done()
 		return nil
 	}
@@ -164,6 +198,7 @@ func serve(ctx context.Context, o options, stdout io.Writer) error {
   clusters: %v (ProgressivePerGroup, soak %s, deadline %s, maxFailures 0)
   add-on: cluster-proxy, annotated addon.open-cluster-management.io/lifecycle=%s
   cluster set: %s, bound in the Placement's namespace
+  add-ons served in v1alpha1 (stored) and v1beta1 (what kubectl get prints), converted by the hub's webhook at %s, as OCM's add-on manager converts them
   kubeconfig: %s
 
 run the controller with a simulated add-on manager and work agents (in another terminal, from the repository root):
@@ -174,7 +209,7 @@ see the next step at any time:
   go -C examples/controller run . -kubeconfig %s%s -dry-run
 
 Ctrl-C stops the hub.
-`, h.Describe(), so.Clusters(), o.soak, o.deadline, o.lifecycle, testhub.GlobalSetName, o.kubeconfig,
+`, h.Describe(), so.Clusters(), o.soak, o.deadline, o.lifecycle, testhub.GlobalSetName, h.ConversionURL(), o.kubeconfig,
 		o.kubeconfig, takeFlag(o.lifecycle)+gateFlags(o.workGate), o.kubeconfig, o.kubeconfig, takeFlag(o.lifecycle))
 	<-ctx.Done()
 	return nil

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
+)
+
+// script is hack/test-hub.sh, which wraps this program.
+var script = filepath.Join("..", "..", "..", "..", "hack", "test-hub.sh")
+
+// runScript runs the script with args in dir, and returns its exit code
+// and output.
+func runScript(t *testing.T, dir string, args ...string) (int, string, string) {
+	t.Helper()
+	abs, err := filepath.Abs(script)
+	require.NoError(t, err)
+	cmd := exec.Command("bash", append([]string{abs}, args...)...)
+	cmd.Dir = dir
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err = cmd.Run()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return exit.ExitCode(), out.String(), errOut.String()
+	}
+	require.NoError(t, err)
+	return 0, out.String(), errOut.String()
+}
+
+// TestHubScriptUsage: hack/test-hub.sh checks its arguments before it
+// builds or starts anything: -h prints the usage and exits 0, a bad option
+// exits 2, and neither writes a file.
+func TestHubScriptUsage(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		args    []string
+		code    int
+		out     string
+		errOut  string
+		noFiles bool
+	}{
+		{name: "-h", args: []string{"-h"}, out: "usage: hack/test-hub.sh KUBECONFIG-FILE [testhub flags]"},
+		{name: "--help", args: []string{"--help"}, out: "usage: hack/test-hub.sh"},
+		{name: "-h after the file", args: []string{"hub.kubeconfig", "-soak", "5m", "-h"}, out: "usage: hack/test-hub.sh"},
+		{name: "no arguments", code: 2, errOut: "usage: hack/test-hub.sh"},
+		{name: "an option first", args: []string{"-soak", "5m"}, code: 2, errOut: "-soak: the first argument is the kubeconfig file to write"},
+		{name: "an unknown option", args: []string{"hub.kubeconfig", "-nope"}, code: 2, errOut: "unknown option -nope"},
+		{name: "a value missing", args: []string{"hub.kubeconfig", "-deadline"}, code: 2, errOut: "-deadline needs a value"},
+		{name: "an argument", args: []string{"hub.kubeconfig", "-seed", "false"}, code: 2, errOut: `unexpected argument "false"`},
+		{name: "-set-agent-image", args: []string{"hub.kubeconfig", "-set-agent-image=x"}, code: 2,
+			errOut: "-set-agent-image=x changes a running hub: go -C examples/controller run ./cmd/testhub"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			code, out, errOut := runScript(t, dir, tt.args...)
+			assert.Equal(t, tt.code, code, errOut)
+			if tt.out != "" {
+				assert.Contains(t, out, tt.out)
+			}
+			assert.Contains(t, errOut, tt.errOut)
+			files, err := os.ReadDir(dir)
+			require.NoError(t, err)
+			assert.Empty(t, files, "nothing is written (there was a kubeconfig named -h)")
+		})
+	}
+}
+
+// TestHubScriptFlags: the flags hack/test-hub.sh lists and passes on are
+// this program's, but for -kubeconfig (the script's first argument) and
+// -set-agent-image (which changes a running hub).
+func TestHubScriptFlags(t *testing.T) {
+	t.Parallel()
+	code, usage, errOut := runScript(t, t.TempDir(), "-h")
+	require.Equal(t, 0, code, errOut)
+	var help bytes.Buffer
+	_, err := parse([]string{"-h"}, &help)
+	require.ErrorIs(t, err, flag.ErrHelp)
+	flagName := regexp.MustCompile(`(?m)^  -([a-z-]+)`)
+	names := func(s string) []string {
+		var out []string
+		for _, m := range flagName.FindAllStringSubmatch(s, -1) {
+			out = append(out, m[1])
+		}
+		slices.Sort(out)
+		return out
+	}
+	own := slices.DeleteFunc(names(help.String()), func(n string) bool { return n == "kubeconfig" || n == "set-agent-image" })
+	assert.Equal(t, own, names(usage))
+}
+
+// TestParseErrors: bad flags exit 2, -h 0.
+func TestParseErrors(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"-h", []string{"-h"}, 0, "-set-agent-image"},
+		{"no kubeconfig", nil, 2, "-kubeconfig is required"},
+		{"an argument", []string{"-kubeconfig", "k", "x"}, 2, `unexpected arguments ["x"]`},
+		{"a negative soak", []string{"-kubeconfig", "k", "-soak", "-1s"}, 2, "want a soak of 0 or more"},
+		{"a gate over http", []string{"-kubeconfig", "k", "-work-gate", "http://127.0.0.1:9443"}, 2, "want the https:// base URL"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var out, errOut bytes.Buffer
+			assert.Equal(t, tt.code, run(context.Background(), tt.args, &out, &errOut))
+			assert.Contains(t, errOut.String(), tt.want)
+		})
+	}
+}
+
+// TestSetAgentImage changes the image on a seeded hub and says what it
+// changed; a second time it says nothing changed.
+func TestSetAgentImage(t *testing.T) {
+	t.Parallel()
+	h, c := testhub.ForTest(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	require.NoError(t, testhub.Seed(ctx, c, testhub.SeedOptions{}))
+	kc, err := h.KubeConfig()
+	require.NoError(t, err)
+	file := filepath.Join(t.TempDir(), "hub.kubeconfig")
+	require.NoError(t, os.WriteFile(file, kc, 0o600))
+	const image = "quay.io/open-cluster-management/cluster-proxy:v0.9.1"
+	args := []string{"-kubeconfig", file, "-set-agent-image", image}
+
+	var out, errOut bytes.Buffer
+	require.Equal(t, 0, run(ctx, args, &out, &errOut), errOut.String())
+	assert.Contains(t, out.String(), `ManagedProxyConfiguration "cluster-proxy": spec.proxyAgent.image `+testhub.Image+" -> "+image+"\n")
+	assert.Contains(t, out.String(), "addon-cluster-proxy-deploy-0")
+
+	out.Reset()
+	require.Equal(t, 0, run(ctx, args, &out, &errOut), errOut.String())
+	assert.Equal(t, `ManagedProxyConfiguration "cluster-proxy": spec.proxyAgent.image is already `+image+": nothing changed, nothing to roll out\n", out.String())
+}
