@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Builds a real etcd, kube-apiserver and kube-controller-manager from their
-# Go modules, for the controller's end-to-end tests, and prints the
-# directory that holds them.
+# Builds a real etcd, kube-apiserver, kube-controller-manager and kubectl
+# from their Go modules, for the controller's end-to-end tests, and prints
+# the directory that holds them.
 #
 #   hack/test-apiserver.sh           build what is missing; print the bin directory
-#   hack/test-apiserver.sh -check    exit 0 when all three are cached, 1 if not
+#   hack/test-apiserver.sh -check    exit 0 when all four are cached, 1 if not
 #
 # The build happens in a scratch module under $CACHE (default
 # $HOME/.cache/rolloutkit), never in the repository's own modules. Only the
@@ -12,7 +12,8 @@
 # binaries and return at once. A cache that has some of them builds only
 # the others. Point KUBEBUILDER_ASSETS at the printed directory and envtest
 # starts etcd and kube-apiserver; the tests that need garbage collection
-# start kube-controller-manager from there too.
+# start kube-controller-manager from there too, and the test of the README's
+# offline plan runs its kubectl commands with that kubectl.
 set -euo pipefail
 
 K8S_VERSION=${K8S_VERSION:-v1.37.2}
@@ -26,6 +27,7 @@ binaries=(
   "etcd go.etcd.io/etcd/server/v3"
   "kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver"
   "kube-controller-manager k8s.io/kubernetes/cmd/kube-controller-manager"
+  "kubectl k8s.io/kubernetes/cmd/kubectl"
 )
 
 # missing prints the names of the binaries not in the cache.
