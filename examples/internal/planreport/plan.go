@@ -31,7 +31,10 @@ import (
 // plan is addon.PlanAddon's, and the report has no Rollout. The inputs
 // are read as the controller reads them (addonrollout.ReadInputs): a
 // placement's groups from its PlacementDecisions only, and a config that
-// is not in h fails its placements' plans.
+// is not in h fails its placements' plans. An add-on whose spec names no
+// config while its status, or its add-ons', names some is refused: the
+// input cannot see its configs, and a plan from the empty set would be
+// wrong.
 func Plan(h *Hub, name string, now time.Time, gates []rollout.Gate) (*Report, error) {
 	h = h.sorted()
 	cma, err := pickAddon(h, name)
@@ -51,6 +54,9 @@ func Plan(h *Hub, name string, now time.Time, gates []rollout.Gate) (*Report, er
 	}
 	in, err := inputs(h, cma)
 	if err != nil {
+		return nil, err
+	}
+	if err := configsVisible(cma, in.Addons); err != nil {
 		return nil, err
 	}
 	ctl := in.Controls

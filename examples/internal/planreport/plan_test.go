@@ -324,3 +324,26 @@ func TestPlanNotPlanned(t *testing.T) {
 		})
 	}
 }
+
+// TestPlanRefusesInvisibleConfigs: an add-on whose spec names no config
+// while its status and its add-ons' name one (a v1alpha1 add-on served as
+// v1beta1 without conversion) is refused with a clear error, rather than
+// planned from the empty set; an add-on without configs anywhere is
+// planned.
+func TestPlanRefusesInvisibleConfigs(t *testing.T) {
+	t.Parallel()
+	lost := seedHub(true, midRollout()...)
+	lost.ClusterManagementAddOns[0].Spec.DefaultConfigs = nil
+	_, err := planreport.Plan(lost, addonName, at(12, 10), nil)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `clustermanagementaddon "cluster-proxy": its spec names no config, but the configs status records `+
+		`(managedproxyconfigurations.proxy.open-cluster-management.io cluster-proxy) say it has some: the input cannot see them.`)
+	assert.Contains(t, err.Error(), "kubectl get clustermanagementaddons.v1alpha1.addon.open-cluster-management.io")
+
+	none := seedHub(true)
+	none.ClusterManagementAddOns[0].Spec.DefaultConfigs = nil
+	none.ClusterManagementAddOns[0].Status = addonv1beta1.ClusterManagementAddOnStatus{}
+	rep, err := planreport.Plan(none, addonName, at(12, 10), nil)
+	require.NoError(t, err)
+	assert.Len(t, rep.Placements, 1)
+}
