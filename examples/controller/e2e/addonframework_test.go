@@ -58,6 +58,7 @@ var proxyConfigGVR = schema.GroupVersionResource{Group: "proxy.open-cluster-mana
 // under an older hash. staleRenders counts those renders by cluster.
 type proxyAddon struct {
 	c        client.Client // uncached
+	name     string        // the add-on's
 	replicas int32
 
 	mu           sync.Mutex
@@ -68,7 +69,7 @@ func (a *proxyAddon) GetAgentAddonOptions() agent.AgentAddonOptions {
 	// No Registration: addon-framework's own registration controller then
 	// sets RegistrationApplied, which its agentdeploy controller waits for,
 	// once the add-on has its ClusterManagementAddOn as an owner.
-	return agent.AgentAddonOptions{AddonName: addonName, SupportedConfigGVRs: []schema.GroupVersionResource{proxyConfigGVR}}
+	return agent.AgentAddonOptions{AddonName: a.name, SupportedConfigGVRs: []schema.GroupVersionResource{proxyConfigGVR}}
 }
 
 func (a *proxyAddon) Manifests(cluster *clusterv1.ManagedCluster, mca *addonv1alpha1.ManagedClusterAddOn) ([]runtime.Object, error) {
@@ -104,7 +105,7 @@ func (a *proxyAddon) image(cluster string, desired *addonv1alpha1.ConfigSpecHash
 		return simulated.AgentImage(cfg), nil
 	}
 	var w workv1.ManifestWork
-	if err := a.c.Get(ctx, types.NamespacedName{Namespace: cluster, Name: simulated.WorkName(addonName)}, &w); err != nil {
+	if err := a.c.Get(ctx, types.NamespacedName{Namespace: cluster, Name: simulated.WorkName(a.name)}, &w); err != nil {
 		return "", fmt.Errorf("config %s has moved on from the desired spec hash %.8s and %s has no work with it: %w", desired.Name, desired.SpecHash, cluster, err)
 	}
 	images, err := simulated.WorkImages(&w)
@@ -206,7 +207,7 @@ func (e *env) addonFramework(t testing.TB, replicas int32) *framework {
 	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { w.inner = rt; return w }
 	mgr, err := addonmanager.New(cfg)
 	require.NoError(t, err)
-	a := &proxyAddon{c: e.c, replicas: replicas, staleRenders: map[string]int{}}
+	a := &proxyAddon{c: e.c, name: e.addonName, replicas: replicas, staleRenders: map[string]int{}}
 	require.NoError(t, mgr.AddAgent(a))
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -249,91 +250,97 @@ func (e *env) workAgents(t testing.TB, delay time.Duration, fail func(cluster, t
 //     fields of them.
 func TestAddonFrameworkRollout(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := sharedEnv(t)
 	o := seedHub(t, e, "6s")
-	ctx := context.Background()
 	oldHash, newHash := specHash(t, testhub.Image), specHash(t, newImage)
 	var stgFails atomic.Bool
 	stgFails.Store(true)
 	ctl := e.controller(t)
 	e.workAgents(t, applyTime, func(cluster, target string) bool {
-		return cluster == "stg-cluster" && target == newHash && stgFails.Load()
+		return cluster == e.stg && target == newHash && stgFails.Load()
 	})
 	fw := e.addonFramework(t, 1)
 
 	// Install: addon-framework renders each cluster's work once the
 	// controller has written its desired config.
-	e.installed(t, o, addonName, oldHash, 90*time.Second)
+	e.installed(t, o, e.addonName, oldHash, 90*time.Second)
 	for _, c := range o.Clusters() {
-		w := e.works(t, addonName)[c]
-		assert.Equal(t, "addon-cluster-proxy-deploy-0", w.name, c)
+		w := e.works(t, e.addonName)[c]
+		assert.Equal(t, "addon-"+e.addonName+"-deploy-0", w.name, c)
 		assert.Equal(t, oldHash, w.target, c)
 		assert.Equal(t, []string{testhub.Image}, w.images, c)
 		assert.True(t, w.ready, c)
-		s := e.addon(t, c, addonName)
+		s := e.addon(t, c, e.addonName)
 		require.NotNil(t, s.manifestApplied, "%s: addon-framework set no ManifestApplied condition", c)
 		assert.Equal(t, metav1.ConditionTrue, s.manifestApplied.Status, c)
 	}
 
 	// The new image; stg fails to apply it.
-	ob := e.observe(t, o.Clusters(), addonName, newHash)
-	require.NoError(t, testhub.SetAgentImage(ctx, e.c, newImage))
-	eventually(t, 60*time.Second, "stg-cluster times out", func() (bool, string) {
-		s := e.addon(t, "stg-cluster", addonName)
-		ip, _ := e.progression(t, addonName)
-		msg := ""
-		if c := meta.FindStatusCondition(ip.Conditions, addonv1beta1.ManagedClusterAddOnConditionProgressing); c != nil {
-			msg = c.Message
-		}
-		return msg == "selected clusters 3. configured addons 1/3 progressing..., 0 failed 1 timeout.",
-			fmt.Sprintf("stg desired %.8s applied %.8s; %s", s.desired, s.applied, msg)
-	})
-	stg := e.addon(t, "stg-cluster", addonName)
+	ob := e.observe(t, o.Clusters(), e.addonName, newHash)
+	e.setAgentImage(t, newImage)
+	e.timedOutAtStg(t)
+	stg := e.addon(t, e.stg, e.addonName)
 	require.NotNil(t, stg.progressing)
 	assert.Equal(t, addonv1beta1.ProgressingReasonProgressing, stg.progressing.Reason, "a failed apply is Progressing, as in OCM")
-	works := e.works(t, addonName)
-	assert.Equal(t, []string{newImage}, works["stg-cluster"].images)
-	require.NotNil(t, works["stg-cluster"].applied)
-	assert.Equal(t, metav1.ConditionFalse, works["stg-cluster"].applied.Status)
+	works := e.works(t, e.addonName)
+	assert.Equal(t, []string{newImage}, works[e.stg].images)
+	require.NotNil(t, works[e.stg].applied)
+	assert.Equal(t, metav1.ConditionFalse, works[e.stg].applied.Status)
 	time.Sleep(3 * soak) // held: prod waits
-	prod := e.works(t, addonName)["prod-cluster"]
+	prod := e.works(t, e.addonName)[e.prod]
 	assert.Equal(t, oldHash, prod.target, "prod's work got the new config during the halt")
 	assert.Equal(t, []string{testhub.Image}, prod.images, "prod's work got the new image during the halt")
-	assert.Equal(t, oldHash, e.addon(t, "prod-cluster", addonName).desired)
+	assert.Equal(t, oldHash, e.addon(t, e.prod, e.addonName).desired)
 	// addon-framework rendered prod again during the halt (its config
 	// controller wrote prod's lastObservedGeneration, say), from a config
 	// object that had moved on: an add-on that rendered the object as it
 	// is would have put the new image under the old hash here.
-	assert.Positive(t, fw.addon.stale("prod-cluster"), "prod-cluster was not rendered again during the halt")
-	t.Logf("addon-framework rendered prod-cluster %d times during the halt from a config that had moved on", fw.addon.stale("prod-cluster"))
+	assert.Positive(t, fw.addon.stale(e.prod), "prod-cluster was not rendered again during the halt")
+	t.Logf("addon-framework rendered prod-cluster %d times during the halt from a config that had moved on", fw.addon.stale(e.prod))
 
 	// stg applies it after all: the rollout goes on to prod.
 	stgFails.Store(false)
-	e.installed(t, o, addonName, newHash, 90*time.Second)
+	e.installed(t, o, e.addonName, newHash, 90*time.Second)
 	e.requireStaged(t, ob, o, oldHash, newHash)
 
 	e.renderingChange(t, o, ctl, fw)
 	e.requireFrameworkLeftRollout(t, fw, newHash)
 }
 
+// timedOutAtStg waits until the install progression says that stg-cluster
+// timed out, and nothing else.
+func (e *env) timedOutAtStg(t testing.TB) {
+	t.Helper()
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		s := e.addon(ct, e.stg, e.addonName)
+		ip, _ := e.progression(ct, e.addonName)
+		msg := ""
+		if c := meta.FindStatusCondition(ip.Conditions, addonv1beta1.ManagedClusterAddOnConditionProgressing); c != nil {
+			msg = c.Message
+		}
+		assert.Equal(ct, "selected clusters 3. configured addons 1/3 progressing..., 0 failed 1 timeout.", msg,
+			"stg desired %.8s applied %.8s", s.desired, s.applied)
+	}, 60*time.Second, poll, "stg-cluster times out")
+}
+
 // renderingChange restarts the add-on manager with two replicas: every
 // work is updated at once, and no rollout starts.
-func (e *env) renderingChange(t *testing.T, o testhub.SeedOptions, ctl *running, fw *framework) {
+func (e *env) renderingChange(t *testing.T, o seeded, ctl *running, fw *framework) {
 	t.Helper()
 	newHash := specHash(t, newImage)
 	quiet(t, ctl, 2*time.Second)
-	ob := e.observe(t, o.Clusters(), addonName, newHash)
+	ob := e.observe(t, o.Clusters(), e.addonName, newHash)
 	fw.cancel()
 	restarted := e.addonFramework(t, 2)
 	updated := map[string]time.Time{}
-	eventually(t, 30*time.Second, "every work has 2 replicas", func() (bool, string) {
-		for c, w := range e.works(t, addonName) {
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		for c, w := range e.works(ct, e.addonName) {
 			if _, ok := updated[c]; !ok && len(w.replicas) == 1 && w.replicas[0] == 2 {
 				updated[c] = time.Now()
 			}
 		}
-		return len(updated) == len(o.Clusters()), fmt.Sprint(updated)
-	})
+		assert.Len(ct, updated, len(o.Clusters()), "works with 2 replicas, and when")
+	}, 30*time.Second, poll, "every work has 2 replicas")
 	first, last := time.Time{}, time.Time{}
 	for _, at := range updated {
 		if first.IsZero() || at.Before(first) {
@@ -344,19 +351,20 @@ func (e *env) renderingChange(t *testing.T, o testhub.SeedOptions, ctl *running,
 	assert.Less(t, last.Sub(first), soak, "the works were updated one group after another, not at once")
 	// The works are applied again at their new generations, and the
 	// add-ons, Progressing meanwhile as in OCM, are Completed again.
-	eventually(t, 30*time.Second, "every work applied again, every add-on Completed", func() (bool, string) {
-		for c, w := range e.works(t, addonName) {
-			s := e.addon(t, c, addonName)
-			if !w.ready || s.progressing == nil || s.progressing.Reason != addonv1beta1.ProgressingReasonCompleted || s.applied != newHash {
-				return false, fmt.Sprintf("%s: work ready %t, add-on %+v", c, w.ready, s.progressing)
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		for c, w := range e.works(ct, e.addonName) {
+			s := e.addon(ct, c, e.addonName)
+			assert.True(ct, w.ready, "%s: work not ready", c)
+			if assert.NotNil(ct, s.progressing, "%s: no Progressing condition", c) {
+				assert.Equal(ct, addonv1beta1.ProgressingReasonCompleted, s.progressing.Reason, "%s: add-on %+v", c, s.progressing)
 			}
+			assert.Equal(ct, newHash, s.applied, "%s: applied", c)
 		}
-		return true, ""
-	})
+	}, 30*time.Second, poll, "every work applied again, every add-on Completed")
 	ob.close()
 	for _, c := range o.Clusters() {
 		assert.Equal(t, []string{newHash}, ob.desired[c], "%s: a desiredConfig was written", c)
-		w := e.works(t, addonName)[c]
+		w := e.works(t, e.addonName)[c]
 		assert.Equal(t, newHash, w.target, c)
 		assert.Equal(t, []string{newImage}, w.images, c)
 	}
@@ -402,7 +410,7 @@ func (e *env) requireFrameworkLeftRollout(t *testing.T, fw *framework, newHash s
 			assert.Contains(t, w.body, `"resourceVersion"`, "a status patch without an optimistic lock: %s", w.body)
 			requireOnlySpecHashes(t, w.body, newHash)
 		case "manifestworks":
-			assert.Contains(t, w.path+w.body, simulated.WorkName(addonName), "%s %s", w.method, w.path)
+			assert.Contains(t, w.path+w.body, simulated.WorkName(e.addonName), "%s %s", w.method, w.path)
 		default:
 			t.Errorf("addon-framework wrote %s %s: %s", w.method, w.path, w.body)
 		}
@@ -418,8 +426,8 @@ func (e *env) requireFrameworkLeftRollout(t *testing.T, fw *framework, newHash s
 	}
 	t.Logf("addon-framework's accepted writes:\n%s", strings.Join(lines, "\n"))
 	var cma addonv1alpha1.ClusterManagementAddOn
-	require.NoError(t, e.c.Get(context.Background(), types.NamespacedName{Name: addonName}, &cma))
-	assert.Equal(t, testhub.Lifecycle, cma.Annotations[hubctl.LifecycleAnnotation], "the lifecycle annotation was changed")
+	require.NoError(t, e.c.Get(context.Background(), types.NamespacedName{Name: e.addonName}, &cma))
+	assert.Equal(t, e.lifecycle, cma.Annotations[hubctl.LifecycleAnnotation], "the lifecycle annotation was changed")
 }
 
 // requireOnlySpecHashes checks that a status patch of the

@@ -30,7 +30,7 @@ import (
 func newAuditedEnv(t testing.TB) (*env, *auditLog) {
 	t.Helper()
 	h, c := testhub.ForTest(t, testhub.WithAudit())
-	return &env{hub: h, c: c}, &auditLog{path: h.AuditLog()}
+	return &env{hub: h, c: c, names: seedNames()}, &auditLog{path: h.AuditLog()}
 }
 
 // auditLog reads the API server's audit log as it grows: every write to
@@ -85,7 +85,7 @@ func (a *auditLog) read() ([]auditv1.Event, error) {
 
 // events reads the rest of the log and returns every event in it, in the
 // order the API server wrote them.
-func (a *auditLog) events(t testing.TB) []auditv1.Event {
+func (a *auditLog) events(t tb) []auditv1.Event {
 	t.Helper()
 	_, err := a.read()
 	require.NoError(t, err)
@@ -179,7 +179,7 @@ type term struct {
 
 // leaseTerms returns the terms of the Lease namespace/name, in order: a
 // new term starts with each accepted write that names a new holder.
-func leaseTerms(t testing.TB, events []auditv1.Event, namespace, name string) []term {
+func leaseTerms(t tb, events []auditv1.Event, namespace, name string) []term {
 	t.Helper()
 	var out []term
 	for i := range events {

@@ -188,9 +188,10 @@ func TestChaos(t *testing.T) {
 	seed, n := chaosSettings(t)
 	t.Logf("TestChaos: seed %d, %d clusters; replay with %s=%d %s=%d", seed, n, envChaosSeed, seed, envChaosClusters, n)
 	rng := rand.New(rand.NewPCG(uint64(seed), 0))
+	// A hub of its own: the faults stop the API server and compact etcd,
+	// and the replicas elect a leader with the shipped Lease.
 	e, audit := newAuditedEnv(t)
-	o := testhub.SeedOptions{Sizes: chaosSizes(n), Strategy: testhub.Strategy(soak.String(), "10m", 0), Lifecycle: testhub.Lifecycle}
-	require.NoError(t, testhub.Seed(context.Background(), e.c, o))
+	o := e.seed(t, testhub.SeedOptions{Sizes: chaosSizes(n), Strategy: testhub.Strategy(soak.String(), "10m", 0)})
 	p := e.newPods(t, binary(t, ".", "controller"), chaosLease.flags()...)
 	p.start(t)
 	p.start(t)
@@ -334,7 +335,7 @@ func (e *env) flap(cluster string) error {
 }
 
 // check checks the invariants on the audit log and reports the figures.
-func (c *chaos) check(o testhub.SeedOptions, replacements int, w *competitor) {
+func (c *chaos) check(o seeded, replacements int, w *competitor) {
 	t := c.t
 	t.Helper()
 	events := c.audit.events(t)
@@ -397,7 +398,7 @@ func (c *chaos) check(o testhub.SeedOptions, replacements int, w *competitor) {
 const chaosWriteBound = 4
 
 // groupsOf returns the seed's clusters by group, in rollout order.
-func groupsOf(o testhub.SeedOptions) [][]string {
+func groupsOf(o seeded) [][]string {
 	all := o.Clusters()
 	out := make([][]string, 3)
 	i := 0
@@ -550,7 +551,7 @@ func completedAt(versions map[string][]addonVersion, clusters []string, h string
 }
 
 // report logs the faults and the figures of the run.
-func (c *chaos) report(o testhub.SeedOptions, versions map[string][]addonVersion, terms []term, stale int, w *competitor, refused map[string]int, afterOutage int) {
+func (c *chaos) report(o seeded, versions map[string][]addonVersion, terms []term, stale int, w *competitor, refused map[string]int, afterOutage int) {
 	t := c.t
 	t.Helper()
 	start := c.changes[0]

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -36,7 +37,7 @@ import (
 // agents running.
 type controlled struct {
 	*env
-	o       testhub.SeedOptions
+	o       seeded
 	ctl     *running
 	reg     *prometheus.Registry
 	oldHash string
@@ -45,17 +46,17 @@ type controlled struct {
 
 func newControlled(t *testing.T) *controlled {
 	t.Helper()
-	e := newEnv(t)
+	e := sharedEnv(t)
 	o := seedHub(t, e, "60s")
 	reg := prometheus.NewRegistry()
 	ctl := e.start(t, func(mgr ctrl.Manager) error {
 		_, err := hubctl.Setup(context.Background(), mgr, hubctl.Options{Placements: true, Addons: true,
-			Lifecycles: []string{testhub.Lifecycle}, Metrics: reg, Verifier: hubctl.Verifier{HTTP: &http.Client{}}})
+			Lifecycles: []string{e.lifecycle}, Metrics: reg, Verifier: hubctl.Verifier{HTTP: &http.Client{}}})
 		return err
 	})
 	e.agents(t, applyTime, nil)
 	c := &controlled{env: e, o: o, ctl: ctl, reg: reg, oldHash: specHash(t, testhub.Image), newHash: specHash(t, newImage)}
-	e.installed(t, o, addonName, c.oldHash, 60*time.Second)
+	e.installed(t, o, e.addonName, c.oldHash, 60*time.Second)
 	return c
 }
 
@@ -63,7 +64,7 @@ func newControlled(t *testing.T) *controlled {
 // controller has written its status for it.
 func (c *controlled) govern(t *testing.T, spec v1alpha1.AddOnRolloutSpec) {
 	t.Helper()
-	require.NoError(t, c.c.Create(context.Background(), &v1alpha1.AddOnRollout{ObjectMeta: metav1.ObjectMeta{Name: addonName}, Spec: spec}))
+	require.NoError(t, c.c.Create(context.Background(), &v1alpha1.AddOnRollout{ObjectMeta: metav1.ObjectMeta{Name: c.addonName}, Spec: spec}))
 	c.observed(t)
 }
 
@@ -83,22 +84,22 @@ func (c *controlled) setSpec(t *testing.T, change func(*v1alpha1.AddOnRolloutSpe
 // observed waits until the status is of the spec's generation.
 func (c *controlled) observed(t *testing.T) {
 	t.Helper()
-	eventually(t, 30*time.Second, "AddOnRollout status observed", func() (bool, string) {
-		ar := c.rollout(t)
-		return ar.Status.ObservedGeneration == ar.Generation && len(ar.Status.Placements) > 0,
-			fmt.Sprintf("generation %d, observed %d", ar.Generation, ar.Status.ObservedGeneration)
-	})
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		ar := c.rollout(ct)
+		assert.Equal(ct, ar.Generation, ar.Status.ObservedGeneration, "observed generation")
+		assert.NotEmpty(ct, ar.Status.Placements, "placements")
+	}, 30*time.Second, poll, "AddOnRollout status observed")
 }
 
-func (c *controlled) rollout(t *testing.T) *v1alpha1.AddOnRollout {
+func (c *controlled) rollout(t tb) *v1alpha1.AddOnRollout {
 	t.Helper()
 	var ar v1alpha1.AddOnRollout
-	require.NoError(t, c.c.Get(context.Background(), types.NamespacedName{Name: addonName}, &ar))
+	require.NoError(t, c.c.Get(context.Background(), types.NamespacedName{Name: c.addonName}, &ar))
 	return &ar
 }
 
 // group returns the status of a group of the seed's placement.
-func (c *controlled) group(t *testing.T, name string) (v1alpha1.GroupStatus, string) {
+func (c *controlled) group(t tb, name string) (v1alpha1.GroupStatus, string) {
 	t.Helper()
 	ar := c.rollout(t)
 	for _, ps := range ar.Status.Placements {
@@ -115,19 +116,19 @@ func (c *controlled) group(t *testing.T, name string) (v1alpha1.GroupStatus, str
 func (c *controlled) waitGroup(t *testing.T, name string, timeout time.Duration, ok func(v1alpha1.GroupStatus) bool) v1alpha1.GroupStatus {
 	t.Helper()
 	var g v1alpha1.GroupStatus
-	eventually(t, timeout, "group "+name, func() (bool, string) {
-		g, _ = c.group(t, name)
-		return ok(g), fmt.Sprintf("%+v", g)
-	})
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		g, _ = c.group(ct, name)
+		assert.True(ct, ok(g), "%+v", g)
+	}, timeout, poll, "group %s", name)
 	return g
 }
 
 // desired returns each cluster's desired hash, by cluster.
-func (c *controlled) desired(t *testing.T) map[string]string {
+func (c *controlled) desired(t tb) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	for _, cl := range c.o.Clusters() {
-		out[cl] = c.addon(t, cl, addonName).desired
+		out[cl] = c.addon(t, cl, c.addonName).desired
 	}
 	return out
 }
@@ -136,17 +137,16 @@ func (c *controlled) desired(t *testing.T) map[string]string {
 // have the new one.
 func (c *controlled) holds(t *testing.T, d time.Duration, why string) {
 	t.Helper()
-	eventually(t, 60*time.Second, "dev and stg applied the new config", func() (bool, string) {
-		for _, cl := range []string{"dev-cluster", "stg-cluster"} {
-			if s := c.addon(t, cl, addonName); s.applied != c.newHash || s.desired != c.newHash {
-				return false, fmt.Sprintf("%s: desired %.8s applied %.8s", cl, s.desired, s.applied)
-			}
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		for _, cl := range []string{c.dev, c.stg} {
+			s := c.addon(ct, cl, c.addonName)
+			assert.Equal(ct, c.newHash, s.desired, "%s: desired", cl)
+			assert.Equal(ct, c.newHash, s.applied, "%s: applied", cl)
 		}
-		return true, ""
-	})
+	}, 60*time.Second, poll, "dev and stg applied the new config")
 	deadline := time.Now().Add(d)
 	for time.Now().Before(deadline) {
-		require.Equal(t, c.oldHash, c.addon(t, "prod-cluster", addonName).desired, "prod started while %s", why)
+		require.Equal(t, c.oldHash, c.addon(t, c.prod, c.addonName).desired, "prod started while %s", why)
 		time.Sleep(100 * time.Millisecond)
 	}
 }
@@ -155,22 +155,25 @@ func (c *controlled) holds(t *testing.T, d time.Duration, why string) {
 // contains note.
 func (c *controlled) event(t *testing.T, reason, note string) {
 	t.Helper()
-	eventually(t, 30*time.Second, reason+" event", func() (bool, string) {
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
 		var evs eventsv1.EventList
-		if err := c.c.List(context.Background(), &evs); err != nil {
-			return false, err.Error()
-		}
+		require.NoError(ct, c.c.List(context.Background(), &evs))
 		var seen []string
 		for _, ev := range evs.Items {
-			if ev.Regarding.Kind == "AddOnRollout" && ev.Reason == reason {
-				if strings.Contains(ev.Note, note) {
-					return true, ""
-				}
+			if ev.Regarding.Kind == "AddOnRollout" && ev.Regarding.Name == c.addonName && ev.Reason == reason {
 				seen = append(seen, ev.Note)
 			}
 		}
-		return false, fmt.Sprintf("%s events: %q", reason, seen)
-	})
+		assert.True(ct, slices.ContainsFunc(seen, func(n string) bool { return strings.Contains(n, note) }),
+			"%s events: %q", reason, seen)
+	}, 30*time.Second, poll, "%s event", reason)
+}
+
+// series names a series of a rollout metric of the add-on on the seed's
+// Placement as the text format writes it: its labels sorted, those
+// between addon and placement in between, those after it in after.
+func (c *controlled) series(metric, between, after string) string {
+	return fmt.Sprintf(`%s{addon=%q,%s,placement="%s/%s"%s}`, metric, c.addonName, between, c.namespace, seedPlacement, after)
 }
 
 // scrape returns the controller's metrics in the text format.
@@ -199,7 +202,7 @@ func TestApproval(t *testing.T) {
 	_, oldRev := c.group(t, "prod")
 	require.NotEmpty(t, oldRev)
 
-	require.NoError(t, testhub.SetAgentImage(ctx, c.c, newImage))
+	c.setAgentImage(t, newImage)
 	prod := c.waitGroup(t, "prod", 60*time.Second, func(g v1alpha1.GroupStatus) bool { return g.WaitsFor == "Approval" })
 	assert.Equal(t, "Blocked", prod.Phase)
 	ar := c.rollout(t)
@@ -212,43 +215,43 @@ func TestApproval(t *testing.T) {
 	assert.Equal(t, addonrollout.ReasonWaitingForApproval, progressing.Reason)
 	c.event(t, hubctl.EventApprovalRequested, `"prod" waits for an approval of revision `+pa.Revision)
 	metrics := c.scrape(t)
-	assert.Contains(t, metrics, `rolloutkit_pending_approvals{addon="cluster-proxy",group="prod",placement="open-cluster-management/cluster-proxy-placement"} 1`)
-	assert.Contains(t, metrics, `rolloutkit_group_phase{addon="cluster-proxy",group="prod",phase="Blocked",placement="open-cluster-management/cluster-proxy-placement"} 1`)
+	assert.Contains(t, metrics, c.series("rolloutkit_pending_approvals", `group="prod"`, "")+" 1")
+	assert.Contains(t, metrics, c.series("rolloutkit_group_phase", `group="prod",phase="Blocked"`, "")+" 1")
 
 	approve := func(name, revision string) {
-		require.NoError(t, c.c.Create(ctx, &v1alpha1.RolloutApproval{ObjectMeta: metav1.ObjectMeta{Name: name},
-			Spec: v1alpha1.RolloutApprovalSpec{AddOn: addonName, Placement: pa.Placement, Group: "prod", Revision: revision}}))
+		require.NoError(t, c.c.Create(ctx, &v1alpha1.RolloutApproval{ObjectMeta: metav1.ObjectMeta{Name: c.named(name)},
+			Spec: v1alpha1.RolloutApprovalSpec{AddOn: c.addonName, Placement: pa.Placement, Group: "prod", Revision: revision}}))
 	}
 	approve("prod-old-revision", oldRev)
 	c.holds(t, 3*soak, "only an approval of another revision existed")
-	approvalReason := func(name string) string {
+	approvalReason := func(t tb, name string) string {
 		var a v1alpha1.RolloutApproval
-		require.NoError(t, c.c.Get(ctx, types.NamespacedName{Name: name}, &a))
+		require.NoError(t, c.c.Get(ctx, types.NamespacedName{Name: c.named(name)}, &a))
 		if cond := meta.FindStatusCondition(a.Status.Conditions, addonrollout.ConditionApproved); cond != nil {
 			return cond.Reason
 		}
 		return ""
 	}
-	assert.Equal(t, addonrollout.ReasonRevisionMismatch, approvalReason("prod-old-revision"))
+	assert.Equal(t, addonrollout.ReasonRevisionMismatch, approvalReason(t, "prod-old-revision"))
 
 	approve("prod-"+pa.Revision, pa.Revision)
-	c.installed(t, c.o, addonName, c.newHash, 60*time.Second)
-	eventually(t, 30*time.Second, "approval used", func() (bool, string) {
-		r := approvalReason("prod-" + pa.Revision)
-		return r == addonrollout.ReasonUsed, r
-	})
+	c.installed(t, c.o, c.addonName, c.newHash, 60*time.Second)
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		assert.Equal(ct, addonrollout.ReasonUsed, approvalReason(ct, "prod-"+pa.Revision))
+	}, 30*time.Second, poll, "approval used")
 	c.event(t, hubctl.EventApprovalUsed, "prod")
-	eventually(t, 30*time.Second, "rollout completed", func() (bool, string) {
-		cond := meta.FindStatusCondition(c.rollout(t).Status.Conditions, addonrollout.ConditionProgressing)
-		return cond != nil && cond.Reason == addonrollout.ReasonCompleted, fmt.Sprintf("%+v", cond)
-	})
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		cond := meta.FindStatusCondition(c.rollout(ct).Status.Conditions, addonrollout.ConditionProgressing)
+		require.NotNil(ct, cond, "no Progressing condition")
+		assert.Equal(ct, addonrollout.ReasonCompleted, cond.Reason, "%+v", cond)
+	}, 30*time.Second, poll, "rollout completed")
 	assert.Contains(t, c.scrape(t), "rolloutkit_revision_duration_seconds_count")
 
 	// A new revision needs a new approval.
 	third := "quay.io/open-cluster-management/cluster-proxy:v0.9.2"
-	require.NoError(t, testhub.SetAgentImage(ctx, c.c, third))
+	c.setAgentImage(t, third)
 	c.waitGroup(t, "prod", 60*time.Second, func(g v1alpha1.GroupStatus) bool { return g.WaitsFor == "Approval" })
-	assert.Equal(t, c.newHash, c.addon(t, "prod-cluster", addonName).desired, "the old approval carried over to a new revision")
+	assert.Equal(t, c.newHash, c.addon(t, c.prod, c.addonName).desired, "the old approval carried over to a new revision")
 	ar = c.rollout(t)
 	require.Len(t, ar.Status.PendingApprovals, 1)
 	assert.NotEqual(t, pa.Revision, ar.Status.PendingApprovals[0].Revision)
@@ -260,9 +263,8 @@ func TestApproval(t *testing.T) {
 func TestPause(t *testing.T) {
 	t.Parallel()
 	c := newControlled(t)
-	ctx := context.Background()
 	c.govern(t, v1alpha1.AddOnRolloutSpec{Paused: true})
-	require.NoError(t, testhub.SetAgentImage(ctx, c.c, newImage))
+	c.setAgentImage(t, newImage)
 	dev := c.waitGroup(t, "dev", 30*time.Second, func(g v1alpha1.GroupStatus) bool { return g.WaitsFor == "Paused" })
 	assert.Equal(t, "Blocked", dev.Phase)
 	time.Sleep(2 * soak)
@@ -274,15 +276,15 @@ func TestPause(t *testing.T) {
 	assert.Equal(t, metav1.ConditionTrue, paused.Status)
 
 	c.setSpec(t, func(s *v1alpha1.AddOnRolloutSpec) { s.Paused = false })
-	eventually(t, 60*time.Second, "stg started", func() (bool, string) {
-		d := c.desired(t)
-		return d["stg-cluster"] == c.newHash, fmt.Sprint(d)
-	})
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		d := c.desired(ct)
+		assert.Equal(ct, c.newHash, d[c.stg], "%v", d)
+	}, 60*time.Second, poll, "stg started")
 	c.setSpec(t, func(s *v1alpha1.AddOnRolloutSpec) { s.Paused = true })
 	// stg, in flight, finishes; prod does not start.
 	c.holds(t, 3*soak, "paused mid-rollout")
 	c.setSpec(t, func(s *v1alpha1.AddOnRolloutSpec) { s.Paused = false })
-	c.installed(t, c.o, addonName, c.newHash, 60*time.Second)
+	c.installed(t, c.o, c.addonName, c.newHash, 60*time.Second)
 }
 
 // TestWindow: prod may start only inside its window. A window an hour from
@@ -290,13 +292,12 @@ func TestPause(t *testing.T) {
 func TestWindow(t *testing.T) {
 	t.Parallel()
 	c := newControlled(t)
-	ctx := context.Background()
 	now := time.Now().UTC()
 	hhmm := func(t time.Time) string { return t.Format("15:04") }
 	every := []string{"Mon-Sun"}
 	later := v1alpha1.RolloutWindow{Groups: []string{"prod"}, Days: every, Start: hhmm(now.Add(time.Hour)), End: hhmm(now.Add(2 * time.Hour)), TimeZone: "UTC"}
 	c.govern(t, v1alpha1.AddOnRolloutSpec{Windows: []v1alpha1.RolloutWindow{later}})
-	require.NoError(t, testhub.SetAgentImage(ctx, c.c, newImage))
+	c.setAgentImage(t, newImage)
 	prod := c.waitGroup(t, "prod", 60*time.Second, func(g v1alpha1.GroupStatus) bool { return g.WaitsFor == "Window" })
 	assert.Equal(t, "Blocked", prod.Phase)
 	assert.Contains(t, prod.Message, "outside the time window")
@@ -307,7 +308,7 @@ func TestWindow(t *testing.T) {
 	c.setSpec(t, func(s *v1alpha1.AddOnRolloutSpec) {
 		s.Windows[0].Start, s.Windows[0].End = hhmm(now.Add(-time.Hour)), hhmm(now.Add(time.Hour))
 	})
-	c.installed(t, c.o, addonName, c.newHash, 60*time.Second)
+	c.installed(t, c.o, c.addonName, c.newHash, 60*time.Second)
 }
 
 // webhook is a verification endpoint whose answer the test sets; it
@@ -357,7 +358,7 @@ func TestVerificationWebhook(t *testing.T) {
 		Name: "smoke", Groups: []string{"stg"}, Interval: &metav1.Duration{Duration: time.Second},
 		Webhook: &v1alpha1.WebhookCheck{URL: hook.srv.URL + "/verify"},
 	}}})
-	require.NoError(t, testhub.SetAgentImage(context.Background(), c.c, newImage))
+	c.setAgentImage(t, newImage)
 	stg := c.waitGroup(t, "stg", 60*time.Second, func(g v1alpha1.GroupStatus) bool { return g.WaitsFor == "Verification" })
 	assert.Equal(t, "Blocked", stg.Phase)
 	assert.Contains(t, stg.Message, "503 Service Unavailable")
@@ -372,17 +373,17 @@ func TestVerificationWebhook(t *testing.T) {
 		}
 	}
 	require.GreaterOrEqual(t, n, 2, "a failing check of the new revision was not retried")
-	assert.Equal(t, v1alpha1.VerificationRequest{AddOn: addonName,
-		Placement: v1alpha1.PlacementRef{Namespace: "open-cluster-management", Name: "cluster-proxy-placement"},
-		Group:     "stg", Revision: rev, Clusters: []string{"stg-cluster"}}, calls[len(calls)-1])
+	assert.Equal(t, v1alpha1.VerificationRequest{AddOn: c.addonName,
+		Placement: v1alpha1.PlacementRef{Namespace: c.namespace, Name: seedPlacement},
+		Group:     "stg", Revision: rev, Clusters: []string{c.stg}}, calls[len(calls)-1])
 	assert.Equal(t, "Waiting", func() string { g, _ := c.group(t, "prod"); return g.Phase }())
 
 	hook.set(http.StatusOK)
-	c.installed(t, c.o, addonName, c.newHash, 60*time.Second)
+	c.installed(t, c.o, c.addonName, c.newHash, 60*time.Second)
 	c.event(t, hubctl.EventVerificationPassed, "200 OK")
 	metrics := c.scrape(t)
-	assert.Contains(t, metrics, `rolloutkit_verifications_total{addon="cluster-proxy",group="stg",placement="open-cluster-management/cluster-proxy-placement",result="passed",verification="smoke"} 1`)
-	assert.Contains(t, metrics, `rolloutkit_verifications_total{addon="cluster-proxy",group="stg",placement="open-cluster-management/cluster-proxy-placement",result="failed",verification="smoke"}`)
+	assert.Contains(t, metrics, c.series("rolloutkit_verifications_total", `group="stg"`, `,result="passed",verification="smoke"`)+" 1")
+	assert.Contains(t, metrics, c.series("rolloutkit_verifications_total", `group="stg"`, `,result="failed",verification="smoke"`))
 }
 
 // TestVerificationPrometheus: a real Prometheus scrapes the add-on's error
@@ -407,13 +408,13 @@ func TestVerificationPrometheus(t *testing.T) {
 		Name: "error-ratio", Groups: []string{"stg"}, Interval: &metav1.Duration{Duration: time.Second},
 		Prometheus: &v1alpha1.PrometheusCheck{Address: prom.URL, Query: query},
 	}}})
-	require.NoError(t, testhub.SetAgentImage(context.Background(), c.c, newImage))
+	c.setAgentImage(t, newImage)
 	stg := c.waitGroup(t, "stg", 60*time.Second, func(g v1alpha1.GroupStatus) bool { return g.WaitsFor == "Verification" })
 	assert.Contains(t, stg.Message, "no series")
 	c.holds(t, 3*soak, "the error ratio was bad")
 
 	ratio.WithLabelValues("stg").Set(0.001)
-	c.installed(t, c.o, addonName, c.newHash, 60*time.Second)
+	c.installed(t, c.o, c.addonName, c.newHash, 60*time.Second)
 	c.event(t, hubctl.EventVerificationPassed, "1 series")
 }
 
@@ -428,7 +429,7 @@ func TestInvalidAddOnRollout(t *testing.T) {
 		ApprovalRequired: []string{"production"},
 		Windows:          []v1alpha1.RolloutWindow{{Days: []string{"Mon-Sun"}, Start: "9am", End: "16:00", TimeZone: "Europe/Berln"}},
 	})
-	require.NoError(t, testhub.SetAgentImage(context.Background(), c.c, newImage))
+	c.setAgentImage(t, newImage)
 	valid := meta.FindStatusCondition(c.rollout(t).Status.Conditions, addonrollout.ConditionValid)
 	require.NotNil(t, valid)
 	assert.Equal(t, metav1.ConditionFalse, valid.Status)
@@ -442,7 +443,7 @@ func TestInvalidAddOnRollout(t *testing.T) {
 		assert.Equal(t, c.oldHash, h, "%s rolled out under an invalid AddOnRollout", cl)
 	}
 	c.setSpec(t, func(s *v1alpha1.AddOnRolloutSpec) { *s = v1alpha1.AddOnRolloutSpec{} })
-	c.installed(t, c.o, addonName, c.newHash, 60*time.Second)
+	c.installed(t, c.o, c.addonName, c.newHash, 60*time.Second)
 	valid = meta.FindStatusCondition(c.rollout(t).Status.Conditions, addonrollout.ConditionValid)
 	assert.Equal(t, metav1.ConditionTrue, valid.Status)
 }

@@ -3,8 +3,8 @@ package e2e_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
+	"slices"
 	"testing"
 	"time"
 
@@ -45,6 +45,8 @@ const leaseNamespace = "kube-system"
 // dead leader sent lands after the takeover.
 func TestLeaderFailover(t *testing.T) {
 	t.Parallel()
+	// A hub of its own: the replicas elect a leader with the shipped
+	// Lease, and the audit log must hold their writes alone.
 	e, audit := newAuditedEnv(t)
 	o := seedHub(t, e, "60s")
 	p := e.newPods(t, binary(t, ".", "controller"), failoverLease.flags()...)
@@ -60,10 +62,7 @@ func TestLeaderFailover(t *testing.T) {
 
 	ob := e.observe(t, o.Clusters(), addonName, newHash)
 	require.NoError(t, testhub.SetAgentImage(context.Background(), e.c, newImage))
-	eventually(t, 60*time.Second, "stg in flight", func() (bool, string) {
-		s := e.addon(t, "stg-cluster", addonName)
-		return s.desired == newHash && s.applied != newHash, fmt.Sprintf("stg desired %.8s applied %.8s", s.desired, s.applied)
-	})
+	e.inFlight(t, e.stg, newHash)
 	second := e.failover(t, audit, p, e.leader(t, audit, p), "with stg in flight")
 	p.start(t) // the Deployment replaces the dead pod
 	pending := e.conflictAt(t, second)
@@ -129,15 +128,14 @@ func (e *env) conflictAt(t *testing.T, leader *replica) string {
 func refusal(t *testing.T, audit *auditLog, user, addon string) auditv1.Event {
 	t.Helper()
 	var refused auditv1.Event
-	eventually(t, 30*time.Second, "the refusal in the audit log", func() (bool, string) {
-		for _, ev := range audit.events(t) {
-			if auditWrite(&ev) && ev.User.Username == user && auditCode(&ev) == http.StatusConflict && ev.ObjectRef.Namespace+"/"+ev.ObjectRef.Name == addon {
-				refused = ev
-				return true, ""
-			}
-		}
-		return false, "not logged yet"
-	})
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		events := audit.events(ct)
+		i := slices.IndexFunc(events, func(ev auditv1.Event) bool {
+			return auditWrite(&ev) && ev.User.Username == user && auditCode(&ev) == http.StatusConflict && ev.ObjectRef.Namespace+"/"+ev.ObjectRef.Name == addon
+		})
+		require.GreaterOrEqual(ct, i, 0, "not logged yet")
+		refused = events[i]
+	}, 30*time.Second, poll, "the refusal in the audit log")
 	return refused
 }
 
@@ -146,14 +144,12 @@ func refusal(t *testing.T, audit *auditLog, user, addon string) auditv1.Event {
 func (e *env) leader(t *testing.T, audit *auditLog, p *pods) *replica {
 	t.Helper()
 	var r *replica
-	eventually(t, 60*time.Second, "a replica leads", func() (bool, string) {
-		terms := leaseTerms(t, audit.events(t), leaseNamespace, leaseName)
-		if len(terms) == 0 {
-			return false, "no Lease written"
-		}
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		terms := leaseTerms(ct, audit.events(ct), leaseNamespace, leaseName)
+		require.NotEmpty(ct, terms, "no Lease written")
 		r = p.byUser(terms[len(terms)-1].user)
-		return r != nil && !r.exited(), fmt.Sprintf("held by %s", terms[len(terms)-1].user)
-	})
+		assert.True(ct, r != nil && !r.exited(), "held by %s", terms[len(terms)-1].user)
+	}, 60*time.Second, poll, "a replica leads")
 	return r
 }
 
@@ -164,25 +160,23 @@ func (e *env) leader(t *testing.T, audit *auditLog, p *pods) *replica {
 func (e *env) takeover(t *testing.T, audit *auditLog, p *pods, dead *replica, killed time.Time) (*replica, time.Duration) {
 	t.Helper()
 	var tm term
-	eventually(t, 60*time.Second, "another replica takes the Lease", func() (bool, string) {
-		terms := leaseTerms(t, audit.events(t), leaseNamespace, leaseName)
-		if len(terms) == 0 {
-			return false, "no Lease written"
-		}
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		terms := leaseTerms(ct, audit.events(ct), leaseNamespace, leaseName)
+		require.NotEmpty(ct, terms, "no Lease written")
 		tm = terms[len(terms)-1]
-		return tm.user != dead.user, "held by " + tm.user
-	})
+		assert.NotEqual(ct, dead.user, tm.user, "held by %s", tm.user)
+	}, 60*time.Second, poll, "another replica takes the Lease")
 	took := tm.from.Sub(killed)
 	assert.LessOrEqual(t, took, failoverLease.failover(), "%s took the Lease %s after %s was killed", tm.user, took, dead.user)
 	next := p.byUser(tm.user)
 	require.NotNil(t, next, "the Lease went to %s, no replica of the test", tm.user)
-	eventually(t, 60*time.Second, tm.user+" writes", func() (bool, string) {
-		w, ok := firstWrite(audit.events(t), tm.user, tm.from, func(*auditv1.Event) bool { return true })
-		if ok {
-			t.Logf("%s's first write as leader, %s after the kill: %s", tm.user, w.StageTimestamp.Sub(killed).Round(time.Millisecond), auditDescribe(&w))
-		}
-		return ok, "no write yet"
-	})
+	var first auditv1.Event
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		w, ok := firstWrite(audit.events(ct), tm.user, tm.from, func(*auditv1.Event) bool { return true })
+		require.True(ct, ok, "no write yet")
+		first = w
+	}, 60*time.Second, poll, "%s writes", tm.user)
+	t.Logf("%s's first write as leader, %s after the kill: %s", tm.user, first.StageTimestamp.Sub(killed).Round(time.Millisecond), auditDescribe(&first))
 	return next, took
 }
 

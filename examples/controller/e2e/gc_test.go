@@ -54,7 +54,7 @@ func (e *env) addonManagers(t testing.TB, names ...string) {
 	cfg.UserAgent = "addon-framework-manager"
 	mgr, err := addonmanager.New(cfg)
 	require.NoError(t, err)
-	require.NoError(t, mgr.AddAgent(&proxyAddon{c: e.c, replicas: 1, staleRenders: map[string]int{}}))
+	require.NoError(t, mgr.AddAgent(&proxyAddon{c: e.c, name: e.addonName, replicas: 1, staleRenders: map[string]int{}}))
 	for _, n := range names {
 		require.NoError(t, mgr.AddAgent(configMapAddon{name: n}))
 	}
@@ -96,7 +96,7 @@ func (e *env) byHand(t testing.TB, name string, clusters ...string) map[string]s
 
 // addonObjects lists the ManagedClusterAddOns called name and the works of
 // that add-on (by their addon-name label), each by cluster.
-func (e *env) addonObjects(t testing.TB, name string) (map[string]addonv1alpha1.ManagedClusterAddOn, map[string]workv1.ManifestWork) {
+func (e *env) addonObjects(t tb, name string) (map[string]addonv1alpha1.ManagedClusterAddOn, map[string]workv1.ManifestWork) {
 	t.Helper()
 	ctx := context.Background()
 	var ml addonv1alpha1.ManagedClusterAddOnList
@@ -118,7 +118,7 @@ func (e *env) addonObjects(t testing.TB, name string) (map[string]addonv1alpha1.
 
 // cmaExists tells whether the ClusterManagementAddOn name exists, and
 // returns it.
-func (e *env) cmaExists(t testing.TB, name string) (*addonv1alpha1.ClusterManagementAddOn, bool) {
+func (e *env) cmaExists(t tb, name string) (*addonv1alpha1.ClusterManagementAddOn, bool) {
 	t.Helper()
 	var cma addonv1alpha1.ClusterManagementAddOn
 	err := e.c.Get(context.Background(), types.NamespacedName{Name: name}, &cma)
@@ -144,23 +144,17 @@ func (e *env) deployed(t testing.TB, name string, clusters []string) {
 	t.Helper()
 	cma, ok := e.cmaExists(t, name)
 	require.True(t, ok, "no ClusterManagementAddOn %s", name)
-	eventually(t, 60*time.Second, name+" deployed", func() (bool, string) {
-		mcas, works := e.addonObjects(t, name)
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		mcas, works := e.addonObjects(ct, name)
 		for _, c := range clusters {
 			m, ok := mcas[c]
-			if !ok || !controlledBy(&m, cma.UID) {
-				return false, fmt.Sprintf("%s: add-on %t, owners %v", c, ok, m.OwnerReferences)
-			}
+			require.True(ct, ok && controlledBy(&m, cma.UID), "%s: add-on %t, owners %v", c, ok, m.OwnerReferences)
 			w, ok := works[c]
-			if !ok || !controlledBy(&w, m.UID) {
-				return false, fmt.Sprintf("%s: work %t, owners %v", c, ok, w.OwnerReferences)
-			}
-			if ref := metav1.GetControllerOf(&w); ref.BlockOwnerDeletion == nil || !*ref.BlockOwnerDeletion {
-				return false, fmt.Sprintf("%s: the work's owner reference does not block its owner's deletion", c)
-			}
+			require.True(ct, ok && controlledBy(&w, m.UID), "%s: work %t, owners %v", c, ok, w.OwnerReferences)
+			ref := metav1.GetControllerOf(&w)
+			require.True(ct, ref.BlockOwnerDeletion != nil && *ref.BlockOwnerDeletion, "%s: the work's owner reference does not block its owner's deletion", c)
 		}
-		return true, ""
-	})
+	}, 60*time.Second, poll, "%s deployed", name)
 }
 
 // deleteAddon deletes the ClusterManagementAddOn name with the propagation
@@ -181,18 +175,21 @@ func (e *env) deleteAddon(t testing.TB, name string, p *metav1.DeletionPropagati
 // the last to go: whenever it is found gone, nothing of it is left.
 func (e *env) removed(t testing.TB, name string, foreground bool, keep ...string) {
 	t.Helper()
-	eventually(t, 60*time.Second, name+" removed", func() (bool, string) {
-		_, exists := e.cmaExists(t, name)
-		mcas, works := e.addonObjects(t, name)
+	var early []string // what was left whenever the ClusterManagementAddOn was found gone under foreground deletion
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		_, exists := e.cmaExists(ct, name)
+		mcas, works := e.addonObjects(ct, name)
 		for _, c := range keep {
 			delete(mcas, c)
 		}
-		if foreground && !exists {
-			require.Empty(t, mcas, "foreground deletion: the ClusterManagementAddOn went before its add-ons")
-			require.Empty(t, works, "foreground deletion: the ClusterManagementAddOn went before the works")
+		if foreground && !exists && len(mcas)+len(works) > 0 {
+			early = append(early, fmt.Sprintf("%d add-ons, %d works", len(mcas), len(works)))
 		}
-		return !exists && len(mcas)+len(works) == 0, fmt.Sprintf("ClusterManagementAddOn %t, %d add-ons, %d works", exists, len(mcas), len(works))
-	})
+		assert.False(ct, exists, "the ClusterManagementAddOn is there")
+		assert.Empty(ct, mcas, "add-ons")
+		assert.Empty(ct, works, "works")
+	}, 60*time.Second, poll, "%s removed", name)
+	require.Empty(t, early, "foreground deletion: the ClusterManagementAddOn went before its add-ons or works")
 }
 
 // TestGarbageCollection: on a hub whose garbage collector runs
@@ -221,8 +218,9 @@ func (e *env) removed(t testing.TB, name string, foreground bool, keep ...string
 //     goes.
 func TestGarbageCollection(t *testing.T) {
 	t.Parallel()
+	// A hub of its own: the garbage collector acts on the whole hub.
 	h, c := testhub.ForTestWithGC(t)
-	e := &env{hub: h, c: c}
+	e := &env{hub: h, c: c, names: seedNames()}
 	o := seedHub(t, e, "30s")
 	clusters := o.Clusters()
 	const (
@@ -292,18 +290,16 @@ func TestGarbageCollection(t *testing.T) {
 	orphanWrites := ctl.writes.count("/managedclusteraddons/" + orphan)
 	e.deleteAddon(t, orphan, ptr.To(metav1.DeletePropagationOrphan))
 	e.deleteAddon(t, other, nil)
-	eventually(t, 60*time.Second, "orphaned add-ons released", func() (bool, string) {
-		_, exists := e.cmaExists(t, orphan)
-		mcas, _ := e.addonObjects(t, orphan)
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		_, exists := e.cmaExists(ct, orphan)
+		mcas, _ := e.addonObjects(ct, orphan)
 		for _, m := range mcas {
 			for _, ref := range m.OwnerReferences {
-				if ref.UID == orphanCMA.UID {
-					return false, m.Namespace + ": still owned"
-				}
+				assert.NotEqual(ct, orphanCMA.UID, ref.UID, "%s: still owned", m.Namespace)
 			}
 		}
-		return !exists, fmt.Sprintf("ClusterManagementAddOn %t", exists)
-	})
+		assert.False(ct, exists, "the ClusterManagementAddOn is there")
+	}, 60*time.Second, poll, "orphaned add-ons released")
 	_, exists := e.cmaExists(t, other)
 	require.False(t, exists)
 	quiet(t, ctl, 2*time.Second)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -22,6 +23,7 @@ import (
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	workv1 "open-cluster-management.io/api/work/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -33,19 +35,41 @@ import (
 	"github.com/rolloutkit/rolloutkit/hash"
 )
 
-// env is one real hub and the clients a test drives it with.
+// env is one real hub, the clients a test drives it with, and the names
+// of the test's objects there.
 type env struct {
 	hub *testhub.Hub
 	c   client.Client // uncached, as the test's own eyes and hands
+	names
+	// scope are, on the shared hub, the namespaces of the test's objects:
+	// the managers the test starts cache the namespaced objects of these
+	// alone. Nil on a hub of the test's own: every namespace.
+	scope []string
 }
 
 // newEnv starts a hub of its own for the test, or skips the test when the
-// test API server has not been built (fails, under CI).
+// test API server has not been built (fails, under CI). A test takes a hub
+// of its own when it needs what no test on a shared hub may do: stop or
+// restart the API server, run the garbage collector or a compiled
+// controller that takes every add-on of the default lifecycle, elect a
+// leader with the shipped Lease, install the cluster-wide work gate or
+// change cluster-wide RBAC. The others take sharedEnv.
 func newEnv(t testing.TB) *env {
 	t.Helper()
 	h, c := testhub.ForTest(t)
-	return &env{hub: h, c: c}
+	return &env{hub: h, c: c, names: seedNames()}
 }
+
+// tb is what a helper needs of a test: a testing.TB, or the
+// assert.CollectT of an EventuallyWithT condition, whose failures fail
+// that try of the condition alone.
+type tb interface {
+	require.TestingT
+	Helper()
+}
+
+// poll is how often EventuallyWithT tries its condition.
+const poll = 100 * time.Millisecond
 
 // writes records the API writes one client sends; count counts those the
 // API server accepted.
@@ -136,7 +160,10 @@ func (e *env) start(t testing.TB, setup func(ctrl.Manager) error) *running {
 }
 
 // startManager runs a manager as cfg's identity, its options changed by
-// tune, with what setup registers, its API writes counted.
+// tune, with what setup registers, its API writes counted. On the shared
+// hub its cache holds the namespaced objects of the test's scope alone
+// (cluster-scoped ones it holds all of), so that it never sees, let alone
+// reconciles, another test's Placements, add-ons or works.
 func (e *env) startManager(t testing.TB, cfg *rest.Config, tune func(*ctrl.Options), setup func(ctrl.Manager) error) *running {
 	t.Helper()
 	cfg = rest.CopyConfig(cfg)
@@ -152,6 +179,12 @@ func (e *env) startManager(t testing.TB, cfg *rest.Config, tune func(*ctrl.Optio
 		Logger:                 zap.New(zap.WriteTo(testWriter{t}), zap.UseDevMode(true)),
 		// Several managers run the same controllers in one test process.
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+	}
+	if e.scope != nil {
+		opts.Cache.DefaultNamespaces = make(map[string]cache.Config, len(e.scope))
+		for _, ns := range e.scope {
+			opts.Cache.DefaultNamespaces[ns] = cache.Config{}
+		}
 	}
 	tune(&opts)
 	mgr, err := ctrl.NewManager(cfg, opts)
@@ -171,10 +204,10 @@ func (e *env) startManager(t testing.TB, cfg *rest.Config, tune func(*ctrl.Optio
 }
 
 // controller starts the rollout controller (every reconciler), taking the
-// add-ons annotated with testhub.Lifecycle.
+// add-ons annotated with the test's lifecycle value.
 func (e *env) controller(t testing.TB) *running {
 	return e.start(t, func(mgr ctrl.Manager) error {
-		_, err := hubctl.Setup(context.Background(), mgr, hubctl.Options{Placements: true, Addons: true, Lifecycles: []string{testhub.Lifecycle}})
+		_, err := hubctl.Setup(context.Background(), mgr, hubctl.Options{Placements: true, Addons: true, Lifecycles: []string{e.lifecycle}})
 		return err
 	})
 }
@@ -217,7 +250,7 @@ type addonState struct {
 	exists           bool
 }
 
-func (e *env) addon(t testing.TB, cluster, name string) addonState {
+func (e *env) addon(t tb, cluster, name string) addonState {
 	t.Helper()
 	s, err := e.readAddon(cluster, name)
 	require.NoError(t, err, "reading add-on %s/%s", cluster, name)
@@ -262,7 +295,7 @@ type workState struct {
 
 // works lists the add-on's works in every namespace by their
 // addon-name label, as the seed tells a user to, by cluster.
-func (e *env) works(t testing.TB, addon string) map[string]workState {
+func (e *env) works(t tb, addon string) map[string]workState {
 	t.Helper()
 	out, err := e.readWorks(addon)
 	require.NoError(t, err)
@@ -302,7 +335,7 @@ func (e *env) readWorks(addon string) (map[string]workState, error) {
 
 // progression returns the add-on's install progression of its only
 // placement, as stored.
-func (e *env) progression(t testing.TB, name string) (addonv1alpha1.InstallProgression, bool) {
+func (e *env) progression(t tb, name string) (addonv1alpha1.InstallProgression, bool) {
 	t.Helper()
 	var cma addonv1alpha1.ClusterManagementAddOn
 	require.NoError(t, e.c.Get(context.Background(), types.NamespacedName{Name: name}, &cma))
@@ -310,25 +343,6 @@ func (e *env) progression(t testing.TB, name string) (addonv1alpha1.InstallProgr
 		return addonv1alpha1.InstallProgression{}, false
 	}
 	return cma.Status.InstallProgressions[0], true
-}
-
-// eventually polls cond every 100ms until it holds or timeout passes; the
-// failure message is the last thing cond said.
-func eventually(t testing.TB, timeout time.Duration, what string, cond func() (bool, string)) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	var last string
-	for {
-		ok, msg := cond()
-		if ok {
-			return
-		}
-		last = msg
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %s: %s", what, timeout, last)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
 }
 
 // specHash is the hash the rollout must carry for the seed's config with
@@ -344,7 +358,7 @@ func specHash(t testing.TB, image string) string {
 
 // installed waits until every cluster's add-on has applied the config
 // whose hash is h and the install progression is Completed.
-func (e *env) installed(t testing.TB, o testhub.SeedOptions, name, h string, timeout time.Duration) {
+func (e *env) installed(t testing.TB, o seeded, name, h string, timeout time.Duration) {
 	t.Helper()
 	e.installedOn(t, o.Clusters(), name, h, timeout)
 }
@@ -353,39 +367,34 @@ func (e *env) installed(t testing.TB, o testhub.SeedOptions, name, h string, tim
 // config whose hash is h and the install progression is Completed.
 func (e *env) installedOn(t testing.TB, clusters []string, name, h string, timeout time.Duration) {
 	t.Helper()
-	eventually(t, timeout, "rollout of "+h[:8]+" completed", func() (bool, string) {
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
 		for _, c := range clusters {
-			s := e.addon(t, c, name)
-			if s.applied != h || s.desired != h {
-				return false, fmt.Sprintf("%s: desired %.8s applied %.8s", c, s.desired, s.applied)
-			}
+			s := e.addon(ct, c, name)
+			require.Equal(ct, h, s.desired, "%s: desired", c)
+			require.Equal(ct, h, s.applied, "%s: applied", c)
 		}
-		ip, ok := e.progression(t, name)
-		if !ok {
-			return false, "no install progression"
-		}
+		ip, ok := e.progression(ct, name)
+		require.True(ct, ok, "no install progression")
 		cond := meta.FindStatusCondition(ip.Conditions, addonv1beta1.ManagedClusterAddOnConditionProgressing)
-		if cond == nil || cond.Reason != addonv1beta1.ProgressingReasonCompleted {
-			return false, fmt.Sprintf("progression condition %+v", cond)
-		}
-		return true, ""
-	})
+		require.NotNil(ct, cond, "no Progressing condition on the install progression")
+		assert.Equal(ct, addonv1beta1.ProgressingReasonCompleted, cond.Reason, "progression condition %+v", cond)
+	}, timeout, poll, "rollout of %.8s completed", h)
 }
 
 // rawAddon reads a cluster's add-on as stored.
-func (e *env) rawAddon(t testing.TB, cluster string) *addonv1alpha1.ManagedClusterAddOn {
+func (e *env) rawAddon(t tb, cluster string) *addonv1alpha1.ManagedClusterAddOn {
 	t.Helper()
 	var mca addonv1alpha1.ManagedClusterAddOn
-	require.NoError(t, e.c.Get(context.Background(), types.NamespacedName{Namespace: cluster, Name: addonName}, &mca))
+	require.NoError(t, e.c.Get(context.Background(), types.NamespacedName{Namespace: cluster, Name: e.addonName}, &mca))
 	return &mca
 }
 
-// decisions reads the seed placement's PlacementDecisions.
+// decisions reads the PlacementDecisions of the seed's Placement.
 func (e *env) decisions(t testing.TB) []clusterv1beta1.PlacementDecision {
 	t.Helper()
 	var l clusterv1beta1.PlacementDecisionList
-	require.NoError(t, e.c.List(context.Background(), &l, client.InNamespace("open-cluster-management"),
-		client.MatchingLabels{clusterv1beta1.PlacementLabel: "cluster-proxy-placement"}))
+	require.NoError(t, e.c.List(context.Background(), &l, client.InNamespace(e.namespace),
+		client.MatchingLabels{clusterv1beta1.PlacementLabel: seedPlacement}))
 	return l.Items
 }
 
@@ -393,6 +402,6 @@ func (e *env) decisions(t testing.TB) []clusterv1beta1.PlacementDecision {
 func (e *env) placement(t testing.TB) *clusterv1beta1.Placement {
 	t.Helper()
 	var p clusterv1beta1.Placement
-	require.NoError(t, e.c.Get(context.Background(), types.NamespacedName{Namespace: "open-cluster-management", Name: "cluster-proxy-placement"}, &p))
+	require.NoError(t, e.c.Get(context.Background(), types.NamespacedName{Namespace: e.namespace, Name: seedPlacement}, &p))
 	return &p
 }

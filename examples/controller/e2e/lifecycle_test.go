@@ -14,7 +14,6 @@ import (
 
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
-	"github.com/rolloutkit/rolloutkit/internal/seed"
 )
 
 // TestOtherLifecycles: the controller takes only the ClusterManagementAddOns
@@ -32,19 +31,20 @@ import (
 // rendered for them, and the controller sends no request that names them.
 func TestOtherLifecycles(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := sharedEnv(t)
 	o := seedHub(t, e, "30s")
 	ctx := context.Background()
-	require.NoError(t, e.c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "edge-1"}}))
+	edge := e.ownNamespace("edge-1")
+	require.NoError(t, e.c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: edge}}))
 
 	others := map[string]string{ // name -> lifecycle annotation ("": none)
-		"ocm-managed":  addonv1alpha1.AddonLifecycleAddonManagerAnnotationValue,
-		"self-managed": addonv1alpha1.AddonLifecycleSelfManageAnnotationValue,
-		"unannotated":  "",
+		e.named("ocm-managed"):  addonv1alpha1.AddonLifecycleAddonManagerAnnotationValue,
+		e.named("self-managed"): addonv1alpha1.AddonLifecycleSelfManageAnnotationValue,
+		e.named("unannotated"):  "",
 	}
 	versions := map[string]string{} // kind/namespace/name -> resourceVersion
 	for name, lifecycle := range others {
-		cma, err := seed.ClusterManagementAddOn()
+		cma, err := e.seedAddon(testhub.SeedOptions{})
 		require.NoError(t, err)
 		cma.Name = name
 		delete(cma.Annotations, hubctl.LifecycleAnnotation)
@@ -55,7 +55,7 @@ func TestOtherLifecycles(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, e.c.Create(ctx, alpha))
 		versions["cma//"+name] = alpha.ResourceVersion
-		for _, cluster := range []string{"dev-cluster", "edge-1"} {
+		for _, cluster := range []string{e.dev, edge} {
 			m := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: name}}
 			require.NoError(t, e.c.Create(ctx, m))
 			versions["mca/"+cluster+"/"+name] = m.ResourceVersion
@@ -64,7 +64,7 @@ func TestOtherLifecycles(t *testing.T) {
 
 	ctl := e.controller(t)
 	e.agents(t, applyTime, nil)
-	e.installed(t, o, addonName, specHash(t, testhub.Image), 60*time.Second)
+	e.installed(t, o, e.addonName, specHash(t, testhub.Image), 60*time.Second)
 	quiet(t, ctl, 2*soak)
 
 	for name := range others {
@@ -83,10 +83,10 @@ func TestOtherLifecycles(t *testing.T) {
 			clusters = append(clusters, m.Namespace)
 			assert.Equal(t, versions["mca/"+m.Namespace+"/"+name], m.ResourceVersion, "%s/%s was written", m.Namespace, name)
 		}
-		assert.ElementsMatch(t, []string{"dev-cluster", "edge-1"}, clusters, "%s's add-ons were created or deleted", name)
+		assert.ElementsMatch(t, []string{e.dev, edge}, clusters, "%s's add-ons were created or deleted", name)
 		assert.Empty(t, e.works(t, name), "a work was rendered for %s", name)
 		assert.Zero(t, ctl.writes.count("/"+name), "the controller wrote %s", name)
 	}
 	// The add-on it takes is taken in full.
-	assert.Len(t, e.works(t, addonName), len(o.Clusters()))
+	assert.Len(t, e.works(t, e.addonName), len(o.Clusters()))
 }

@@ -50,6 +50,7 @@ const outage = 12 * time.Second
 // and relisted.
 func TestAPIServerOutage(t *testing.T) {
 	t.Parallel()
+	// A hub of its own: it stops the API server and compacts etcd.
 	e, audit := newAuditedEnv(t)
 	o := seedHub(t, e, "90s")
 	p := e.newPods(t, binary(t, ".", "controller"), outageLease.flags()...)
@@ -61,18 +62,14 @@ func TestAPIServerOutage(t *testing.T) {
 
 	ob := e.observe(t, o.Clusters(), addonName, newHash)
 	require.NoError(t, testhub.SetAgentImage(context.Background(), e.c, newImage))
-	eventually(t, 60*time.Second, "stg in flight", func() (bool, string) {
-		s := e.addon(t, "stg-cluster", addonName)
-		return s.desired == newHash && s.applied != newHash, fmt.Sprintf("stg desired %.8s applied %.8s", s.desired, s.applied)
-	})
+	e.inFlight(t, e.stg, newHash)
 	watched := informerResources(audit.events(t), ctl.user)
 	down := time.Now()
 	stopped := make(chan error, 1)
 	go func() { stopped <- e.hub.StopAPIServer() }() // a graceful stop takes seconds: probe meanwhile
-	eventually(t, 30*time.Second, "/readyz reports the outage", func() (bool, string) {
-		c := ctl.readyz()
-		return c == http.StatusInternalServerError, fmt.Sprintf("/readyz %d", c)
-	})
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		assert.Equal(ct, http.StatusInternalServerError, ctl.readyz(), "/readyz")
+	}, 30*time.Second, poll, "/readyz reports the outage")
 	reported := time.Since(down)
 	require.NoError(t, <-stopped)
 	compacted, err := e.hub.CompactEtcd(context.Background())
@@ -84,10 +81,9 @@ func TestAPIServerOutage(t *testing.T) {
 	}
 	require.NoError(t, e.hub.StartAPIServer())
 	up := time.Now()
-	eventually(t, 60*time.Second, "/readyz after the outage", func() (bool, string) {
-		c := ctl.readyz()
-		return c == 200, fmt.Sprintf("/readyz %d", c)
-	})
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		assert.Equal(ct, http.StatusOK, ctl.readyz(), "/readyz")
+	}, 60*time.Second, poll, "/readyz after the outage")
 	t.Logf("API server stopped (gracefully) and started again %s later; /readyz failed %s into the stop, then %v (status: probes), and was ready again %s after the start",
 		up.Sub(down).Round(time.Millisecond), reported.Round(time.Millisecond), probes, time.Since(up).Round(time.Millisecond))
 	assert.Equal(t, map[int]int{http.StatusInternalServerError: probes[http.StatusInternalServerError]}, probes,

@@ -22,12 +22,6 @@ import (
 	"github.com/rolloutkit/rolloutkit/internal/seed"
 )
 
-// The seed's Placement.
-const (
-	seedNamespace = "open-cluster-management"
-	seedPlacement = "cluster-proxy-placement"
-)
-
 // TestUnreachableCluster: once the add-on is installed everywhere,
 // stg-cluster goes offline and OCM's registration controller taints it
 // unreachable. The Placement drops it from its decisions, and a new config
@@ -38,53 +32,53 @@ const (
 // it; it never has the new hash.
 func TestUnreachableCluster(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := sharedEnv(t)
 	o := seedHub(t, e, "30s")
 	e.controller(t)
 	oldHash, newHash := specHash(t, testhub.Image), specHash(t, newImage)
-	e.agents(t, applyTime, failingOn("stg-cluster", newHash))
-	e.installed(t, o, addonName, oldHash, 60*time.Second)
+	e.agents(t, applyTime, failingOn(e.stg, newHash))
+	e.installed(t, o, e.addonName, oldHash, 60*time.Second)
 
-	e.taint(t, "stg-cluster", clusterv1.Taint{Key: clusterv1.ManagedClusterTaintUnreachable,
+	e.taint(t, e.stg, clusterv1.Taint{Key: clusterv1.ManagedClusterTaintUnreachable,
 		Effect: clusterv1.TaintEffectNoSelect, TimeAdded: metav1.Now()})
 	// The reconciler writes the decisions first and the Placement's status
 	// after them, so the two are read until both show stg gone.
-	eventually(t, 30*time.Second, "stg-cluster dropped from the decisions and the decision groups", func() (bool, string) {
-		got := e.decided(t, seedNamespace, seedPlacement)
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
 		var groups []string
-		for _, g := range e.placementIn(t, seedNamespace, seedPlacement).Status.DecisionGroups {
+		for _, g := range e.placementIn(ct, e.namespace, seedPlacement).Status.DecisionGroups {
 			groups = append(groups, fmt.Sprintf("%d:%s", g.DecisionGroupIndex, g.DecisionGroupName))
 		}
-		return slices.Equal(got, []string{"dev-cluster", "prod-cluster"}) && slices.Equal(groups, []string{"0:dev", "1:prod"}),
-			fmt.Sprintf("decided %v, groups %v", got, groups)
-	})
+		assert.Equal(ct, []string{e.dev, e.prod}, e.decided(ct, e.namespace, seedPlacement), "decided")
+		assert.Equal(ct, []string{"0:dev", "1:prod"}, groups, "decision groups")
+	}, 30*time.Second, poll, "stg-cluster dropped from the decisions and the decision groups")
 
-	ob := e.observe(t, o.Clusters(), addonName, newHash)
-	require.NoError(t, testhub.SetAgentImage(context.Background(), e.c, newImage))
-	e.installedOn(t, []string{"dev-cluster", "prod-cluster"}, addonName, newHash, 60*time.Second)
+	ob := e.observe(t, o.Clusters(), e.addonName, newHash)
+	e.setAgentImage(t, newImage)
+	e.installedOn(t, []string{e.dev, e.prod}, e.addonName, newHash, 60*time.Second)
 	ob.close()
-	e.requireOrder(t, ob, addonName, "dev-cluster", "prod-cluster")
-	assert.NotContains(t, ob.desired["stg-cluster"], newHash, "stg-cluster's desiredConfig was written with the new config")
+	e.requireOrder(t, ob, e.addonName, e.dev, e.prod)
+	assert.NotContains(t, ob.desired[e.stg], newHash, "stg-cluster's desiredConfig was written with the new config")
 	// A cluster no placement selects loses its add-on, as in OCM.
-	assert.False(t, e.addon(t, "stg-cluster", addonName).exists, "stg-cluster's add-on was kept")
+	assert.False(t, e.addon(t, e.stg, e.addonName).exists, "stg-cluster's add-on was kept")
 	// Its work stays as it was: a bare API server has no garbage collector
 	// to delete it with its add-on.
-	assert.Equal(t, oldHash, e.works(t, addonName)["stg-cluster"].target, "stg-cluster's work got the new config")
+	assert.Equal(t, oldHash, e.works(t, e.addonName)[e.stg].target, "stg-cluster's work got the new config")
 }
 
 // TestClusterSetsAndTolerations runs the Placement reconciler alone on the
-// seed's hub (the global set, bound in the seed Placement's namespace)
-// and schedules two more Placements in parallel: one in a namespace
-// without a binding, and one kept on a tainted cluster by a toleration
-// that expires.
+// seed's hub (the test's cluster set, bound in the seed Placement's
+// namespace) and schedules two more Placements in parallel: one in a
+// namespace without a binding, and one kept on a tainted cluster by a
+// toleration that expires.
 func TestClusterSetsAndTolerations(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := sharedEnv(t)
 	seedHub(t, e, "30s")
+	unbound := e.ownNamespace("unbound")
 	e.placements(t)
 	t.Run("no binding", func(t *testing.T) {
 		t.Parallel()
-		e.noBinding(t)
+		e.noBinding(t, unbound)
 	})
 	t.Run("toleration expires", func(t *testing.T) {
 		t.Parallel()
@@ -92,32 +86,32 @@ func TestClusterSetsAndTolerations(t *testing.T) {
 	})
 }
 
-// noBinding: a Placement in a namespace with no ManagedClusterSetBinding
-// selects nothing and says so with OCM's reason; once the global set is
-// bound there, it selects the seed's three clusters.
-func (e *env) noBinding(t *testing.T) {
+// noBinding: a Placement in namespace ns, which has no
+// ManagedClusterSetBinding, selects nothing and says so with OCM's reason;
+// once the test's cluster set is bound there, it selects the seed's three
+// clusters.
+func (e *env) noBinding(t *testing.T, ns string) {
 	ctx := context.Background()
-	const ns = "unbound"
 	p, err := seed.Placement()
 	require.NoError(t, err)
 	p.Namespace = ns
 	require.NoError(t, e.c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
 	require.NoError(t, e.c.Create(ctx, p))
-	eventually(t, 30*time.Second, "PlacementSatisfied False, NoManagedClusterSetBindings", func() (bool, string) {
-		c := meta.FindStatusCondition(e.placementIn(t, ns, p.Name).Status.Conditions, clusterv1beta1.PlacementConditionSatisfied)
-		if c == nil {
-			return false, "no condition"
-		}
-		return c.Status == metav1.ConditionFalse && c.Reason == "NoManagedClusterSetBindings", fmt.Sprintf("%s %s: %s", c.Status, c.Reason, c.Message)
-	})
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		c := meta.FindStatusCondition(e.placementIn(ct, ns, p.Name).Status.Conditions, clusterv1beta1.PlacementConditionSatisfied)
+		require.NotNil(ct, c, "no condition")
+		assert.Equal(ct, metav1.ConditionFalse, c.Status, "%s %s: %s", c.Status, c.Reason, c.Message)
+		assert.Equal(ct, "NoManagedClusterSetBindings", c.Reason, "%s %s: %s", c.Status, c.Reason, c.Message)
+	}, 30*time.Second, poll, "PlacementSatisfied False, NoManagedClusterSetBindings")
 	assert.Empty(t, e.decided(t, ns, p.Name), "clusters decided without a binding")
 	assert.Zero(t, e.placementIn(t, ns, p.Name).Status.NumberOfSelectedClusters)
 
-	require.NoError(t, e.c.Create(ctx, testhub.GlobalBinding(ns)))
-	eventually(t, 30*time.Second, "the seed's clusters decided once the global set is bound", func() (bool, string) {
-		got := e.decided(t, ns, p.Name)
-		return slices.Equal(got, []string{"dev-cluster", "prod-cluster", "stg-cluster"}), fmt.Sprint(got)
-	})
+	require.NoError(t, e.c.Create(ctx, e.binding(ns)))
+	want := []string{e.dev, e.prod, e.stg}
+	slices.Sort(want)
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		assert.Equal(ct, want, e.decided(ct, ns, p.Name))
+	}, 30*time.Second, poll, "the seed's clusters decided once the cluster set is bound")
 }
 
 // tolerationExpires: a Placement tolerates the unreachable taint of
@@ -131,13 +125,13 @@ func (e *env) tolerationExpires(t *testing.T) {
 	added := time.Now().Truncate(time.Second)
 	expiry := added.Add(tolerated * time.Second)
 	mc := &clusterv1.ManagedCluster{
-		ObjectMeta: metav1.ObjectMeta{Name: "edge-1", Labels: map[string]string{"tier": "edge"}},
+		ObjectMeta: metav1.ObjectMeta{Name: e.named("edge-1"), Labels: e.clusterLabels(map[string]string{"tier": "edge"})},
 		Spec: clusterv1.ManagedClusterSpec{HubAcceptsClient: true, Taints: []clusterv1.Taint{{
 			Key: clusterv1.ManagedClusterTaintUnreachable, Effect: clusterv1.TaintEffectNoSelect, TimeAdded: metav1.NewTime(added),
 		}}},
 	}
 	p := &clusterv1beta1.Placement{
-		ObjectMeta: metav1.ObjectMeta{Namespace: seedNamespace, Name: "edge"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: e.namespace, Name: "edge"},
 		Spec: clusterv1beta1.PlacementSpec{
 			Predicates: []clusterv1beta1.ClusterPredicate{{RequiredClusterSelector: clusterv1beta1.ClusterSelector{
 				LabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{"tier": "edge"}},
@@ -148,14 +142,12 @@ func (e *env) tolerationExpires(t *testing.T) {
 	}
 	require.NoError(t, e.c.Create(ctx, mc))
 	require.NoError(t, e.c.Create(ctx, p))
-	eventually(t, time.Until(expiry), "edge-1 selected while tolerated", func() (bool, string) {
-		got := e.decided(t, seedNamespace, p.Name)
-		return slices.Equal(got, []string{"edge-1"}), fmt.Sprint(got)
-	})
-	eventually(t, time.Until(expiry)+5*time.Second, "edge-1 dropped when the toleration expires", func() (bool, string) {
-		got := e.decided(t, seedNamespace, p.Name)
-		return len(got) == 0, fmt.Sprint(got)
-	})
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		assert.Equal(ct, []string{mc.Name}, e.decided(ct, e.namespace, p.Name))
+	}, time.Until(expiry), poll, "edge-1 selected while tolerated")
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		assert.Empty(ct, e.decided(ct, e.namespace, p.Name))
+	}, time.Until(expiry)+5*time.Second, poll, "edge-1 dropped when the toleration expires")
 	seen := time.Now()
 	assert.False(t, seen.Before(expiry), "edge-1 dropped by %s, before its toleration expired at %s",
 		seen.Format("15:04:05.000"), expiry.Format("15:04:05.000"))
@@ -163,7 +155,7 @@ func (e *env) tolerationExpires(t *testing.T) {
 
 // taint adds a taint to a ManagedCluster, as OCM's registration
 // controller does.
-func (e *env) taint(t testing.TB, cluster string, taint clusterv1.Taint) {
+func (e *env) taint(t tb, cluster string, taint clusterv1.Taint) {
 	t.Helper()
 	var mc clusterv1.ManagedCluster
 	require.NoError(t, e.c.Get(context.Background(), types.NamespacedName{Name: cluster}, &mc))
@@ -174,7 +166,7 @@ func (e *env) taint(t testing.TB, cluster string, taint clusterv1.Taint) {
 
 // decided returns the clusters in the PlacementDecisions of a Placement,
 // sorted.
-func (e *env) decided(t testing.TB, namespace, name string) []string {
+func (e *env) decided(t tb, namespace, name string) []string {
 	t.Helper()
 	var l clusterv1beta1.PlacementDecisionList
 	require.NoError(t, e.c.List(context.Background(), &l, client.InNamespace(namespace),
@@ -190,7 +182,7 @@ func (e *env) decided(t testing.TB, namespace, name string) []string {
 }
 
 // placementIn reads a Placement.
-func (e *env) placementIn(t testing.TB, namespace, name string) *clusterv1beta1.Placement {
+func (e *env) placementIn(t tb, namespace, name string) *clusterv1beta1.Placement {
 	t.Helper()
 	var p clusterv1beta1.Placement
 	require.NoError(t, e.c.Get(context.Background(), types.NamespacedName{Namespace: namespace, Name: name}, &p))

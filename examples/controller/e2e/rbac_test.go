@@ -2,7 +2,6 @@ package e2e_test
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -158,10 +157,9 @@ func (e *env) approve(t testing.TB) *v1alpha1.RolloutApproval {
 	require.NoError(t, err)
 	a := &v1alpha1.RolloutApproval{ObjectMeta: metav1.ObjectMeta{Name: "cluster-proxy-prod"}, Spec: v1alpha1.RolloutApprovalSpec{AddOn: addonName,
 		Placement: v1alpha1.PlacementRef{Namespace: "open-cluster-management", Name: "cluster-proxy-placement"}, Group: "prod", Revision: "r0"}}
-	eventually(t, 10*time.Second, "alice approves", func() (bool, string) {
-		err := alice.Create(ctx, a.DeepCopy())
-		return err == nil, fmt.Sprint(err)
-	})
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		assert.NoError(ct, alice.Create(ctx, a.DeepCopy()))
+	}, 10*time.Second, poll, "alice approves")
 	forbiddenTo(t, "alice", alice.Get(ctx, client.ObjectKeyFromObject(a), &v1alpha1.RolloutApproval{}), "reading a RolloutApproval")
 	forbiddenTo(t, "alice", alice.List(ctx, &v1alpha1.RolloutApprovalList{}), "listing RolloutApprovals")
 	forbiddenTo(t, "alice", alice.Delete(ctx, a), "deleting a RolloutApproval")
@@ -190,6 +188,8 @@ func (e *env) approve(t testing.TB) *v1alpha1.RolloutApproval {
 //     configs_role.yaml documents, the add-on rolls out.
 func TestRBACLeastPrivilege(t *testing.T) {
 	t.Parallel()
+	// A hub of its own: it binds and unbinds cluster-wide roles, installs
+	// a CRD, and elects a leader with the shipped Lease.
 	e := newEnv(t)
 	ctx := context.Background()
 	e.installRBAC(t)
@@ -211,19 +211,14 @@ func TestRBACLeastPrivilege(t *testing.T) {
 	ar := &v1alpha1.AddOnRollout{ObjectMeta: metav1.ObjectMeta{Name: addonName}}
 	require.NoError(t, e.c.Create(ctx, ar))
 	approval := e.approve(t)
-	eventually(t, 30*time.Second, "the controller writes the controls' status", func() (bool, string) {
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
 		var got v1alpha1.AddOnRollout
 		var a v1alpha1.RolloutApproval
-		if err := e.c.Get(ctx, client.ObjectKeyFromObject(ar), &got); err != nil {
-			return false, err.Error()
-		}
-		if err := e.c.Get(ctx, client.ObjectKeyFromObject(approval), &a); err != nil {
-			return false, err.Error()
-		}
-		c := meta.FindStatusCondition(a.Status.Conditions, addonrollout.ConditionApproved)
-		return got.Status.ObservedGeneration == got.Generation && c != nil,
-			fmt.Sprintf("addonrollout observed generation %d of %d, approval condition %+v", got.Status.ObservedGeneration, got.Generation, c)
-	})
+		require.NoError(ct, e.c.Get(ctx, client.ObjectKeyFromObject(ar), &got))
+		require.NoError(ct, e.c.Get(ctx, client.ObjectKeyFromObject(approval), &a))
+		assert.Equal(ct, got.Generation, got.Status.ObservedGeneration, "the AddOnRollout's observed generation")
+		assert.NotNil(ct, meta.FindStatusCondition(a.Status.Conditions, addonrollout.ConditionApproved), "the approval's Approved condition")
+	}, 30*time.Second, poll, "the controller writes the controls' status")
 
 	ob := e.observe(t, o.Clusters(), addonName, newHash)
 	require.NoError(t, testhub.SetAgentImage(ctx, e.c, newImage))
@@ -238,10 +233,9 @@ func TestRBACLeastPrivilege(t *testing.T) {
 	// prod-cluster leaves the placement: its decision and its add-on go.
 	require.NoError(t, e.c.Patch(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "prod-cluster"}},
 		client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"labels":{"cluster-proxy":"disabled"}}}`))))
-	eventually(t, 30*time.Second, "prod-cluster's add-on removed", func() (bool, string) {
-		s := e.addon(t, "prod-cluster", addonName)
-		return !s.exists, "the add-on is still there"
-	})
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		assert.False(ct, e.addon(ct, "prod-cluster", addonName).exists, "the add-on is still there")
+	}, 30*time.Second, poll, "prod-cluster's add-on removed")
 	assert.Positive(t, ctl.writes.deleted("/managedclusteraddons/"), "no ManagedClusterAddOn deleted")
 	assert.Positive(t, ctl.writes.deleted("/placementdecisions/"), "no PlacementDecision deleted")
 	assert.Empty(t, ctl.writes.refused(), "writes refused to the controller")
@@ -264,10 +258,10 @@ func TestRBACLeastPrivilege(t *testing.T) {
 	// controller runs and the controller runs with -placements=false.
 	require.NoError(t, e.c.Delete(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: placementsBinding}}))
 	d := e.decisions(t)[0]
-	eventually(t, 10*time.Second, "PlacementDecision writes refused", func() (bool, string) {
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
 		err := asSA.Create(ctx, &clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Namespace: d.Namespace, Name: "intruder"}})
-		return apierrors.IsForbidden(err), fmt.Sprint(err)
-	})
+		assert.True(ct, apierrors.IsForbidden(err), "%v", err)
+	}, 10*time.Second, poll, "PlacementDecision writes refused")
 	next := d.DeepCopy()
 	next.Status.Decisions = nil
 	forbidden(t, asSA.Status().Patch(ctx, next, client.MergeFrom(&d)), "patching a PlacementDecision's status")
@@ -289,10 +283,9 @@ func (e *env) configNotReadable(t *testing.T, sa *rest.Config) {
 	require.NoError(t, e.c.Create(ctx, crd))
 	widget := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "example.io/v1alpha1", "kind": "Widget",
 		"metadata": map[string]any{"name": "blue"}, "spec": map[string]any{"color": "blue"}}}
-	eventually(t, 30*time.Second, "Widget CRD established", func() (bool, string) {
-		err := e.c.Create(ctx, widget.DeepCopy())
-		return err == nil, fmt.Sprint(err)
-	})
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		assert.NoError(ct, e.c.Create(ctx, widget.DeepCopy()))
+	}, 30*time.Second, poll, "Widget CRD established")
 	widgetHash, err := hash.Spec(widget)
 	require.NoError(t, err)
 	const name = "widgets"
@@ -316,27 +309,23 @@ func (e *env) configNotReadable(t *testing.T, sa *rest.Config) {
 		return err
 	})
 	const says = `config resource "widgets.example.io": the controller may not list or watch it`
-	eventually(t, 30*time.Second, "the install progression names the resource", func() (bool, string) {
-		ip, ok := e.progression(t, name)
-		if !ok {
-			return false, "no install progression"
-		}
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		ip, ok := e.progression(ct, name)
+		require.True(ct, ok, "no install progression")
 		c := meta.FindStatusCondition(ip.Conditions, addonv1beta1.ManagedClusterAddOnConditionProgressing)
-		if c == nil {
-			return false, "no Progressing condition"
-		}
-		return c.Status == metav1.ConditionFalse && c.Reason == addon.ReasonConfigurationError && strings.Contains(c.Message, says), c.Reason + ": " + c.Message
-	})
-	eventually(t, 30*time.Second, "a Warning event names the resource", func() (bool, string) {
+		require.NotNil(ct, c, "no Progressing condition")
+		assert.Equal(ct, metav1.ConditionFalse, c.Status, c.Message)
+		assert.Equal(ct, addon.ReasonConfigurationError, c.Reason, c.Message)
+		assert.Contains(ct, c.Message, says)
+	}, 30*time.Second, poll, "the install progression names the resource")
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
 		var evs eventsv1.EventList
-		if err := e.c.List(ctx, &evs); err != nil {
-			return false, err.Error()
-		}
+		require.NoError(ct, e.c.List(ctx, &evs))
 		i := slices.IndexFunc(evs.Items, func(ev eventsv1.Event) bool {
 			return ev.Type == corev1.EventTypeWarning && ev.Reason == addon.ReasonConfigurationError && ev.Regarding.Name == name && strings.Contains(ev.Note, says)
 		})
-		return i >= 0, fmt.Sprintf("%d events, none from the controller about %s", len(evs.Items), name)
-	})
+		assert.GreaterOrEqual(ct, i, 0, "%d events, none from the controller about %s", len(evs.Items), name)
+	}, 30*time.Second, poll, "a Warning event names the resource")
 	clusters := []string{"dev-cluster", "stg-cluster"} // prod-cluster left the placement
 	for _, c := range clusters {
 		assert.True(t, e.addon(t, c, name).exists, "%s: the add-on is installed without the placements role", c)

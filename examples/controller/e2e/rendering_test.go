@@ -2,7 +2,7 @@ package e2e_test
 
 import (
 	"context"
-	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -32,6 +32,8 @@ import (
 // desiredConfig is written, and the gate held prod's work meanwhile.
 func TestRenderingRollout(t *testing.T) {
 	t.Parallel()
+	// A hub of its own: the work gate's configuration, which it installs,
+	// holds every add-on's works on the hub.
 	e := newEnv(t)
 	o := seedHub(t, e, "2m")
 	ctx := context.Background()
@@ -42,51 +44,44 @@ func TestRenderingRollout(t *testing.T) {
 	e.installed(t, o, addonName, h, 90*time.Second)
 	require.NoError(t, e.c.Create(ctx, &v1alpha1.AddOnRollout{ObjectMeta: metav1.ObjectMeta{Name: addonName},
 		Spec: v1alpha1.AddOnRolloutSpec{ApprovalRequired: []string{"prod"}}}))
-	eventually(t, 30*time.Second, "the AddOnRollout says the config revision is complete", func() (bool, string) {
-		st := e.rolloutStatus(t)
-		c := meta.FindStatusCondition(st.Conditions, addonrollout.ConditionProgressing)
-		return c != nil && c.Reason == addonrollout.ReasonCompleted, fmt.Sprintf("%+v", c)
-	})
+	e.rolloutCompleted(t, 30*time.Second, "the AddOnRollout says the config revision is complete", nil)
 
 	ob := e.observe(t, o.Clusters(), addonName, h)
 	first := e.watchReplicas(t, 2)
 	fw.cancel()
 	e.addonFramework(t, 2) // the new chart
-	eventually(t, 60*time.Second, "dev's work has the new rendering, and dev is done", func() (bool, string) {
-		rel, ok := e.release(t, "dev-cluster")
-		return ok && rel.DoneAt != nil, fmt.Sprintf("%+v", rel)
-	})
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		rel, ok := e.release(ct, "dev-cluster")
+		assert.True(ct, ok && rel.DoneAt != nil, "%+v", rel)
+	}, 60*time.Second, poll, "dev's work has the new rendering, and dev is done")
 	revision := e.renderingRevision(t)
-	eventually(t, 30*time.Second, "the AddOnRollout shows the rendering revision", func() (bool, string) {
-		st := e.rolloutStatus(t)
-		return len(st.Placements) == 1 && st.Placements[0].Kind == addonrollout.KindRendering && st.Placements[0].Revision == revision,
-			fmt.Sprintf("%+v", st.Placements)
-	})
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		st := e.rolloutStatus(ct)
+		require.Len(ct, st.Placements, 1, "%+v", st.Placements)
+		assert.Equal(ct, addonrollout.KindRendering, st.Placements[0].Kind, "%+v", st.Placements)
+		assert.Equal(ct, revision, st.Placements[0].Revision, "%+v", st.Placements)
+	}, 30*time.Second, poll, "the AddOnRollout shows the rendering revision")
 	assert.NotEmpty(t, first.at("dev-cluster"), "dev's work never had 2 replicas")
 	assert.Zero(t, first.at("prod-cluster"), "prod's work took the new rendering with dev")
 
 	// The controller dies; another carries on from the annotations.
 	g.stop(t)
 	g = e.restartGated(t, g)
-	eventually(t, 60*time.Second, "stg's work has the new rendering", func() (bool, string) {
-		return !first.at("stg-cluster").IsZero(), ""
-	})
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		assert.NotZero(ct, first.at("stg-cluster"))
+	}, 60*time.Second, poll, "stg's work has the new rendering")
 	dev, _ := e.release(t, "dev-cluster")
 	assert.GreaterOrEqual(t, first.at("stg-cluster").Sub(dev.DoneAt.Time), soak-time.Second, // DoneAt is kept to the second
 		"stg took the new rendering before dev had soaked")
 
 	// prod waits for its approval of the rendering revision.
 	var pending v1alpha1.PendingApproval
-	eventually(t, 60*time.Second, "prod waits for an approval of the rendering revision", func() (bool, string) {
-		st := e.rolloutStatus(t)
-		for _, pa := range st.PendingApprovals {
-			if pa.Group == "prod" {
-				pending = pa
-				return true, ""
-			}
-		}
-		return false, fmt.Sprintf("%+v", st.Placements)
-	})
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		st := e.rolloutStatus(ct)
+		i := slices.IndexFunc(st.PendingApprovals, func(pa v1alpha1.PendingApproval) bool { return pa.Group == "prod" })
+		require.GreaterOrEqual(ct, i, 0, "%+v", st.Placements)
+		pending = st.PendingApprovals[i]
+	}, 60*time.Second, poll, "prod waits for an approval of the rendering revision")
 	assert.Equal(t, revision, pending.Revision, "the approval asked for is of another revision")
 	time.Sleep(3 * soak)
 	assert.Zero(t, first.at("prod-cluster"), "prod's work took the new rendering without an approval")
@@ -104,10 +99,8 @@ func TestRenderingRollout(t *testing.T) {
 	approvedAt := time.Now()
 	require.NoError(t, e.c.Create(ctx, &v1alpha1.RolloutApproval{ObjectMeta: metav1.ObjectMeta{Name: "cluster-proxy-prod"},
 		Spec: v1alpha1.RolloutApprovalSpec{AddOn: addonName, Placement: pending.Placement, Group: "prod", Revision: pending.Revision}}))
-	eventually(t, 60*time.Second, "the rendering revision completes", func() (bool, string) {
-		st := e.rolloutStatus(t)
-		c := meta.FindStatusCondition(st.Conditions, addonrollout.ConditionProgressing)
-		return c != nil && c.Reason == addonrollout.ReasonCompleted && !first.at("prod-cluster").IsZero(), fmt.Sprintf("%+v", c)
+	e.rolloutCompleted(t, 60*time.Second, "the rendering revision completes", func(ct *assert.CollectT) {
+		assert.NotZero(ct, first.at("prod-cluster"), "prod's work has not the new rendering")
 	})
 	assert.True(t, first.at("prod-cluster").After(approvedAt), "prod took the new rendering before its approval")
 	ob.close()
@@ -124,11 +117,25 @@ func TestRenderingRollout(t *testing.T) {
 }
 
 // rolloutStatus reads the add-on's AddOnRollout's status.
-func (e *env) rolloutStatus(t testing.TB) v1alpha1.AddOnRolloutStatus {
+func (e *env) rolloutStatus(t tb) v1alpha1.AddOnRolloutStatus {
 	t.Helper()
 	var ar v1alpha1.AddOnRollout
-	require.NoError(t, e.c.Get(context.Background(), types.NamespacedName{Name: addonName}, &ar))
+	require.NoError(t, e.c.Get(context.Background(), types.NamespacedName{Name: e.addonName}, &ar))
 	return ar.Status
+}
+
+// rolloutCompleted waits until the add-on's AddOnRollout says its
+// revision completed and, when also is not nil, also holds.
+func (e *env) rolloutCompleted(t testing.TB, timeout time.Duration, what string, also func(*assert.CollectT)) {
+	t.Helper()
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		c := meta.FindStatusCondition(e.rolloutStatus(ct).Conditions, addonrollout.ConditionProgressing)
+		require.NotNil(ct, c, "no Progressing condition")
+		assert.Equal(ct, addonrollout.ReasonCompleted, c.Reason, "%+v", c)
+		if also != nil {
+			also(ct)
+		}
+	}, timeout, poll, what)
 }
 
 // renderingRevision reads the add-on's rendering revision from its
@@ -136,7 +143,7 @@ func (e *env) rolloutStatus(t testing.TB) v1alpha1.AddOnRolloutStatus {
 func (e *env) renderingRevision(t testing.TB) string {
 	t.Helper()
 	var cma addonv1alpha1.ClusterManagementAddOn
-	require.NoError(t, e.c.Get(context.Background(), types.NamespacedName{Name: addonName}, &cma))
+	require.NoError(t, e.c.Get(context.Background(), types.NamespacedName{Name: e.addonName}, &cma))
 	var b addonv1beta1.ClusterManagementAddOn
 	b.ObjectMeta = cma.ObjectMeta
 	rev, ok := addonrollout.ReadRenderingRevision(&b)
@@ -157,10 +164,10 @@ func groupStatus(st v1alpha1.AddOnRolloutStatus, name string) *v1alpha1.GroupSta
 }
 
 // release reads the rendering rollout's release of cluster's add-on.
-func (e *env) release(t testing.TB, cluster string) (addonrollout.Release, bool) {
+func (e *env) release(t tb, cluster string) (addonrollout.Release, bool) {
 	t.Helper()
 	var mca addonv1alpha1.ManagedClusterAddOn
-	require.NoError(t, e.c.Get(context.Background(), types.NamespacedName{Namespace: cluster, Name: addonName}, &mca))
+	require.NoError(t, e.c.Get(context.Background(), types.NamespacedName{Namespace: cluster, Name: e.addonName}, &mca))
 	var b addonv1beta1.ManagedClusterAddOn
 	b.ObjectMeta = mca.ObjectMeta
 	return addonrollout.ReadRelease(&b)
@@ -199,7 +206,7 @@ func (e *env) watchReplicas(t testing.TB, n int32) *firstReplicas {
 		tick := time.NewTicker(50 * time.Millisecond)
 		defer tick.Stop()
 		for {
-			if ws, err := e.readWorks(addonName); err == nil {
+			if ws, err := e.readWorks(e.addonName); err == nil {
 				f.mu.Lock()
 				for c, w := range ws {
 					if _, ok := f.seen[c]; !ok && len(w.replicas) == 1 && w.replicas[0] == n {

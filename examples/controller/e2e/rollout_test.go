@@ -25,15 +25,6 @@ const (
 	applyTime = time.Second
 )
 
-// seedHub writes the seed's story with a soak of 2s, the given deadline and
-// failure budget 0, the add-on annotated for the controller.
-func seedHub(t testing.TB, e *env, deadline string) testhub.SeedOptions {
-	t.Helper()
-	o := testhub.SeedOptions{Strategy: testhub.Strategy(soak.String(), deadline, 0), Lifecycle: testhub.Lifecycle}
-	require.NoError(t, testhub.Seed(context.Background(), e.c, o))
-	return o
-}
-
 // observer records, every 50ms, each cluster's desired and applied spec
 // hashes and its deploy work's config and images, and when each was first
 // seen.
@@ -146,10 +137,10 @@ func (ob *observer) close() {
 // (requireOrder); each cluster's desiredConfig and its work's image went
 // from the old to the new exactly once; and no add-on's lastAppliedConfig
 // ran ahead of its work.
-func (e *env) requireStaged(t testing.TB, ob *observer, o testhub.SeedOptions, oldHash, newHash string) {
+func (e *env) requireStaged(t testing.TB, ob *observer, o seeded, oldHash, newHash string) {
 	t.Helper()
 	ob.close()
-	e.requireOrder(t, ob, addonName, "dev-cluster", "stg-cluster", "prod-cluster")
+	e.requireOrder(t, ob, e.addonName, e.dev, e.stg, e.prod)
 	for _, c := range o.Clusters() {
 		assert.Equal(t, []string{oldHash, newHash}, ob.desired[c], "%s: desired hashes in order", c)
 		assert.Equal(t, []string{testhub.Image, newImage}, ob.images[c], "%s: its work's images in order", c)
@@ -190,19 +181,19 @@ func (e *env) requireOrder(t testing.TB, ob *observer, name string, clusters ...
 // status of the config starts nothing.
 func TestSeedRollout(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := sharedEnv(t)
 	o := seedHub(t, e, "30s")
 	ctl := e.controller(t)
 	e.agents(t, applyTime, nil)
 	oldHash, newHash := specHash(t, testhub.Image), specHash(t, newImage)
-	e.installed(t, o, addonName, oldHash, 60*time.Second)
+	e.installed(t, o, e.addonName, oldHash, 60*time.Second)
 
-	ob := e.observe(t, o.Clusters(), addonName, newHash)
-	require.NoError(t, testhub.SetAgentImage(context.Background(), e.c, newImage))
-	e.installed(t, o, addonName, newHash, 60*time.Second)
+	ob := e.observe(t, o.Clusters(), e.addonName, newHash)
+	e.setAgentImage(t, newImage)
+	e.installed(t, o, e.addonName, newHash, 60*time.Second)
 	e.requireStaged(t, ob, o, oldHash, newHash)
 
-	ip, ok := e.progression(t, addonName)
+	ip, ok := e.progression(t, e.addonName)
 	require.True(t, ok)
 	require.Len(t, ip.ConfigReferences, 1)
 	ref := ip.ConfigReferences[0]
@@ -219,8 +210,7 @@ func TestSeedRollout(t *testing.T) {
 	// Only metadata, then only status: no new rollout, no write.
 	quiet(t, ctl, 2*soak)
 	before := ctl.writes.count()
-	u, err := testhub.ProxyConfig(newImage)
-	require.NoError(t, err)
+	u := e.proxyConfig(t, newImage)
 	require.NoError(t, e.c.Patch(context.Background(), u, client.RawPatch(types.MergePatchType,
 		[]byte(`{"metadata":{"labels":{"touched":"yes"},"annotations":{"note":"metadata only"}}}`))))
 	require.NoError(t, e.c.Status().Patch(context.Background(), u, client.RawPatch(types.MergePatchType,
@@ -228,7 +218,7 @@ func TestSeedRollout(t *testing.T) {
 	time.Sleep(2 * soak)
 	assert.Equal(t, before, ctl.writes.count(), "a metadata or status change of the config wrote something")
 	for _, c := range o.Clusters() {
-		assert.Equal(t, newHash, e.addon(t, c, addonName).desired)
+		assert.Equal(t, newHash, e.addon(t, c, e.addonName).desired)
 	}
 }
 
@@ -237,12 +227,12 @@ func quiet(t testing.TB, r *running, d time.Duration) {
 	t.Helper()
 	last := r.writes.count()
 	since := time.Now()
-	eventually(t, 30*time.Second, "controller quiet", func() (bool, string) {
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
 		if n := r.writes.count(); n != last {
 			last, since = n, time.Now()
 		}
-		return time.Since(since) >= d, fmt.Sprintf("%d writes", last)
-	})
+		assert.GreaterOrEqual(ct, time.Since(since), d, "%d writes, the last one %s ago", last, time.Since(since))
+	}, 30*time.Second, poll, "controller quiet for %s", d)
 }
 
 // requireSeedDecisions checks the PlacementDecisions and Placement status
@@ -250,9 +240,9 @@ func quiet(t testing.TB, r *running, d time.Duration) {
 func (e *env) requireSeedDecisions(t testing.TB) {
 	t.Helper()
 	want := map[string][3]string{ // decision -> index, group, cluster
-		"cluster-proxy-placement-decision-1": {"0", "dev", "dev-cluster"},
-		"cluster-proxy-placement-decision-2": {"1", "stg", "stg-cluster"},
-		"cluster-proxy-placement-decision-3": {"2", "prod", "prod-cluster"},
+		seedPlacement + "-decision-1": {"0", "dev", e.dev},
+		seedPlacement + "-decision-2": {"1", "stg", e.stg},
+		seedPlacement + "-decision-3": {"2", "prod", e.prod},
 	}
 	ds := e.decisions(t)
 	require.Len(t, ds, 3)
@@ -264,7 +254,7 @@ func (e *env) requireSeedDecisions(t testing.TB) {
 		require.Len(t, d.Status.Decisions, 1)
 		assert.Equal(t, w[2], d.Status.Decisions[0].ClusterName)
 		require.Len(t, d.OwnerReferences, 1)
-		assert.Equal(t, "cluster-proxy-placement", d.OwnerReferences[0].Name)
+		assert.Equal(t, seedPlacement, d.OwnerReferences[0].Name)
 	}
 	p := e.placement(t)
 	assert.EqualValues(t, 3, p.Status.NumberOfSelectedClusters)
@@ -282,51 +272,47 @@ func (e *env) requireSeedDecisions(t testing.TB) {
 // writes nothing more.
 func TestHalt(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := sharedEnv(t)
 	o := seedHub(t, e, "4s")
 	ctl := e.controller(t)
 	oldHash, newHash := specHash(t, testhub.Image), specHash(t, newImage)
-	e.agents(t, applyTime, failingOn("stg-cluster", newHash))
-	e.installed(t, o, addonName, oldHash, 60*time.Second)
-	e.haltAtStg(t, o, ctl, newHash)
+	e.agents(t, applyTime, failingOn(e.stg, newHash))
+	e.installed(t, o, e.addonName, oldHash, 60*time.Second)
+	e.haltAtStg(t, ctl, newHash)
 }
 
 // haltAtStg rolls newImage out with stg-cluster failing and checks the halt.
-func (e *env) haltAtStg(t testing.TB, o testhub.SeedOptions, ctl *running, newHash string) {
+func (e *env) haltAtStg(t testing.TB, ctl *running, newHash string) {
 	t.Helper()
-	require.NoError(t, testhub.SetAgentImage(context.Background(), e.c, newImage))
-	eventually(t, 60*time.Second, "stg-cluster times out", func() (bool, string) {
-		ip, ok := e.progression(t, addonName)
-		if !ok {
-			return false, "no progression"
-		}
+	e.setAgentImage(t, newImage)
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		ip, ok := e.progression(ct, e.addonName)
+		require.True(ct, ok, "no progression")
 		c := meta.FindStatusCondition(ip.Conditions, addonv1beta1.ManagedClusterAddOnConditionProgressing)
-		if c == nil {
-			return false, "no condition"
-		}
+		require.NotNil(ct, c, "no condition")
 		// A failed apply is Progressing, then TimeOut: 0 failed.
-		return c.Message == "selected clusters 3. configured addons 1/3 progressing..., 0 failed 1 timeout.", c.Message
-	})
-	assert.Equal(t, newHash, e.addon(t, "dev-cluster", addonName).applied)
-	stg := e.addon(t, "stg-cluster", addonName)
+		assert.Equal(ct, "selected clusters 3. configured addons 1/3 progressing..., 0 failed 1 timeout.", c.Message)
+	}, 60*time.Second, poll, "stg-cluster times out")
+	assert.Equal(t, newHash, e.addon(t, e.dev, e.addonName).applied)
+	stg := e.addon(t, e.stg, e.addonName)
 	assert.Equal(t, newHash, stg.desired)
 	assert.NotEqual(t, newHash, stg.applied)
 	require.NotNil(t, stg.progressing)
 	assert.Equal(t, addonv1beta1.ProgressingReasonProgressing, stg.progressing.Reason, "OCM never derives Failed from a work")
-	works := e.works(t, addonName)
-	assert.Equal(t, newHash, works["stg-cluster"].target, "stg's work carries the new config")
-	require.NotNil(t, works["stg-cluster"].applied)
-	assert.Equal(t, metav1.ConditionFalse, works["stg-cluster"].applied.Status, "stg's work is not applied")
+	works := e.works(t, e.addonName)
+	assert.Equal(t, newHash, works[e.stg].target, "stg's work carries the new config")
+	require.NotNil(t, works[e.stg].applied)
+	assert.Equal(t, metav1.ConditionFalse, works[e.stg].applied.Status, "stg's work is not applied")
 	quiet(t, ctl, 2*time.Second)
 	before := ctl.writes.count()
 	time.Sleep(3 * soak)
 	assert.Equal(t, before, ctl.writes.count(), "the controller wrote after the halt")
-	prod := e.addon(t, "prod-cluster", addonName)
+	prod := e.addon(t, e.prod, e.addonName)
 	assert.NotEqual(t, newHash, prod.desired, "prod got the new hash after a halt")
-	prodWork := e.works(t, addonName)["prod-cluster"]
+	prodWork := e.works(t, e.addonName)[e.prod]
 	assert.NotEqual(t, newHash, prodWork.target, "prod's work got the new config after a halt")
 	assert.Equal(t, []string{testhub.Image}, prodWork.images, "prod's work got the new image after a halt")
-	ip, _ := e.progression(t, addonName)
+	ip, _ := e.progression(t, e.addonName)
 	assert.NotEqual(t, newHash, ip.ConfigReferences[0].LastKnownGoodConfig.SpecHash)
 }
 
@@ -335,29 +321,37 @@ func (e *env) haltAtStg(t testing.TB, o testhub.SeedOptions, ctl *running, newHa
 // once, and nothing is lost.
 func TestRestart(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := sharedEnv(t)
 	o := seedHub(t, e, "30s")
 	first := e.controller(t)
 	e.agents(t, 3*time.Second, nil)
 	oldHash, newHash := specHash(t, testhub.Image), specHash(t, newImage)
-	e.installed(t, o, addonName, oldHash, 90*time.Second)
+	e.installed(t, o, e.addonName, oldHash, 90*time.Second)
 
-	ob := e.observe(t, o.Clusters(), addonName, newHash)
-	require.NoError(t, testhub.SetAgentImage(context.Background(), e.c, newImage))
-	eventually(t, 60*time.Second, "stg in flight", func() (bool, string) {
-		s := e.addon(t, "stg-cluster", addonName)
-		return s.desired == newHash && s.applied != newHash, fmt.Sprintf("stg desired %.8s applied %.8s", s.desired, s.applied)
-	})
+	ob := e.observe(t, o.Clusters(), e.addonName, newHash)
+	e.setAgentImage(t, newImage)
+	e.inFlight(t, e.stg, newHash)
 	first.stop(t)
 	second := e.controller(t)
-	e.installed(t, o, addonName, newHash, 60*time.Second)
+	e.installed(t, o, e.addonName, newHash, 60*time.Second)
 	ob.close()
-	e.requireOrder(t, ob, addonName, "dev-cluster", "stg-cluster", "prod-cluster")
+	e.requireOrder(t, ob, e.addonName, e.dev, e.stg, e.prod)
 	for _, c := range o.Clusters() {
 		assert.Equal(t, []string{oldHash, newHash}, ob.desired[c], "%s: desired hashes in order", c)
 		assert.Equal(t, []string{oldHash, newHash}, ob.applied[c], "%s: applied hashes in order", c)
 	}
-	assert.Zero(t, second.writes.count("/namespaces/dev-cluster/managedclusteraddons"), "the new controller rewrote dev, which was done")
+	assert.Zero(t, second.writes.count("/namespaces/"+e.dev+"/managedclusteraddons"), "the new controller rewrote dev, which was done")
+}
+
+// inFlight waits until cluster's add-on has the config whose hash is h
+// desired and not applied yet.
+func (e *env) inFlight(t testing.TB, cluster, h string) {
+	t.Helper()
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		s := e.addon(ct, cluster, e.addonName)
+		assert.Equal(ct, h, s.desired, "desired")
+		assert.NotEqual(ct, h, s.applied, "applied")
+	}, 60*time.Second, poll, "%s in flight", cluster)
 }
 
 // TestOwnership runs the simulated add-on manager and work agents with no
@@ -371,20 +365,19 @@ func TestRestart(t *testing.T) {
 // lastAppliedConfig = desiredConfig.
 func TestOwnership(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	o := testhub.SeedOptions{PerEnvironment: 4, Strategy: testhub.Strategy("1s", "30s", 0), Lifecycle: testhub.Lifecycle}
-	require.NoError(t, testhub.Seed(context.Background(), e.c, o))
+	e := sharedEnv(t)
+	o := e.seed(t, testhub.SeedOptions{PerEnvironment: 4, Strategy: testhub.Strategy("1s", "30s", 0)})
 	ctl := e.controller(t)
 	agents := e.agents(t, 0, nil)
 	oldHash, newHash := specHash(t, testhub.Image), specHash(t, newImage)
-	e.installed(t, o, addonName, oldHash, 90*time.Second)
-	ob := e.observe(t, o.Clusters(), addonName, newHash)
-	require.NoError(t, testhub.SetAgentImage(context.Background(), e.c, newImage))
-	e.installed(t, o, addonName, newHash, 90*time.Second)
+	e.installed(t, o, e.addonName, oldHash, 90*time.Second)
+	ob := e.observe(t, o.Clusters(), e.addonName, newHash)
+	e.setAgentImage(t, newImage)
+	e.installed(t, o, e.addonName, newHash, 90*time.Second)
 	ob.close()
 	for _, c := range o.Clusters() {
 		assert.Equal(t, []string{oldHash, newHash}, ob.applied[c], "%s: applied hashes went back", c)
-		s := e.addon(t, c, addonName)
+		s := e.addon(t, c, e.addonName)
 		require.NotNil(t, s.configured, c)
 		assert.Equal(t, "ConfigurationsConfigured", s.configured.Reason, c)
 		require.NotNil(t, s.progressing, c)
@@ -400,15 +393,15 @@ func TestOwnership(t *testing.T) {
 // add-on manager's newer data.
 func TestStaleWriteConflicts(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := sharedEnv(t)
 	o := seedHub(t, e, "30s")
 	ctl := e.controller(t)
 	ag := e.agents(t, 0, nil)
-	e.installed(t, o, addonName, specHash(t, testhub.Image), 60*time.Second)
+	e.installed(t, o, e.addonName, specHash(t, testhub.Image), 60*time.Second)
 	ag.stop(t) // from here on the test plays both writers
 	ctl.stop(t)
 	ctx := context.Background()
-	stale := e.rawAddon(t, "dev-cluster")
+	stale := e.rawAddon(t, e.dev)
 	fresh := stale.DeepCopy()
 	meta.SetStatusCondition(&fresh.Status.Conditions, metav1.Condition{Type: addonv1beta1.ManagedClusterAddOnManifestApplied,
 		Status: metav1.ConditionFalse, Reason: "AddonManifestAppliedFailed", Message: "add-on manager wrote this"})
@@ -417,7 +410,7 @@ func TestStaleWriteConflicts(t *testing.T) {
 	next.Status.ConfigReferences[0].DesiredConfig.SpecHash = "controller-wrote-this"
 	err := e.c.Status().Patch(ctx, next, client.MergeFromWithOptions(stale, client.MergeFromWithOptimisticLock{}))
 	require.Error(t, err)
-	got := e.rawAddon(t, "dev-cluster")
+	got := e.rawAddon(t, e.dev)
 	c := meta.FindStatusCondition(got.Status.Conditions, addonv1beta1.ManagedClusterAddOnManifestApplied)
 	require.NotNil(t, c)
 	assert.Equal(t, "add-on manager wrote this", c.Message)

@@ -81,10 +81,9 @@ func rollout1000(b *testing.B, sizes [3]int, soak, apply time.Duration, qps int)
 	defer func() { _ = h.Stop() }()
 	c, err := h.Client()
 	require.NoError(b, err)
-	e := &env{hub: h, c: c}
-	o := testhub.SeedOptions{Sizes: sizes, Strategy: testhub.Strategy(soak.String(), "5m", 0), Lifecycle: testhub.Lifecycle}
+	e := &env{hub: h, c: c, names: seedNames()}
+	o := e.seed(b, testhub.SeedOptions{Sizes: sizes, Strategy: testhub.Strategy(soak.String(), "5m", 0)})
 	ctx := context.Background()
-	require.NoError(b, testhub.Seed(ctx, e.c, o))
 
 	dir := b.TempDir()
 	kc, err := h.KubeConfig()
@@ -125,7 +124,7 @@ func rollout1000(b *testing.B, sizes [3]int, soak, apply time.Duration, qps int)
 
 // waitInstalled polls (every second, with one LIST) until every add-on has
 // applied h and the install progression is Completed.
-func waitInstalled(b *testing.B, e *env, o testhub.SeedOptions, h string, timeout time.Duration) {
+func waitInstalled(b *testing.B, e *env, o seeded, h string, timeout time.Duration) {
 	b.Helper()
 	want := len(o.Clusters())
 	deadline := time.Now().Add(timeout)

@@ -11,11 +11,11 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -33,7 +33,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
-	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
 )
 
 // workGateManifest is the ValidatingWebhookConfiguration the controller
@@ -113,7 +112,7 @@ func (g *gated) total(t testing.TB) int {
 func (e *env) gatedController(t testing.TB) *gated {
 	t.Helper()
 	return e.startGated(t, e.hub.Config, func(*ctrl.Options) {},
-		hubctl.Options{Placements: true, Addons: true, Lifecycles: []string{testhub.Lifecycle}})
+		hubctl.Options{Placements: true, Addons: true, Lifecycles: []string{e.lifecycle}})
 }
 
 // startGated runs a manager as cfg's identity, its options changed by
@@ -136,11 +135,19 @@ func (e *env) startGated(t testing.TB, cfg *rest.Config, tune func(*ctrl.Options
 	s := gateSpec{cfg: cfg, tune: tune, opts: opts, port: freeLoopbackPort(t), certDir: dir}
 	probe := e.gateProbe(t)
 	e.installWorkGate(t, s.url(), ca)
-	eventually(t, 30*time.Second, "the API server calls the work gate", func() (bool, string) {
-		err := e.probeGate(t, probe)
-		return err != nil && strings.Contains(err.Error(), fmt.Sprintf("failed calling webhook %q", hubctl.WorkGateWebhook)), fmt.Sprint(err)
-	})
+	e.gateCalled(t, probe)
 	return e.runGated(t, s, probe, nil)
+}
+
+// gateCalled waits until the API server calls the work gate, which does
+// not answer yet, on a dry-run update of probe.
+func (e *env) gateCalled(t testing.TB, probe *workv1.ManifestWork) {
+	t.Helper()
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		err := e.probeGate(ct, probe)
+		require.Error(ct, err, "the API server admitted the probe without the gate")
+		assert.Contains(ct, err.Error(), fmt.Sprintf("failed calling webhook %q", hubctl.WorkGateWebhook))
+	}, 30*time.Second, poll, "the API server calls the work gate")
 }
 
 // restartGated starts a controller in place of g, which must have
@@ -172,10 +179,7 @@ func (e *env) runGated(t testing.TB, s gateSpec, probe *workv1.ManifestWork, ear
 		_, err := hubctl.Setup(context.Background(), mgr, opts)
 		return err
 	})
-	eventually(t, 60*time.Second, "the work gate answers", func() (bool, string) {
-		err := e.probeGate(t, probe)
-		return err == nil, fmt.Sprint(err)
-	})
+	e.gateAnswers(t, probe)
 	require.NoError(t, e.c.Delete(context.Background(), probe))
 	return &gated{running: r, URL: s.url(), spec: s, metrics: append([]*prometheus.Registry{reg}, earlier...)}
 }
@@ -270,16 +274,24 @@ func (e *env) gateProbe(t testing.TB) *workv1.ManifestWork {
 	return w
 }
 
+// gateAnswers waits until the work gate admits a dry-run update of probe.
+func (e *env) gateAnswers(t testing.TB, probe *workv1.ManifestWork) {
+	t.Helper()
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		assert.NoError(ct, e.probeGate(ct, probe))
+	}, 60*time.Second, poll, "the work gate answers")
+}
+
 // probeGate sends a dry-run update of the probe work that changes its
 // content, which the API server checks with the gate.
-func (e *env) probeGate(t testing.TB, w *workv1.ManifestWork) error {
+func (e *env) probeGate(t tb, w *workv1.ManifestWork) error {
 	next := w.DeepCopy()
 	next.Spec.Workload.Manifests = []workv1.Manifest{probeManifest(t, time.Now().Format(time.RFC3339Nano))}
 	return e.c.Patch(context.Background(), next, client.MergeFrom(w), client.DryRunAll)
 }
 
 // probeManifest is a ConfigMap whose data says at.
-func probeManifest(t testing.TB, at string) workv1.Manifest {
+func probeManifest(t tb, at string) workv1.Manifest {
 	t.Helper()
 	raw, err := json.Marshal(&corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
 		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: gateProbeName}, Data: map[string]string{"at": at}})

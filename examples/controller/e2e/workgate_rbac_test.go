@@ -95,6 +95,9 @@ const (
 //     watches included.
 func TestWorkGateAsServiceAccount(t *testing.T) {
 	t.Parallel()
+	// A hub of its own: the work gate's configuration, which it installs,
+	// holds every add-on's works on the hub; it installs cluster-wide RBAC
+	// and elects a leader with the shipped Lease.
 	e := newEnv(t)
 	e.installRBAC(t)
 	sa := e.serviceAccountConfig(t)
@@ -160,10 +163,7 @@ func (e *env) startKeptGate(t testing.TB, cfg *rest.Config) *keptGate {
 	require.NoError(t, err)
 	require.NoError(t, e.c.Create(ctx, vwc))
 	k.probe = e.gateProbe(t)
-	eventually(t, 30*time.Second, "the API server calls the work gate", func() (bool, string) {
-		err := e.probeGate(t, k.probe)
-		return err != nil && strings.Contains(err.Error(), fmt.Sprintf("failed calling webhook %q", hubctl.WorkGateWebhook)), fmt.Sprint(err)
-	})
+	e.gateCalled(t, k.probe)
 
 	reg := prometheus.NewRegistry()
 	r := e.startManager(t, k.requests.config(t, cfg), func(o *ctrl.Options) {
@@ -180,10 +180,7 @@ func (e *env) startKeptGate(t testing.TB, cfg *rest.Config) *keptGate {
 			WorkGate: true, Metrics: reg})
 		return err
 	})
-	eventually(t, 60*time.Second, "the work gate answers", func() (bool, string) {
-		err := e.probeGate(t, k.probe)
-		return err == nil, fmt.Sprint(err)
-	})
+	e.gateAnswers(t, k.probe)
 	k.gated = &gated{running: r, URL: "https://" + k.addr, metrics: []*prometheus.Registry{reg}}
 	return k
 }

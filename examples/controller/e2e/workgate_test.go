@@ -141,6 +141,9 @@ func TestWorkGate(t *testing.T) {
 }
 
 func workGateRollout(t *testing.T, configCheck bool) {
+	// A hub of its own: the work gate's configuration, which it installs,
+	// holds every add-on's works on the hub, and recordVersions wants no
+	// other add-on there.
 	e := newEnv(t)
 	o := seedHub(t, e, "6s")
 	hashA, hashB, hashC := specHash(t, testhub.Image), specHash(t, newImage), specHash(t, thirdImage)
@@ -149,7 +152,7 @@ func workGateRollout(t *testing.T, configCheck bool) {
 	if configCheck {
 		tune = lateWrites("/namespaces/prod-cluster/managedclusteraddons/", time.Second)
 	}
-	gate := e.startGated(t, e.hub.Config, tune, hubctl.Options{Placements: true, Addons: true, Lifecycles: []string{testhub.Lifecycle}})
+	gate := e.startGated(t, e.hub.Config, tune, hubctl.Options{Placements: true, Addons: true, Lifecycles: []string{e.lifecycle}})
 	var stgFails atomic.Bool
 	stgFails.Store(true)
 	e.workAgents(t, applyTime, func(cluster, target string) bool {
@@ -184,15 +187,13 @@ func workGateRollout(t *testing.T, configCheck bool) {
 // the halt was seen.
 func (e *env) haltWith(t testing.TB, image string) time.Time {
 	t.Helper()
-	require.NoError(t, testhub.SetAgentImage(context.Background(), e.c, image))
-	eventually(t, 60*time.Second, "stg-cluster times out", func() (bool, string) {
-		ip, _ := e.progression(t, addonName)
+	e.setAgentImage(t, image)
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		ip, _ := e.progression(ct, e.addonName)
 		c := meta.FindStatusCondition(ip.Conditions, addonv1beta1.ManagedClusterAddOnConditionProgressing)
-		if c == nil {
-			return false, "no progression condition"
-		}
-		return c.Message == "selected clusters 3. configured addons 1/3 progressing..., 0 failed 1 timeout.", c.Message
-	})
+		require.NotNil(ct, c, "no progression condition")
+		assert.Equal(ct, "selected clusters 3. configured addons 1/3 progressing..., 0 failed 1 timeout.", c.Message)
+	}, 60*time.Second, poll, "stg-cluster times out")
 	halted := time.Now()
 	before := e.works(t, addonName)["prod-cluster"]
 	time.Sleep(2 * soak) // held: prod waits
@@ -207,16 +208,15 @@ func (e *env) haltWith(t testing.TB, image string) time.Time {
 // that the new spec then reaches dev, stg and prod in order, each after
 // the one before has soaked, until every work carries it. It returns when
 // the image was changed.
-func (e *env) rollOutWhileHalted(t testing.TB, o testhub.SeedOptions, image string, recovers func()) time.Time {
+func (e *env) rollOutWhileHalted(t testing.TB, o seeded, image string, recovers func()) time.Time {
 	t.Helper()
 	h := specHash(t, image)
 	ob := e.observe(t, o.Clusters(), addonName, h)
 	changed := time.Now()
-	require.NoError(t, testhub.SetAgentImage(context.Background(), e.c, image))
-	eventually(t, 30*time.Second, "dev-cluster is handed the new spec", func() (bool, string) {
-		s := e.addon(t, "dev-cluster", addonName)
-		return s.desired == h, fmt.Sprintf("dev desired %.8s", s.desired)
-	})
+	e.setAgentImage(t, image)
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		assert.Equal(ct, h, e.addon(ct, "dev-cluster", addonName).desired, "dev desired")
+	}, 30*time.Second, poll, "dev-cluster is handed the new spec")
 	recovers()
 	e.installed(t, o, addonName, h, 90*time.Second)
 	ob.close()
@@ -309,20 +309,16 @@ func refusedWorkWrites(w *bodyWrites) map[string]int {
 func (e *env) heldEvent(t testing.TB, cluster string) string {
 	t.Helper()
 	var note string
-	eventually(t, 30*time.Second, cluster+"'s "+hubctl.ReasonWorkHeld+" event", func() (bool, string) {
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
 		var evs eventsv1.EventList
-		if err := e.c.List(context.Background(), &evs, client.InNamespace(cluster)); err != nil {
-			return false, err.Error()
-		}
-		for _, ev := range evs.Items {
-			if ev.Reason == hubctl.ReasonWorkHeld && ev.Type == corev1.EventTypeWarning &&
-				ev.Regarding.Kind == "ManagedClusterAddOn" && ev.Regarding.Name == addonName {
-				note = ev.Note
-				return true, ""
-			}
-		}
-		return false, fmt.Sprintf("%d events, none %s", len(evs.Items), hubctl.ReasonWorkHeld)
-	})
+		require.NoError(ct, e.c.List(context.Background(), &evs, client.InNamespace(cluster)))
+		i := slices.IndexFunc(evs.Items, func(ev eventsv1.Event) bool {
+			return ev.Reason == hubctl.ReasonWorkHeld && ev.Type == corev1.EventTypeWarning &&
+				ev.Regarding.Kind == "ManagedClusterAddOn" && ev.Regarding.Name == addonName
+		})
+		require.GreaterOrEqual(ct, i, 0, "%d events, none %s", len(evs.Items), hubctl.ReasonWorkHeld)
+		note = evs.Items[i].Note
+	}, 30*time.Second, poll, "%s's %s event", cluster, hubctl.ReasonWorkHeld)
 	assert.Contains(t, note, workgate.Marker)
 	return note
 }
