@@ -75,66 +75,88 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return exitDone
 }
 
+// textFlags are the flags read as text, which parseFlags turns into
+// options once they are all parsed.
+type textFlags struct {
+	fail, approve string // comma-separated
+	window, start string
+}
+
+// parseFlags parses args into options, or returns every problem with them
+// (flag.ErrHelp for -h).
 func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("dev-stg-prod", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	o := options{}
-	var fail, approve, window, start string
-	fs.StringVar(&fail, "fail", "", "comma-separated clusters that fail (e.g. stg-cluster); they time out after progressDeadline and the rollout halts")
-	fs.DurationVar(&o.recoverAfter, "recover-after", 0, "with -fail: the failing clusters recover this long after they were applied (e.g. 40m), and the rollout resumes after the soak")
-	fs.StringVar(&o.svg, "svg", "", "write the timeline as an SVG chart to this file")
-	fs.IntVar(&o.clusters, "clusters", 1, fmt.Sprintf("clusters per environment (dev, stg, prod), 1 to %d. Capped because the simulation keeps\n"+
-		"every cluster and event in memory: %d per environment runs in about a second, and a slip\n"+
-		"such as 10000000 would exhaust the memory", maxClusters, maxClusters))
-	fs.DurationVar(&o.apply, "apply", 2*time.Minute, "how long a cluster takes to apply the config")
-	fs.StringVar(&approve, "approve", "", "comma-separated groups approved to start (e.g. dev,stg); groups not listed are held. Unset: no approval gate")
-	fs.StringVar(&window, "window", "", `start clusters only inside this time window, e.g. "Mon-Fri 09:00-17:00 Europe/Berlin"`)
-	fs.StringVar(&start, "start", "", "simulated start time, RFC 3339 (default 2026-01-05T00:00:00Z, a Monday)")
-	fs.Var(&o.detail, "detail", fmt.Sprintf("how much to show: full (a line and an SVG row per cluster), summary (a line per group\n"+
-		"and event, an SVG row per group), or auto: full up to %d clusters, summary above", fullUpTo))
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: dev-stg-prod [flags]\n\n"+
 			"Replays the seed's cluster-proxy rollout dev -> stg -> prod on a simulated clock.\n"+
 			"Exit code: 0 when the rollout completes, 1 when it halts or is stuck, 2 on bad flags.\n\n")
 		fs.PrintDefaults()
 	}
+	var o options
+	text := o.bindFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
-	switch {
-	case fs.NArg() > 0:
+	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected arguments %q: want flags only", fs.Args())
-	case o.clusters < 1 || o.clusters > maxClusters:
-		return o, fmt.Errorf("-clusters %d: want 1 to %d", o.clusters, maxClusters)
-	case o.apply < 0:
-		return o, fmt.Errorf("-apply %s: want a non-negative duration", o.apply)
+	}
+	return o, o.complete(text)
+}
+
+// bindFlags defines the flags on fs, and returns those read as text.
+func (o *options) bindFlags(fs *flag.FlagSet) *textFlags {
+	t := &textFlags{}
+	fs.StringVar(&t.fail, "fail", "", "comma-separated clusters that fail (e.g. stg-cluster); they time out after progressDeadline and the rollout halts")
+	fs.DurationVar(&o.recoverAfter, "recover-after", 0, "with -fail: the failing clusters recover this long after they were applied (e.g. 40m), and the rollout resumes after the soak")
+	fs.StringVar(&o.svg, "svg", "", "write the timeline as an SVG chart to this file")
+	fs.IntVar(&o.clusters, "clusters", 1, fmt.Sprintf("clusters per environment (dev, stg, prod), 1 to %d. Capped because the simulation keeps\n"+
+		"every cluster and event in memory: %d per environment runs in about a second, and a slip\n"+
+		"such as 10000000 would exhaust the memory", maxClusters, maxClusters))
+	fs.DurationVar(&o.apply, "apply", 2*time.Minute, "how long a cluster takes to apply the config")
+	fs.StringVar(&t.approve, "approve", "", "comma-separated groups approved to start (e.g. dev,stg); groups not listed are held. Unset: no approval gate")
+	fs.StringVar(&t.window, "window", "", `start clusters only inside this time window, e.g. "Mon-Fri 09:00-17:00 Europe/Berlin"`)
+	fs.StringVar(&t.start, "start", "", "simulated start time, RFC 3339 (default 2026-01-05T00:00:00Z, a Monday)")
+	fs.Var(&o.detail, "detail", fmt.Sprintf("how much to show: full (a line and an SVG row per cluster), summary (a line per group\n"+
+		"and event, an SVG row per group), or auto: full up to %d clusters, summary above", fullUpTo))
+	return t
+}
+
+// complete checks the options parsed and fills in those read as text: it
+// returns every problem found.
+func (o *options) complete(t *textFlags) error {
+	var errs []error
+	if o.clusters < 1 || o.clusters > maxClusters {
+		errs = append(errs, fmt.Errorf("-clusters %d: want 1 to %d", o.clusters, maxClusters))
+	}
+	if o.apply < 0 {
+		errs = append(errs, fmt.Errorf("-apply %s: want a non-negative duration", o.apply))
+	}
+	switch {
 	case o.recoverAfter < 0:
-		return o, fmt.Errorf("-recover-after %s: want a non-negative duration", o.recoverAfter)
-	case o.recoverAfter > 0 && fail == "":
-		return o, errors.New("-recover-after needs -fail: only failing clusters recover")
+		errs = append(errs, fmt.Errorf("-recover-after %s: want a non-negative duration", o.recoverAfter))
+	case o.recoverAfter > 0 && t.fail == "":
+		errs = append(errs, errors.New("-recover-after needs -fail: only failing clusters recover"))
 	case o.recoverAfter > 0 && o.recoverAfter <= o.apply:
-		return o, fmt.Errorf("-recover-after %s: want longer than -apply %s (a cluster fails first, then recovers)", o.recoverAfter, o.apply)
+		errs = append(errs, fmt.Errorf("-recover-after %s: want longer than -apply %s (a cluster fails first, then recovers)", o.recoverAfter, o.apply))
 	}
-	o.fail = splitList(fail)
-	o.approve = splitList(approve)
-	if approve != "" && len(o.approve) == 0 {
-		return o, fmt.Errorf("-approve %q: want comma-separated group names", approve)
+	o.fail, o.approve = splitList(t.fail), splitList(t.approve)
+	if t.approve != "" && len(o.approve) == 0 {
+		errs = append(errs, fmt.Errorf("-approve %q: want comma-separated group names", t.approve))
 	}
-	if window != "" {
-		g, err := rollout.ParseWindow(window)
-		if err != nil {
-			return o, fmt.Errorf("-window: %w", err)
+	if t.window != "" {
+		var err error
+		if o.window, err = rollout.ParseWindow(t.window); err != nil {
+			errs = append(errs, fmt.Errorf("-window: %w", err))
 		}
-		o.window = g
 	}
-	if start != "" {
-		t, err := time.Parse(time.RFC3339, start)
-		if err != nil {
-			return o, fmt.Errorf("-start %q: want an RFC 3339 time such as 2026-01-05T08:00:00Z", start)
+	if t.start != "" {
+		var err error
+		if o.start, err = time.Parse(time.RFC3339, t.start); err != nil {
+			errs = append(errs, fmt.Errorf("-start %q: want an RFC 3339 time such as 2026-01-05T08:00:00Z", t.start))
 		}
-		o.start = t
 	}
-	return o, nil
+	return errors.Join(errs...)
 }
 
 func splitList(s string) []string {

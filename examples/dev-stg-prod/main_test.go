@@ -126,6 +126,9 @@ func TestFlags(t *testing.T) {
 		{name: "too many clusters", args: []string{"-clusters", "10001"}, code: 2, wantErr: "-clusters 10001: want 1 to 10000"},
 		{name: "bad start", args: []string{"-start", "monday"}, code: 2, wantErr: `-start "monday"`},
 		{name: "stray argument", args: []string{"now"}, code: 2, wantErr: "unexpected arguments"},
+		{name: "every problem at once", args: []string{"-clusters", "0", "-recover-after", "1m", "-start", "monday"}, code: 2,
+			wantErr: "-clusters 0: want 1 to 10000\n-recover-after needs -fail: only failing clusters recover\n" +
+				`-start "monday": want an RFC 3339 time`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -117,47 +117,11 @@ func clusterBars(res simulate.Result, minSuccess time.Duration) (map[string][]se
 // a dashed line where each group started.
 func writeSVG(out io.Writer, res simulate.Result, groups []grouping.Group, minSuccess time.Duration, byGroup bool) error {
 	w := bufio.NewWriter(out)
-	body := len(groups) * groupRowHeight
-	if !byGroup {
-		rows := 0
-		for _, g := range groups {
-			rows += len(g.Clusters)
-		}
-		body = rows*rowHeight + len(groups)*4
-	}
-	height := topMargin + body + legendH + 20
-	span := res.End.Sub(res.Start)
-	if span < time.Minute {
-		span = time.Minute
-	}
-	plotW := float64(svgWidth - leftMargin - rightPad)
-	c := chart{w: w, res: res, x: func(t time.Time) float64 {
-		return leftMargin + plotW*float64(t.Sub(res.Start))/float64(span)
-	}}
+	c := newChart(w, res, bodyHeight(groups, byGroup))
+	c.header()
+	c.timeAxis()
+	c.groupStarts()
 	bars, timeouts := clusterBars(res, minSuccess)
-
-	fmt.Fprintf(w, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n", svgWidth, height, svgWidth, height)
-	fmt.Fprintf(w, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
-	fmt.Fprintf(w, `<text x="10" y="22" font-size="16" font-weight="bold">%s</text>`+"\n", html.EscapeString("cluster-proxy rollout: "+res.Reason))
-
-	// Time axis.
-	step := tickStep(span)
-	for t := time.Duration(0); t <= span; t += step {
-		tx := c.x(res.Start.Add(t))
-		fmt.Fprintf(w, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#ddd"/>`+"\n", tx, topMargin-8, tx, topMargin+body)
-		fmt.Fprintf(w, `<text x="%.1f" y="%d" text-anchor="middle" fill="#555">%s</text>`+"\n", tx, topMargin-12, offset(t))
-	}
-
-	// Group starts.
-	for _, g := range res.Groups {
-		if g.Started.IsZero() {
-			continue
-		}
-		gx := c.x(g.Started)
-		fmt.Fprintf(w, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#333" stroke-dasharray="4,3"/>`+"\n", gx, topMargin-30, gx, topMargin+body)
-		fmt.Fprintf(w, `<text x="%.1f" y="%d" fill="#333">%s starts</text>`+"\n", gx+3, topMargin-32, html.EscapeString(groupName(g.GroupKey)))
-	}
-
 	y := topMargin
 	for _, g := range groups {
 		if byGroup {
@@ -166,28 +130,86 @@ func writeSVG(out io.Writer, res simulate.Result, groups []grouping.Group, minSu
 			y = c.clusterRows(y, g, bars, timeouts)
 		}
 	}
-
-	// Legend.
-	y += 20
-	lx := leftMargin
-	for k := progressingSeg; k <= succeededSeg; k++ {
-		fmt.Fprintf(w, `<rect x="%d" y="%d" width="14" height="12" fill="%s"/><text x="%d" y="%d">%s</text>`+"\n", lx, y, k.colour(), lx+18, y+11, k)
-		lx += 190
-	}
-	fmt.Fprintf(w, `<path d="M%d %d l8 12 m0 -12 l-8 12" stroke="black" stroke-width="2"/><text x="%d" y="%d">timed out</text>`+"\n", lx, y, lx+14, y+11)
-	if byGroup {
-		fmt.Fprintf(w, `<text x="%d" y="%d" fill="#555">a row per group; a bar's height is the share of the group's clusters in that state</text>`+"\n", leftMargin, y+30)
-	}
+	c.legend(y+20, byGroup)
 	fmt.Fprintln(w, `</svg>`)
 	return w.Flush()
 }
 
-// chart is an SVG being drawn: where it goes, the rollout, and the x of a
-// time.
+// bodyHeight is the height of the chart's rows: a row per group with
+// byGroup, else a row per cluster and a gap above each group.
+func bodyHeight(groups []grouping.Group, byGroup bool) int {
+	if byGroup {
+		return len(groups) * groupRowHeight
+	}
+	rows := 0
+	for _, g := range groups {
+		rows += len(g.Clusters)
+	}
+	return rows*rowHeight + len(groups)*4
+}
+
+// chart is an SVG being drawn: where it goes, the rollout, the time it
+// spans (a minute at least), and the height of its rows.
 type chart struct {
-	w   *bufio.Writer
-	res simulate.Result
-	x   func(time.Time) float64
+	w    *bufio.Writer
+	res  simulate.Result
+	span time.Duration
+	body int
+}
+
+func newChart(w *bufio.Writer, res simulate.Result, body int) chart {
+	return chart{w: w, res: res, span: max(res.End.Sub(res.Start), time.Minute), body: body}
+}
+
+// x is the abscissa of t.
+func (c chart) x(t time.Time) float64 {
+	plotW := float64(svgWidth - leftMargin - rightPad)
+	return leftMargin + plotW*float64(t.Sub(c.res.Start))/float64(c.span)
+}
+
+// header opens the SVG, on a white background, with the rollout's outcome
+// as its title.
+func (c chart) header() {
+	height := topMargin + c.body + legendH + 20
+	fmt.Fprintf(c.w, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n", svgWidth, height, svgWidth, height)
+	fmt.Fprintf(c.w, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
+	fmt.Fprintf(c.w, `<text x="10" y="22" font-size="16" font-weight="bold">%s</text>`+"\n", html.EscapeString("cluster-proxy rollout: "+c.res.Reason))
+}
+
+// timeAxis draws a labelled vertical line at every tick of the time axis.
+func (c chart) timeAxis() {
+	step := tickStep(c.span)
+	for t := time.Duration(0); t <= c.span; t += step {
+		tx := c.x(c.res.Start.Add(t))
+		fmt.Fprintf(c.w, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#ddd"/>`+"\n", tx, topMargin-8, tx, topMargin+c.body)
+		fmt.Fprintf(c.w, `<text x="%.1f" y="%d" text-anchor="middle" fill="#555">%s</text>`+"\n", tx, topMargin-12, offset(t))
+	}
+}
+
+// groupStarts draws a dashed line where each group that started did.
+func (c chart) groupStarts() {
+	for _, g := range c.res.Groups {
+		if g.Started.IsZero() {
+			continue
+		}
+		gx := c.x(g.Started)
+		fmt.Fprintf(c.w, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#333" stroke-dasharray="4,3"/>`+"\n", gx, topMargin-30, gx, topMargin+c.body)
+		fmt.Fprintf(c.w, `<text x="%.1f" y="%d" fill="#333">%s starts</text>`+"\n", gx+3, topMargin-32, html.EscapeString(groupName(g.GroupKey)))
+	}
+}
+
+// legend draws, at y, the colour of each segment kind and the timeout
+// mark, and with byGroup what a bar's height means.
+func (c chart) legend(y int, byGroup bool) {
+	lx := leftMargin
+	for k := progressingSeg; k <= succeededSeg; k++ {
+		fmt.Fprintf(c.w, `<rect x="%d" y="%d" width="14" height="12" fill="%s"/><text x="%d" y="%d">%s</text>`+"\n", lx, y, k.colour(), lx+18, y+11, k)
+		lx += 190
+	}
+	fmt.Fprintf(c.w, `<path d="M%d %d l8 12 m0 -12 l-8 12" stroke="black" stroke-width="2"/><text x="%d" y="%d">timed out</text>`+"\n", lx, y, lx+14, y+11)
+	if byGroup {
+		fmt.Fprintf(c.w, `<text x="%d" y="%d" fill="#555">a row per group; a bar's height is the share of the group's clusters in that state</text>`+"\n", leftMargin, y+30)
+	}
 }
 
 // clusterRows draws the heading of group g at y and a row per cluster
