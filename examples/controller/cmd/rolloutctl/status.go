@@ -254,7 +254,7 @@ func writeControls(b *strings.Builder, self, addOn string, placements bool, r *p
 // zone, in t's own location (UTC, as the API server writes times, unless
 // the planner computed it from the local clock).
 func timestamp(t time.Time) string {
-	return t.Format("2006-01-02 15:04 MST")
+	return t.Format("2006-01-02 15:04:05 MST")
 }
 
 // orDash is s, or "-" for an empty column.

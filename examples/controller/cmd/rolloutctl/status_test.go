@@ -131,8 +131,8 @@ func TestStatusControls(t *testing.T) {
 			objs: []client.Object{rollout(v1alpha1.AddOnRolloutSpec{Windows: []v1alpha1.RolloutWindow{
 				{Groups: []string{"prod"}, Days: []string{"Tue"}, Start: "09:00", End: "16:00", TimeZone: "Europe/Paris"}}})},
 			lines: [][]string{
-				{`add-on "cluster-proxy" at 2026-11-30 12:30 UTC`},
-				{place, "prod", "Blocked", "Window", "0/0/0/0/1", "2026-12-01 08:00 UTC", "held: outside the time window"},
+				{`add-on "cluster-proxy" at 2026-11-30 12:30:00 UTC`},
+				{place, "prod", "Blocked", "Window", "0/0/0/0/1", "2026-12-01 08:00:00 UTC", "held: outside the time window"},
 			},
 		},
 	})
