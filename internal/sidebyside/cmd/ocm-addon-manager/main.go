@@ -171,71 +171,107 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	return 0
 }
 
+// serve runs the controllers, and the metrics endpoint, until ctx ends.
 func serve(ctx context.Context, cfg *rest.Config, o options) error {
 	if o.metricsAddr != "0" {
 		if err := serveMetrics(ctx, o.metricsAddr); err != nil {
 			return err
 		}
 	}
-	addonClient, err := addonclient.NewForConfig(cfg)
+	c, err := newClients(cfg)
 	if err != nil {
 		return err
 	}
-	clusterClient, err := clusterclient.NewForConfig(cfg)
-	if err != nil {
+	inf := newInformers(c)
+	if err := addIndexers(inf.addons, inf.works); err != nil {
 		return err
 	}
-	workClient, err := workclient.NewForConfig(cfg)
-	if err != nil {
-		return err
-	}
-	dynamicClient, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		return err
-	}
-	// The informer factories and their resync periods are manager.go's;
-	// its ManifestWork informer sees only works labelled with an add-on.
-	clusterInformers := clusterinformers.NewSharedInformerFactory(clusterClient, 30*time.Minute)
-	addonInformers := addoninformers.NewSharedInformerFactory(addonClient, 10*time.Minute)
-	works := workinformers.NewSharedInformerFactoryWithOptions(workClient, 10*time.Minute,
-		workinformers.WithTweakListOptions(func(lo *metav1.ListOptions) {
-			lo.LabelSelector = metav1.FormatLabelSelector(&metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
-				{Key: addonv1alpha1.AddonLabelKey, Operator: metav1.LabelSelectorOpExists},
-			}})
-		}))
-	dynamicInformers := dynamicinformer.NewDynamicSharedInformerFactory(dynamicClient, 10*time.Minute)
-
-	if err := addIndexers(addonInformers, works); err != nil {
-		return err
-	}
-	mcas := addonInformers.Addon().V1alpha1().ManagedClusterAddOns()
-	cmas := addonInformers.Addon().V1alpha1().ClusterManagementAddOns()
-	placements := clusterInformers.Cluster().V1beta1().Placements()
-	decisions := clusterInformers.Cluster().V1beta1().PlacementDecisions()
-	filter := utils.ManagedByAddonManager
-
-	gvrs := make(map[schema.GroupVersionResource]bool, len(o.configs))
-	for _, g := range o.configs {
-		gvrs[g] = true
-	}
-	controllers := map[string]interface{ Run(context.Context, int) }{
-		"addonmanagement":       addonmanagement.NewAddonManagementController(addonClient, mcas, cmas, placements, decisions, filter),
-		"addonconfiguration":    addonconfiguration.NewAddonConfigurationController(addonClient, mcas, cmas, placements, decisions, filter),
-		"addonowner":            addonowner.NewAddonOwnerController(addonClient, mcas, cmas, filter),
-		"addonprogressing":      addonprogressing.NewAddonProgressingController(addonClient, mcas, cmas, works.Work().V1().ManifestWorks(), filter),
-		"cmainstallprogression": cmainstallprogression.NewCMAInstallProgressionController(addonClient, mcas, cmas, filter),
-		"cmaconfig":             cmaconfig.NewCMAConfigController(addonClient, cmas, dynamicInformers, gvrs, filter),
-	}
-	for name, c := range controllers {
+	for name, ctl := range newControllers(c, inf, o.configs) {
 		klog.InfoS("starting controller", "name", name, "workers", o.workers)
-		go c.Run(ctx, o.workers)
+		go ctl.Run(ctx, o.workers)
 	}
-	clusterInformers.Start(ctx.Done())
-	addonInformers.Start(ctx.Done())
-	works.Start(ctx.Done())
-	dynamicInformers.Start(ctx.Done())
+	inf.start(ctx)
 	<-ctx.Done()
 	return nil
+}
+
+// clients are the hub's clientsets the controllers use.
+type clients struct {
+	addon   addonclient.Interface
+	cluster clusterclient.Interface
+	work    workclient.Interface
+	dynamic dynamic.Interface
+}
+
+func newClients(cfg *rest.Config) (clients, error) {
+	var c clients
+	var err error
+	if c.addon, err = addonclient.NewForConfig(cfg); err != nil {
+		return c, err
+	}
+	if c.cluster, err = clusterclient.NewForConfig(cfg); err != nil {
+		return c, err
+	}
+	if c.work, err = workclient.NewForConfig(cfg); err != nil {
+		return c, err
+	}
+	c.dynamic, err = dynamic.NewForConfig(cfg)
+	return c, err
+}
+
+// informers are the shared informer factories, with manager.go's resync
+// periods; its ManifestWork informer sees only works labelled with an
+// add-on.
+type informers struct {
+	cluster clusterinformers.SharedInformerFactory
+	addons  addoninformers.SharedInformerFactory
+	works   workinformers.SharedInformerFactory
+	dynamic dynamicinformer.DynamicSharedInformerFactory
+}
+
+func newInformers(c clients) informers {
+	withAddon := func(lo *metav1.ListOptions) {
+		lo.LabelSelector = metav1.FormatLabelSelector(&metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+			{Key: addonv1alpha1.AddonLabelKey, Operator: metav1.LabelSelectorOpExists},
+		}})
+	}
+	return informers{
+		cluster: clusterinformers.NewSharedInformerFactory(c.cluster, 30*time.Minute),
+		addons:  addoninformers.NewSharedInformerFactory(c.addon, 10*time.Minute),
+		works:   workinformers.NewSharedInformerFactoryWithOptions(c.work, 10*time.Minute, workinformers.WithTweakListOptions(withAddon)),
+		dynamic: dynamicinformer.NewDynamicSharedInformerFactory(c.dynamic, 10*time.Minute),
+	}
+}
+
+// start starts the informers the controllers asked for, until ctx ends.
+func (inf informers) start(ctx context.Context) {
+	inf.cluster.Start(ctx.Done())
+	inf.addons.Start(ctx.Done())
+	inf.works.Start(ctx.Done())
+	inf.dynamic.Start(ctx.Done())
+}
+
+// newControllers builds, by name, the five add-on manager controllers
+// with OCM's constructors and filter, and addon-framework's cmaconfig
+// controller over the config resources configs.
+func newControllers(c clients, inf informers, configs []schema.GroupVersionResource) map[string]interface{ Run(context.Context, int) } {
+	mcas := inf.addons.Addon().V1alpha1().ManagedClusterAddOns()
+	cmas := inf.addons.Addon().V1alpha1().ClusterManagementAddOns()
+	placements := inf.cluster.Cluster().V1beta1().Placements()
+	decisions := inf.cluster.Cluster().V1beta1().PlacementDecisions()
+	filter := utils.ManagedByAddonManager
+	gvrs := make(map[schema.GroupVersionResource]bool, len(configs))
+	for _, g := range configs {
+		gvrs[g] = true
+	}
+	return map[string]interface{ Run(context.Context, int) }{
+		"addonmanagement":       addonmanagement.NewAddonManagementController(c.addon, mcas, cmas, placements, decisions, filter),
+		"addonconfiguration":    addonconfiguration.NewAddonConfigurationController(c.addon, mcas, cmas, placements, decisions, filter),
+		"addonowner":            addonowner.NewAddonOwnerController(c.addon, mcas, cmas, filter),
+		"addonprogressing":      addonprogressing.NewAddonProgressingController(c.addon, mcas, cmas, inf.works.Work().V1().ManifestWorks(), filter),
+		"cmainstallprogression": cmainstallprogression.NewCMAInstallProgressionController(c.addon, mcas, cmas, filter),
+		"cmaconfig":             cmaconfig.NewCMAConfigController(c.addon, cmas, inf.dynamic, gvrs, filter),
+	}
 }
 
 // addIndexers adds the indexers manager.go adds that these controllers

@@ -3,10 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
+// TestFlags: run's exit code and message for each kind of bad flag.
 func TestFlags(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -26,23 +30,19 @@ func TestFlags(t *testing.T) {
 			t.Parallel()
 			var stderr bytes.Buffer
 			code := run(context.Background(), tc.args, &stderr)
-			if code != tc.code || !strings.Contains(stderr.String(), tc.want) {
-				t.Fatalf("run(%q) = %d, stderr %q; want %d and %q", tc.args, code, stderr.String(), tc.code, tc.want)
-			}
+			assert.Equal(t, tc.code, code, stderr.String())
+			assert.Contains(t, stderr.String(), tc.want)
 		})
 	}
 }
 
+// TestDefaultsAreOCMs: the rate limit and workers default to OCM's add-on
+// manager's, the config resources to the seed's.
 func TestDefaultsAreOCMs(t *testing.T) {
 	t.Parallel()
 	o, err := parseFlags([]string{"-kubeconfig", "k"}, &bytes.Buffer{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if o.qps != 50 || o.burst != 100 || o.workers != 2 {
-		t.Fatalf("defaults qps %g burst %d workers %d; want OCM's 50, 100 and 2", o.qps, o.burst, o.workers)
-	}
-	if len(o.configs) != 1 || o.configs[0].Resource != "managedproxyconfigurations" || o.configs[0].Group != "proxy.open-cluster-management.io" {
-		t.Fatalf("configs %v; want the seed's ManagedProxyConfiguration", o.configs)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, []float64{50, 100, 2}, []float64{o.qps, float64(o.burst), float64(o.workers)}, "qps, burst and workers: OCM's defaults")
+	assert.Equal(t, []schema.GroupVersionResource{{Group: "proxy.open-cluster-management.io", Version: "v1alpha1", Resource: "managedproxyconfigurations"}},
+		o.configs, "the seed's ManagedProxyConfiguration")
 }
