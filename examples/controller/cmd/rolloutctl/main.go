@@ -83,7 +83,10 @@ type exitError struct {
 	err  error
 }
 
+// Error is the error's message, without its code.
 func (e *exitError) Error() string { return e.err.Error() }
+
+// Unwrap returns the error the code was given to.
 func (e *exitError) Unwrap() error { return e.err }
 
 // badUsage is an error of the user's input: exit code 2.

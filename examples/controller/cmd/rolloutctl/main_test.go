@@ -76,6 +76,7 @@ func TestUsage(t *testing.T) {
 		{name: "bad output", args: []string{"status", "x", "-o", "xml"}, code: 2, stderr: `status: -o "xml": want text, json, yaml`},
 		{name: "bad version", args: []string{"status", "x", "--addon-version", "v2"}, code: 2, stderr: `--addon-version "v2": want v1alpha1 or v1beta1`},
 		{name: "bad placement", args: []string{"approve", "x", "prod", "--placement", "cluster-proxy-placement"}, code: 2, stderr: `approve: --placement "cluster-proxy-placement": want NAMESPACE/NAME`},
+		{name: "cobra's own subcommand, with an extra argument", args: []string{"completion", "bash", "extra"}, code: 2, stderr: `unknown command "extra" for "rolloutctl completion bash"`},
 		{name: "a kubeconfig that is none", args: []string{"--kubeconfig", "/nonexistent/kubeconfig", "status", "x"}, code: 2, stderr: `--kubeconfig "/nonexistent/kubeconfig"`, real: true},
 		{name: "a kubeconfig that is none, after the subcommand", args: []string{"resume", "x", "--kubeconfig=/nonexistent/kubeconfig"}, code: 2, stderr: `--kubeconfig "/nonexistent/kubeconfig"`, real: true},
 		{name: "a context the kubeconfig does not have", args: []string{"pause", "x", "--kubeconfig", kubeconfig, "--context", "nope"}, code: 2, stderr: `--context "nope": context "nope" does not exist`, real: true},

@@ -75,7 +75,28 @@ func newRootCommand(e env) *cobra.Command {
 	c.hub.AddFlags(root.PersistentFlags())
 	mustComplete(root, "context", c.completeContexts)
 	root.AddCommand(subs...)
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	argsAreUsage(root)
 	return root
+}
+
+// argsAreUsage makes the errors of the positional arguments of cmd's
+// subcommands, cobra's own included (completion bash extra), bad usage.
+func argsAreUsage(cmd *cobra.Command) {
+	for _, sub := range cmd.Commands() {
+		if check := sub.Args; check != nil {
+			sub.Args = func(c *cobra.Command, args []string) error {
+				err := check(c, args)
+				var ee *exitError
+				if err == nil || errors.As(err, &ee) {
+					return err
+				}
+				return badUsage("%w", err)
+			}
+		}
+		argsAreUsage(sub)
+	}
 }
 
 // flagError makes a flag that cannot be parsed bad usage, and points a
