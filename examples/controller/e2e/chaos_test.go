@@ -30,8 +30,12 @@ import (
 
 // The environment variables that replay TestChaos or make it bigger.
 const (
-	// envChaosSeed is the seed of TestChaos's faults; unset, the time.
+	// envChaosSeed is the seed of TestChaos's faults: unset, each of
+	// chaosSeeds, as in CI; an integer, that one; chaosRandom, one drawn
+	// from the time.
 	envChaosSeed = "ROLLOUTKIT_CHAOS_SEED"
+	// chaosRandom is the value of envChaosSeed that draws the seed.
+	chaosRandom = "random"
 	// envChaosClusters is TestChaos's number of clusters; unset,
 	// chaosClusters.
 	envChaosClusters = "ROLLOUTKIT_CHAOS_CLUSTERS"
@@ -102,21 +106,31 @@ func chaosPlan(rng *rand.Rand) []fault {
 	return plan
 }
 
-// chaosSettings reads the seed and the size from the environment.
-func chaosSettings(t *testing.T) (seed int64, clusters int) {
+// chaosSeeds are the seeds TestChaos runs unless envChaosSeed says
+// otherwise, as in CI: fixed, so that a red run names the seed that
+// replays its plan.
+func chaosSeeds() []int64 { return []int64{1, 2, 3} }
+
+// chaosSettings reads the seeds and the size from the environment.
+func chaosSettings(t *testing.T) (seeds []int64, clusters int) {
 	t.Helper()
-	seed, clusters = time.Now().UnixNano(), chaosClusters
-	var err error
-	if s := os.Getenv(envChaosSeed); s != "" {
-		seed, err = strconv.ParseInt(s, 10, 64)
-		require.NoError(t, err, "%s=%q: want an integer", envChaosSeed, s)
+	seeds, clusters = chaosSeeds(), chaosClusters
+	switch s := os.Getenv(envChaosSeed); s {
+	case "":
+	case chaosRandom:
+		seeds = []int64{time.Now().UnixNano()}
+	default:
+		seed, err := strconv.ParseInt(s, 10, 64)
+		require.NoError(t, err, "%s=%q: want an integer or %q", envChaosSeed, s, chaosRandom)
+		seeds = []int64{seed}
 	}
+	var err error
 	if s := os.Getenv(envChaosClusters); s != "" {
 		clusters, err = strconv.Atoi(s)
 		require.NoError(t, err, "%s=%q: want an integer", envChaosClusters, s)
 		require.GreaterOrEqual(t, clusters, 6, "%s=%d: want at least 6 clusters", envChaosClusters, clusters)
 	}
-	return seed, clusters
+	return seeds, clusters
 }
 
 // chaosSizes splits n clusters into dev, stg and prod as 1:2:3.
@@ -162,8 +176,12 @@ type outageFigures struct {
 // TestChaos rolls configs out over a few dozen clusters (in CI; a few
 // hundred by hand: ROLLOUTKIT_CHAOS_CLUSTERS), a new agent image each time
 // the last has reached every cluster, so that every fault meets a rollout
-// under way, while faults drawn from a seed (ROLLOUTKIT_CHAOS_SEED replays
-// the plan; the timing of the system under test is not replayed) hit it:
+// under way, while faults drawn from a seed hit it. It runs once for each
+// of chaosSeeds, in parallel, each on a hub of its own (the faults stop
+// the API server and elect leaders with the shipped Lease): a failure
+// names its seed, and ROLLOUTKIT_CHAOS_SEED=<seed> replays its plan (the
+// timing of the system under test is not replayed);
+// ROLLOUTKIT_CHAOS_SEED=random draws one from the time, by hand. The faults:
 // the compiled controller, two replicas under leader election kept running
 // as a Deployment keeps its pods, is killed (SIGKILL) at random moments,
 // six times, mostly the leader; the API server stops for 10s once (etcd
@@ -185,8 +203,24 @@ type outageFigures struct {
 // (docs/operations.md records some).
 func TestChaos(t *testing.T) {
 	t.Parallel()
-	seed, n := chaosSettings(t)
-	t.Logf("TestChaos: seed %d, %d clusters; replay with %s=%d %s=%d", seed, n, envChaosSeed, seed, envChaosClusters, n)
+	seeds, n := chaosSettings(t)
+	for _, seed := range seeds {
+		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
+			t.Parallel()
+			replay := fmt.Sprintf("%s=%d %s=%d", envChaosSeed, seed, envChaosClusters, n)
+			t.Logf("TestChaos: seed %d, %d clusters; replay with %s", seed, n, replay)
+			t.Cleanup(func() {
+				if t.Failed() {
+					t.Logf("TestChaos failed with seed %d: replay it with %s go test -run 'TestChaos' ./e2e/", seed, replay)
+				}
+			})
+			chaosRun(t, seed, n)
+		})
+	}
+}
+
+// chaosRun is TestChaos with one seed over n clusters.
+func chaosRun(t *testing.T, seed int64, n int) {
 	rng := rand.New(rand.NewPCG(uint64(seed), 0))
 	// A hub of its own: the faults stop the API server and compact etcd,
 	// and the replicas elect a leader with the shipped Lease.
