@@ -1,7 +1,6 @@
 package e2e_test
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"net"
@@ -9,11 +8,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+	"github.com/prometheus/procfs"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
@@ -162,56 +165,41 @@ func waitInstalled(b *testing.B, e *env, o seeded, h string, timeout time.Durati
 // counters are the controller's own metrics that the benchmark reads.
 type counters struct{ writes, reads, reconciles float64 }
 
-// scrape reads the controller's /metrics.
+// scrape reads the controller's /metrics, as expfmt parses them.
 func scrape(b *testing.B, addr string) counters {
 	b.Helper()
 	resp, err := http.Get("http://" + addr + "/metrics")
 	require.NoError(b, err)
 	defer resp.Body.Close()
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(resp.Body)
+	require.NoError(b, err)
 	var c counters
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		i := strings.LastIndexByte(line, ' ')
-		if i < 0 || strings.HasPrefix(line, "#") {
-			continue
-		}
-		v, err := strconv.ParseFloat(line[i+1:], 64)
-		if err != nil {
-			continue
-		}
-		switch {
-		case strings.HasPrefix(line, "rest_client_requests_total{"):
-			switch {
-			case strings.Contains(line, `method="GET"`):
-				c.reads += v
-			case strings.Contains(line, `method="POST"`), strings.Contains(line, `method="PUT"`),
-				strings.Contains(line, `method="PATCH"`), strings.Contains(line, `method="DELETE"`):
-				c.writes += v
-			}
-		case strings.HasPrefix(line, "controller_runtime_reconcile_total{"):
-			c.reconciles += v
+	for _, m := range families["rest_client_requests_total"].GetMetric() {
+		i := slices.IndexFunc(m.GetLabel(), func(l *dto.LabelPair) bool { return l.GetName() == "method" })
+		require.GreaterOrEqual(b, i, 0, "rest_client_requests_total without a method: %v", m)
+		switch m.GetLabel()[i].GetValue() {
+		case http.MethodGet:
+			c.reads += m.GetCounter().GetValue()
+		case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
+			c.writes += m.GetCounter().GetValue()
 		}
 	}
-	require.NoError(b, sc.Err())
+	for _, m := range families["controller_runtime_reconcile_total"].GetMetric() {
+		c.reconciles += m.GetCounter().GetValue()
+	}
 	return c
 }
 
-// peakRSS is a process's peak resident memory in MiB (VmHWM).
+// peakRSS is a process's peak resident memory in MiB (VmHWM), as procfs
+// reads it.
 func peakRSS(b *testing.B, pid int) float64 {
 	b.Helper()
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	p, err := procfs.NewProc(pid)
 	require.NoError(b, err)
-	for _, line := range strings.Split(string(data), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
-			kb, err := strconv.ParseFloat(f[1], 64)
-			require.NoError(b, err)
-			return kb / 1024
-		}
-	}
-	b.Fatal("no VmHWM in /proc status")
-	return 0
+	st, err := p.NewStatus()
+	require.NoError(b, err)
+	return float64(st.VmHWM) / (1 << 20)
 }
 
 func freePort(b *testing.B) string {
