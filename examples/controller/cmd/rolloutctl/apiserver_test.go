@@ -297,11 +297,14 @@ func stepContext(t *testing.T, ctl compiled, _ client.Client) {
 // stepKubectlPlugin: installed as kubectl-rolloutkit on $PATH, the program
 // is kubectl's plugin "kubectl rolloutkit", and names itself so; with
 // kubectl_complete-rolloutkit beside it, kubectl completes its words.
-// Skipped without kubectl.
+// kubectl is the one hack/test-apiserver.sh builds beside the API server
+// (in $KUBEBUILDER_ASSETS), else the one on $PATH.
 func stepKubectlPlugin(t *testing.T, ctl compiled, _ client.Client) {
-	kubectl, err := exec.LookPath("kubectl")
-	if err != nil {
-		t.Skipf("SKIP (no kubectl on $PATH): %v", err)
+	kubectl := filepath.Join(os.Getenv("KUBEBUILDER_ASSETS"), "kubectl")
+	if _, err := os.Stat(kubectl); err != nil || os.Getenv("KUBEBUILDER_ASSETS") == "" {
+		var lookErr error
+		kubectl, lookErr = exec.LookPath("kubectl")
+		require.NoError(t, lookErr, "no kubectl in $KUBEBUILDER_ASSETS (hack/test-apiserver.sh builds it) nor on $PATH")
 	}
 	dir := t.TempDir()
 	require.NoError(t, os.Symlink(ctl.bin, filepath.Join(dir, "kubectl-rolloutkit")))
