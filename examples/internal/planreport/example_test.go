@@ -71,3 +71,36 @@ func ExamplePlan_approval() {
 	// pending: group prod of open-cluster-management/cluster-proxy-placement at revision ee3a0a2630de
 	// start now: []
 }
+
+// ExampleReport_WriteStatus shows the seed's rollout at 12:20, stg done,
+// as an operator's CLI shows it: prod waits for an approval, and the
+// status says the command that gives it.
+func ExampleReport_WriteStatus() {
+	h := controlled(v1alpha1.AddOnRolloutSpec{ApprovalRequired: []string{"prod"}}, v1alpha1.AddOnRolloutStatus{})
+	rep, err := planreport.Plan(h, addonName, at(12, 20), nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := rep.WriteStatus(os.Stdout, planreport.StatusOptions{Command: "kubectl rolloutkit"}); err != nil {
+		fmt.Println(err)
+	}
+	// Output:
+	// add-on "cluster-proxy" at 2026-11-30 12:20:00 UTC
+	// AddOnRollout "cluster-proxy": generation 2, status of generation 0: the controller has not written it yet (is it running, with -addons?)
+	// placement open-cluster-management/cluster-proxy-placement: revision ee3a0a2630de, ProgressivePerGroup
+	//
+	// PLACEMENT                                        GROUP  INDEX  PHASE     WAITS FOR  OK/RUN/FAIL/TIMEOUT/TODO  UNTIL  MESSAGE
+	// open-cluster-management/cluster-proxy-placement  dev    0      Complete  -          1/0/0/0/0                 -      complete: 1 succeeded
+	// open-cluster-management/cluster-proxy-placement  stg    1      Complete  -          1/0/0/0/0                 -      complete: 1 succeeded
+	// open-cluster-management/cluster-proxy-placement  prod   2      Blocked   Approval   0/0/0/0/1                 -      held: waiting for approval of group "prod"
+	//
+	// pending approvals:
+	//   open-cluster-management/cluster-proxy-placement group "prod", revision ee3a0a2630de: kubectl rolloutkit approve cluster-proxy prod
+	//
+	// conditions:
+	//   TYPE         STATUS  REASON              MESSAGE
+	//   Valid        True    Valid               the spec is valid
+	//   Paused       False   NotPaused           spec.paused is false
+	//   Progressing  True    WaitingForApproval  placement open-cluster-management/cluster-proxy-placement group "prod" waits for an approval of revision ee3a0a2630de
+}

@@ -62,12 +62,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	if r.Rollout != nil {
 		writeRolloutTail(&b, r.Addon, r.Rollout)
 	}
-	if len(r.Warnings) > 0 {
-		fmt.Fprintln(&b, "\nwarnings:")
-		for _, w := range r.Warnings {
-			fmt.Fprintf(&b, "  - %s\n", w)
-		}
-	}
+	writeWarnings(&b, r.Warnings)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -83,10 +78,7 @@ func writeGroups(b *strings.Builder, groups []Group, controlled bool) error {
 		fmt.Fprintln(tw, "  INDEX\tGROUP\tPHASE\tCLUSTERS\tREASON")
 	}
 	for _, g := range groups {
-		name := g.Name
-		if name == "" {
-			name = "(unnamed)"
-		}
+		name := groupName(g)
 		if !controlled {
 			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\n", g.Index, name, g.Phase, clusterList(g.Clusters), g.Reason)
 			continue
@@ -122,12 +114,7 @@ func writeRolloutHead(b *strings.Builder, r *Rollout) {
 		paused = ", paused (spec.paused): no cluster starts; clusters in flight finish"
 	}
 	fmt.Fprintf(b, "controlled by AddOnRollout %q, generation %d%s\n", r.Name, r.Generation, paused)
-	if len(r.Invalid) > 0 {
-		fmt.Fprintln(b, "invalid AddOnRollout: the add-on is held until its spec is fixed:")
-		for _, p := range r.Invalid {
-			fmt.Fprintf(b, "  - %s\n", p)
-		}
-	}
+	writeInvalid(b, "invalid AddOnRollout: the add-on is held until its spec is fixed:", r.Invalid)
 }
 
 // writeRolloutTail writes the approvals pending, the verifications due

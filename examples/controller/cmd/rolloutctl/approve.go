@@ -172,12 +172,12 @@ func nothingPending(rep *planreport.Report, group string, inScope func(v1alpha1.
 				continue
 			}
 			found = true
-			r := groupRow(g)
-			state := r.phase
-			if r.waitsFor != "-" {
-				state += ", waits for " + r.waitsFor
+			r := g.Row()
+			state := r.Phase
+			if r.WaitsFor != "-" {
+				state += ", waits for " + r.WaitsFor
 			}
-			parts = append(parts, fmt.Sprintf("in placement %s/%s it is %s: %s", pl.Namespace, pl.Name, state, r.message))
+			parts = append(parts, fmt.Sprintf("in placement %s/%s it is %s: %s", pl.Namespace, pl.Name, state, r.Message))
 		}
 	}
 	if !found {
