@@ -1,8 +1,11 @@
 // Command plan reads the hub's objects as Kubernetes YAML and prints what
 // the next step of an add-on's rollout is, and why.
 //
-//	kubectl get managedclusters,placements,placementdecisions,clustermanagementaddons,managedclusteraddons,managedclustersets,managedclustersetbindings,addonplacementscores -A -o yaml > hub.yaml
+//	kubectl get managedclusters,placements,placementdecisions,clustermanagementaddons,managedclusteraddons,managedclustersets,managedclustersetbindings,addonplacementscores,managedproxyconfigurations -A -o yaml > hub.yaml
 //	go run ./examples/plan -f hub.yaml
+//
+// with the resources of the add-on's config objects listed too
+// (managedproxyconfigurations are cluster-proxy's).
 //
 // It accepts multi-document YAML and `kind: List`, and ignores kinds it does
 // not use (config objects such as a ManagedProxyConfiguration are hashed

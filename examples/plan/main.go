@@ -137,13 +137,15 @@ func newFlagSet(o *options, raw *rawFlags, stderr io.Writer) *flag.FlagSet {
 
 // usage is what -h prints before the flags.
 const usage = "usage: plan -f FILE [-addon NAME] [-o text|json] [-now RFC3339]\n\n" +
-	"Reads the output of\n  kubectl get " + kinds + " -A -o yaml\n" +
-	"and prints the next step of the add-on's rollout, and why. A Placement without\n" +
-	"PlacementDecisions is scheduled as OCM would, from the cluster sets bound to its\n" +
-	"namespace; with no ManagedClusterSet and no binding in the input, every cluster\n" +
-	"is a candidate (a warning says so). ClusterManagementAddOns and ManagedClusterAddOns\n" +
-	"are read as v1beta1 (the version kubectl prints) or v1alpha1 (the version a hub\n" +
-	"stores, converted as OCM's conversion webhook converts it); other versions are refused.\n" +
+	"Reads the output of\n  kubectl get " + kinds + ",CONFIGS -A -o yaml\n" +
+	"where CONFIGS are the resources of the add-on's config objects (cluster-proxy's:\n" +
+	"managedproxyconfigurations), and prints the next step of the add-on's rollout,\n" +
+	"and why. A Placement without PlacementDecisions is scheduled as OCM would, from\n" +
+	"the cluster sets bound to its namespace; with no ManagedClusterSet and no binding\n" +
+	"in the input, every cluster is a candidate (a warning says so).\n" +
+	"ClusterManagementAddOns and ManagedClusterAddOns are read as v1beta1 (the\n" +
+	"version kubectl prints) or v1alpha1 (the version a hub stores, converted as OCM's\n" +
+	"conversion webhook converts it); other versions are refused.\n" +
 	"On a hub with rolloutkit's CRDs, add " + controlKinds + " to the kubectl get: the\n" +
 	"add-on's AddOnRollout then holds the plan as the controller holds the rollout\n" +
 	"(pause, approvals, windows, verifications); an invalid one holds the add-on, and\n" +

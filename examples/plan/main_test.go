@@ -238,7 +238,7 @@ func TestPlanHelp(t *testing.T) {
 	code, _, errOut := runPlan(t, "", "-h")
 	assert.Equal(t, 0, code)
 	assert.Contains(t, errOut, "usage: plan -f FILE")
-	assert.Contains(t, errOut, "are read as v1beta1 (the version kubectl prints) or v1alpha1 (the version a hub\nstores")
+	assert.Contains(t, errOut, "are read as v1beta1 (the\nversion kubectl prints) or v1alpha1 (the version a hub stores")
 	assert.Contains(t, errOut, "add addonrollouts,rolloutapprovals to the kubectl get")
 	assert.Contains(t, errOut, "0 when the plan is printed (held, halted or invalid AddOnRollout\nincluded)")
 }
