@@ -64,39 +64,45 @@ func Plan(h *Hub, name string, now time.Time, gates []rollout.Gate) (*Report, er
 	if err != nil {
 		return nil, err
 	}
-	steps := p.Steps
 	recheck := p.RecheckAfter
-	for i, s := range steps {
+	for i, s := range p.Steps {
 		ps := cma.Spec.InstallStrategy.Placements[i]
 		pr := placementReport(ps, found[i], s)
 		if ctl.Rollout != nil {
 			pr = withStatus(pr, p.Status.Placements[i])
 		}
-		rep.Placements = append(rep.Placements, pr)
-		rep.Start = append(rep.Start, pr.Start...)
-		rep.InFlight = append(rep.InFlight, pr.InFlight...)
-		rep.Next = append(rep.Next, pr.Next...)
-		for _, c := range s.Result.TimedOut {
-			rep.TimedOut = append(rep.TimedOut, c.Cluster)
-		}
-		for _, c := range s.Result.Removed {
-			rep.Removed = append(rep.Removed, c.Cluster)
-		}
-		rep.Breach = rep.Breach || s.Result.MaxFailureBreach
+		rep.add(ps, pr, s, found[i])
 		recheck = rollout.Sooner(recheck, rollout.Sooner(s.Result.RecheckAfter, found[i].recheck))
-		warnings := found[i].warnings
-		for _, w := range s.Result.Warnings {
-			warnings = append(warnings, w.String())
-		}
-		for _, w := range warnings {
-			rep.Warnings = append(rep.Warnings, ps.Namespace+"/"+ps.Name+": "+w)
-		}
 	}
 	rep.RecheckAfter = recheck.Seconds()
 	if ctl.Rollout != nil {
 		rep.Rollout = rolloutReport(ctl.Rollout, p)
 	}
 	return rep, nil
+}
+
+// add adds placement ps's report pr, of step s, to the totals of r: the
+// clusters to start, in flight, timed out and removed, the breach, and
+// the warnings, each named after the placement.
+func (r *Report) add(ps addonv1beta1.PlacementStrategy, pr Placement, s addonrollout.Step, found placed) {
+	r.Placements = append(r.Placements, pr)
+	r.Start = append(r.Start, pr.Start...)
+	r.InFlight = append(r.InFlight, pr.InFlight...)
+	r.Next = append(r.Next, pr.Next...)
+	for _, c := range s.Result.TimedOut {
+		r.TimedOut = append(r.TimedOut, c.Cluster)
+	}
+	for _, c := range s.Result.Removed {
+		r.Removed = append(r.Removed, c.Cluster)
+	}
+	r.Breach = r.Breach || s.Result.MaxFailureBreach
+	warnings := found.warnings
+	for _, w := range s.Result.Warnings {
+		warnings = append(warnings, w.String())
+	}
+	for _, w := range warnings {
+		r.Warnings = append(r.Warnings, ps.Namespace+"/"+ps.Name+": "+w)
+	}
 }
 
 // pickAddon returns the add-on named name, or the only one when name is
