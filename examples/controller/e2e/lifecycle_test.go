@@ -33,8 +33,7 @@ func TestOtherLifecycles(t *testing.T) {
 	t.Parallel()
 	e := sharedEnv(t)
 	o := seedHub(t, e, "30s")
-	ctx := context.Background()
-	edge := e.ownNamespace("edge-1")
+	ctx, edge := context.Background(), e.ownNamespace("edge-1")
 	require.NoError(t, e.c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: edge}}))
 
 	others := map[string]string{ // name -> lifecycle annotation ("": none)
