@@ -68,7 +68,9 @@ func rolloutctl(t *testing.T, bin, kubeconfig string, args ...string) (string, i
 // its metrics endpoint on; an AddOnRollout applied from YAML requires an
 // approval of prod. rolloutctl refuses to approve while nothing waits,
 // pauses and resumes, shows prod waiting for its approval (as does the
-// metrics endpoint), approves it, and shows the rollout complete.
+// metrics endpoint), approves it, and shows the rollout complete. While
+// prod waits, the README's offline plan, run as written, says what the
+// controller says.
 func TestRolloutctl(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -132,6 +134,7 @@ spec:
 		return lineWith(out, "prod", "Blocked", "Approval") != "", out
 	})
 	assert.Equal(t, oldHash, e.addon(t, "prod-cluster", addonName).desired)
+	checkREADMEPlan(t, e.c, kubeconfig, addonName)
 	metrics := scrapeURL(t, "http://"+metricsAddr+"/metrics")
 	assert.Contains(t, metrics, `rolloutkit_pending_approvals{addon="cluster-proxy",group="prod",placement="open-cluster-management/cluster-proxy-placement"} 1`)
 	assert.Contains(t, metrics, `rolloutkit_group_phase{addon="cluster-proxy",group="prod",phase="Blocked",placement="open-cluster-management/cluster-proxy-placement"} 1`)
