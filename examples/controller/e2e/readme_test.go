@@ -23,8 +23,9 @@ import (
 const readmeFile = "../../../README.md"
 
 // readmeLine returns the README's command line that starts with prefix in
-// its section "## Inspecting a real hub", without its trailing comment.
-func readmeLine(t *testing.T, prefix string) string {
+// its section (a heading line, "## Inspecting a real hub"), without its
+// trailing comment.
+func readmeLine(t *testing.T, section, prefix string) string {
 	t.Helper()
 	f, err := os.Open(readmeFile)
 	require.NoError(t, err)
@@ -35,15 +36,15 @@ func readmeLine(t *testing.T, prefix string) string {
 	for sc.Scan() {
 		line := sc.Text()
 		switch {
-		case strings.HasPrefix(line, "## "):
-			in = line == "## Inspecting a real hub"
+		case strings.HasPrefix(line, "#"):
+			in = line == section
 		case in && strings.HasPrefix(line, prefix):
 			cmd, _, _ := strings.Cut(line, "#")
 			return strings.TrimSpace(cmd)
 		}
 	}
 	require.NoError(t, sc.Err())
-	require.Failf(t, "README", "no line starting %q under \"## Inspecting a real hub\"", prefix)
+	require.Failf(t, "README", "no line starting %q under %q", prefix, section)
 	return ""
 }
 
@@ -61,29 +62,43 @@ func runREADME(t *testing.T, kubeconfig, line string) string {
 	return string(out)
 }
 
-// checkREADMEPlan runs the README's offline plan as written (its kubectl
-// get, with the AddOnRollouts and RolloutApprovals it says to add, and go
-// run ./examples/plan, the report as JSON), on the hub of kubeconfig, and
-// checks that it says what the controller wrote in the add-on's
-// AddOnRollout: the revision, each group's phase and what it waits for,
-// and the approvals pending. Once, planned from the v1beta1 add-ons with
+// checkREADMEPlan runs the README's offline plans as written, on the hub
+// of kubeconfig: the kubectl get of "Inspecting a real hub" (with the
+// AddOnRollouts and RolloutApprovals it says to add) and that of the
+// approval walk-through, each followed by go run ./examples/plan (its
+// report as JSON), and checks that each says what the controller wrote in
+// the add-on's AddOnRollout (assertPlanIsStatus). Once, planned from the v1beta1 add-ons with
 // their configs lost, it said revision e3b0c44298fc (the SHA-256 of
 // nothing) and that dev starts now.
 func checkREADMEPlan(t *testing.T, c client.Client, kubeconfig, addOn string) {
 	t.Helper()
-	hubFile := filepath.Join(t.TempDir(), "hub.yaml")
-	get := readmeLine(t, "kubectl get managedclusters,")
-	require.Contains(t, get, " > hub.yaml")
-	get = strings.Replace(get, "kubectl get ", "kubectl get addonrollouts,rolloutapprovals,", 1)
-	runREADME(t, kubeconfig, strings.Replace(get, "> hub.yaml", "> "+hubFile, 1))
-	plan := readmeLine(t, "go run ./examples/plan -f hub.yaml")
-	out := runREADME(t, kubeconfig, strings.Replace(plan, "-f hub.yaml", "-f "+hubFile, 1)+" -addon "+addOn+" -o json")
-
-	var rep planreport.Report
-	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
 	var ar v1alpha1.AddOnRollout
 	require.NoError(t, c.Get(context.Background(), types.NamespacedName{Name: addOn}, &ar))
-	require.Len(t, rep.Placements, len(ar.Status.Placements), out)
+	const inspecting, walkThrough = "## Inspecting a real hub", "#### Approve prod with rolloutctl"
+	get := readmeLine(t, inspecting, "kubectl get managedclusters,")
+	get = strings.Replace(get, "kubectl get ", "kubectl get addonrollouts,rolloutapprovals,", 1)
+	for _, cmds := range [][2]string{
+		{get, readmeLine(t, inspecting, "go run ./examples/plan -f hub.yaml")},
+		{readmeLine(t, walkThrough, "kubectl --kubeconfig /tmp/hub.kubeconfig get managedclusters,"),
+			readmeLine(t, walkThrough, "go run ./examples/plan -f hub.yaml")},
+	} {
+		hubFile := filepath.Join(t.TempDir(), "hub.yaml")
+		dump := strings.Replace(strings.Replace(cmds[0], "/tmp/hub.kubeconfig", kubeconfig, 1), "> hub.yaml", "> "+hubFile, 1)
+		require.NotEqual(t, cmds[0], dump, "the README's kubectl get writes no hub.yaml")
+		runREADME(t, kubeconfig, dump)
+		out := runREADME(t, kubeconfig, strings.Replace(cmds[1], "-f hub.yaml", "-f "+hubFile, 1)+" -addon "+addOn+" -o json")
+		var rep planreport.Report
+		require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
+		assertPlanIsStatus(t, &rep, &ar)
+	}
+}
+
+// assertPlanIsStatus checks that rep says what the controller wrote in
+// ar's status: each placement's revision, each group's phase and what it
+// waits for, and the approvals pending; and that it starts nothing.
+func assertPlanIsStatus(t *testing.T, rep *planreport.Report, ar *v1alpha1.AddOnRollout) {
+	t.Helper()
+	require.Len(t, rep.Placements, len(ar.Status.Placements))
 	for i, ps := range ar.Status.Placements {
 		p := rep.Placements[i]
 		require.Nil(t, p.NotPlanned, "%s/%s: %+v", p.Namespace, p.Name, p.NotPlanned)
