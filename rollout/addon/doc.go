@@ -46,8 +46,10 @@
 // serve v1beta1 through the add-on manager's conversion webhook), so a
 // caller that reads v1alpha1 converts once, with the conversions the API
 // module generates (addonv1beta1.Convert_v1alpha1_ClusterManagementAddOn_To_v1beta1_ClusterManagementAddOn
-// and its ManagedClusterAddOn twin), as examples/controller and
-// examples/plan do; a status written back goes onto the object as read.
+// and its ManagedClusterAddOn twin) and what OCM's conversion webhook adds
+// to them, as examples/controller and examples/plan do through
+// examples/internal/addonversion; a status written back goes onto the
+// object as read.
 //
 // # Which configs
 //

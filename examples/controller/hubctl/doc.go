@@ -129,7 +129,8 @@
 // v1beta1. The controller reads and writes the version the hub stores
 // (found from the CustomResourceDefinition), so no field is lost to a missing
 // conversion webhook. It converts each object to v1beta1 once, at its edge,
-// with the conversions of open-cluster-management.io/api; the reconcilers
+// with examples/internal/addonversion (the API module's conversions, as
+// OCM's conversion webhook applies them); the reconcilers
 // work in v1beta1 only, and their status writes are put back onto the
 // object as read, in the hub's version.
 package hubctl
