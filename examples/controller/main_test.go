@@ -217,10 +217,12 @@ func hubFor(t *testing.T) (string, client.Client) {
 }
 
 // TestRun runs the command as a person does against a hub: -dry-run first
-// (it prints examples/plan's text and writes nothing), then the controller
+// (it prints examples/plan's text and writes nothing; no decisions yet, so
+// no group), then the controller
 // with simulated agents and leader election until dev-cluster has its
 // add-on applied, holding the Lease, its readiness probe answering; then an
-// interrupt stops it cleanly.
+// interrupt stops it cleanly, and -dry-run shows the groups of the
+// decisions it wrote.
 func TestRun(t *testing.T) {
 	t.Parallel()
 	kubeconfig, c := hubFor(t)
@@ -230,8 +232,11 @@ func TestRun(t *testing.T) {
 	require.Equal(t, 0, run(ctx, []string{"-kubeconfig", kubeconfig, "-dry-run"}, &out, &errOut), errOut.String())
 	text := out.String()
 	assert.Contains(t, text, `add-on "cluster-proxy" at `)
-	assert.Contains(t, text, `placement "open-cluster-management/cluster-proxy-placement", ProgressivePerGroup, groups from scheduled from the Placement and 3 ManagedClusters`)
-	assert.Contains(t, text, `clusters to start now: "dev-cluster"`)
+	// no PlacementDecisions yet: no group, as for the controller, which
+	// takes groups from them only
+	assert.Contains(t, text, `placement "open-cluster-management/cluster-proxy-placement", ProgressivePerGroup, groups from no PlacementDecisions`)
+	assert.Contains(t, text, `the Placement selects 3 clusters but the input has no PlacementDecisions of it`)
+	assert.Contains(t, text, `clusters to start now: (none)`)
 	var mcas addonv1alpha1.ManagedClusterAddOnList
 	require.NoError(t, c.List(ctx, &mcas))
 	assert.Empty(t, mcas.Items, "-dry-run wrote add-ons")
@@ -269,6 +274,10 @@ func TestRun(t *testing.T) {
 		t.Fatal("the controller did not stop within 30s of the interrupt")
 	}
 	assert.True(t, strings.Contains(logs.String(), "group phase changed"), "no phase-change log line")
+
+	out.Reset()
+	require.Equal(t, 0, run(ctx, []string{"-kubeconfig", kubeconfig, "-dry-run"}, &out, &errOut), errOut.String())
+	assert.Contains(t, out.String(), `groups from 3 PlacementDecisions`, "the dry run once the controller wrote the decisions")
 }
 
 func freeAddr(t *testing.T) string {
