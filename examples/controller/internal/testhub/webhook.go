@@ -39,7 +39,7 @@ type conversionWebhook struct {
 // startConversionWebhook starts the webhook on a free port of 127.0.0.1.
 func startConversionWebhook() (*conversionWebhook, error) {
 	ip := net.IPv4(127, 0, 0, 1)
-	caPEM, cert, err := servingCert(ip, time.Now())
+	caPEM, cert, err := servingCert(ip)
 	if err != nil {
 		return nil, err
 	}
