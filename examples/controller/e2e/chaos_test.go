@@ -226,7 +226,7 @@ func chaosRun(t *testing.T, seed int64, n int) {
 	// and the replicas elect a leader with the shipped Lease.
 	e, audit := newAuditedEnv(t)
 	o := e.seed(t, testhub.SeedOptions{Sizes: chaosSizes(n), Strategy: testhub.Strategy(soak.String(), "10m", 0)})
-	p := e.newPods(t, binary(t, ".", "controller"), chaosLease.flags()...)
+	p := e.newPods(t, shared.controller.get(t), chaosLease.flags()...)
 	p.start(t)
 	p.start(t)
 	e.agents(t, chaosApply, nil)

@@ -49,7 +49,7 @@ func TestLeaderFailover(t *testing.T) {
 	// Lease, and the audit log must hold their writes alone.
 	e, audit := newAuditedEnv(t)
 	o := seedHub(t, e, "60s")
-	p := e.newPods(t, binary(t, ".", "controller"), failoverLease.flags()...)
+	p := e.newPods(t, shared.controller.get(t), failoverLease.flags()...)
 	p.tapped = true
 	p.start(t)
 	p.start(t)

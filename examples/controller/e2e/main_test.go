@@ -10,9 +10,10 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 )
 
-// shared is the package's shared hub (sharedEnv): the one package-level
-// variable, since TestMain, which stops it, can hand the tests nothing.
-var shared sharedHub
+// shared is what the package's tests share (suite): the one
+// package-level variable, since TestMain, which releases it, can hand the
+// tests nothing.
+var shared suite
 
 func TestMain(m *testing.M) {
 	// Each manager logs to its test; this quiets the library-wide root, and
@@ -20,8 +21,8 @@ func TestMain(m *testing.M) {
 	ctrl.SetLogger(logr.Discard())
 	klog.SetLogger(logr.Discard())
 	code := m.Run()
-	if err := shared.stop(); err != nil {
-		fmt.Fprintf(os.Stderr, "stopping the shared hub: %v\n", err)
+	if err := shared.release(); err != nil {
+		fmt.Fprintf(os.Stderr, "releasing what the tests shared: %v\n", err)
 		code = max(code, 1)
 	}
 	os.Exit(code)

@@ -53,7 +53,7 @@ func TestAPIServerOutage(t *testing.T) {
 	// A hub of its own: it stops the API server and compacts etcd.
 	e, audit := newAuditedEnv(t)
 	o := seedHub(t, e, "90s")
-	p := e.newPods(t, binary(t, ".", "controller"), outageLease.flags()...)
+	p := e.newPods(t, shared.controller.get(t), outageLease.flags()...)
 	ctl := p.start(t)
 	e.agents(t, 3*time.Second, nil)
 	oldHash, newHash := specHash(t, testhub.Image), specHash(t, newImage)

@@ -105,7 +105,7 @@ func tenantID(testName string) string {
 // only its add-ons.
 func sharedEnv(t testing.TB) *env {
 	t.Helper()
-	h, c := shared.get(t)
-	n := tenantNames(shared.claim(tenantID(t.Name())))
+	h, c := shared.hub.get(t)
+	n := tenantNames(shared.hub.claim(tenantID(t.Name())))
 	return &env{hub: h, c: c, names: n, scope: []string{n.namespace}}
 }
