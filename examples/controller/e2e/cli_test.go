@@ -47,19 +47,17 @@ func freeAddr(t *testing.T) string {
 
 // rolloutctl runs the CLI as a person does and returns its output and
 // exit code.
-func rolloutctl(t *testing.T, bin, kubeconfig string, args ...string) (string, int) {
+func rolloutctl(t tb, bin, kubeconfig string, args ...string) (string, int) {
 	t.Helper()
 	cmd := exec.Command(bin, append([]string{"--kubeconfig", kubeconfig}, args...)...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
 	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
+	if errors.As(err, &ee) {
 		return out.String(), ee.ExitCode()
-	case err != nil:
-		t.Fatalf("rolloutctl %v: %v", args, err)
 	}
+	require.NoError(t, err, "rolloutctl %v", args)
 	return out.String(), 0
 }
 
@@ -80,7 +78,7 @@ func TestRolloutctl(t *testing.T) {
 	require.NoError(t, err)
 	kubeconfig := filepath.Join(t.TempDir(), "hub.kubeconfig")
 	require.NoError(t, os.WriteFile(kubeconfig, kc, 0o600))
-	ctlBin, cliBin := binary(t, ".", "controller"), binary(t, "./cmd/rolloutctl", "rolloutctl")
+	ctlBin, cliBin := shared.controller.get(t), binary(t, "./cmd/rolloutctl", "rolloutctl")
 
 	metricsAddr := freeAddr(t)
 	ctl := exec.Command(ctlBin, "-kubeconfig", kubeconfig, "-lifecycle", testhub.Lifecycle, "-simulate-agents", applyTime.String(),
@@ -118,10 +116,10 @@ spec:
 	out, code = rolloutctl(t, cliBin, kubeconfig, "pause", addonName)
 	require.Equal(t, 0, code, out)
 	require.NoError(t, testhub.SetAgentImage(ctx, e.c, newImage))
-	eventually(t, 30*time.Second, "dev held by the pause", func() (bool, string) {
-		out, _ := rolloutctl(t, cliBin, kubeconfig, "status", addonName)
-		return lineWith(out, "dev", "Blocked", "Paused") != "", out
-	})
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		out, _ := rolloutctl(ct, cliBin, kubeconfig, "status", addonName)
+		assert.NotEmpty(ct, lineWith(out, "dev", "Blocked", "Paused"), out)
+	}, 30*time.Second, poll, "dev held by the pause")
 	time.Sleep(2 * soak)
 	for _, c := range o.Clusters() {
 		assert.Equal(t, oldHash, e.addon(t, c, addonName).desired, "%s started while paused", c)
@@ -129,10 +127,10 @@ spec:
 
 	out, code = rolloutctl(t, cliBin, kubeconfig, "resume", addonName)
 	require.Equal(t, 0, code, out)
-	eventually(t, 60*time.Second, "prod waits for its approval", func() (bool, string) {
-		out, _ := rolloutctl(t, cliBin, kubeconfig, "status", addonName)
-		return lineWith(out, "prod", "Blocked", "Approval") != "", out
-	})
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		out, _ := rolloutctl(ct, cliBin, kubeconfig, "status", addonName)
+		assert.NotEmpty(ct, lineWith(out, "prod", "Blocked", "Approval"), out)
+	}, 60*time.Second, poll, "prod waits for its approval")
 	assert.Equal(t, oldHash, e.addon(t, "prod-cluster", addonName).desired)
 	checkREADMEPlan(t, e.c, kubeconfig, addonName)
 	metrics := scrapeURL(t, "http://"+metricsAddr+"/metrics")
@@ -143,10 +141,11 @@ spec:
 	out, code = rolloutctl(t, cliBin, kubeconfig, "approve", addonName, "prod")
 	require.Equal(t, 0, code, out)
 	e.installed(t, o, addonName, newHash, 60*time.Second)
-	eventually(t, 30*time.Second, "status complete", func() (bool, string) {
-		out, _ := rolloutctl(t, cliBin, kubeconfig, "status", addonName)
-		return lineWith(out, "prod", "Complete") != "" && !strings.Contains(out, "Approval"), out
-	})
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		out, _ := rolloutctl(ct, cliBin, kubeconfig, "status", addonName)
+		assert.NotEmpty(ct, lineWith(out, "prod", "Complete"), out)
+		assert.NotContains(ct, out, "Approval")
+	}, 30*time.Second, poll, "status complete")
 	metrics = scrapeURL(t, "http://"+metricsAddr+"/metrics")
 	assert.Contains(t, metrics, `rolloutkit_pending_approvals{addon="cluster-proxy",group="prod",placement="open-cluster-management/cluster-proxy-placement"} 0`)
 }
