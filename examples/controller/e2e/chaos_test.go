@@ -108,8 +108,9 @@ func chaosPlan(rng *rand.Rand) []fault {
 
 // chaosSeeds are the seeds TestChaos runs unless envChaosSeed says
 // otherwise, as in CI: fixed, so that a red run names the seed that
-// replays its plan.
-func chaosSeeds() []int64 { return []int64{1, 2, 3} }
+// replays its plan. Two: each costs about 95 s of test time, and CI's
+// budget is what bounds them; more are for runs by hand.
+func chaosSeeds() []int64 { return []int64{1, 2} }
 
 // chaosSettings reads the seeds and the size from the environment.
 func chaosSettings(t *testing.T) (seeds []int64, clusters int) {
