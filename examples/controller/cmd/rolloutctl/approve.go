@@ -40,14 +40,7 @@ func newApproveCommand(c *cli) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		if err := checkVersion(*version); err != nil {
-			return err
-		}
-		cl, err := c.client()
-		if err != nil {
-			return err
-		}
-		p, err := plan(cmd.Context(), cl, args[0], *version, c.now())
+		cl, p, err := c.plan(cmd.Context(), args[0], *version)
 		if err != nil {
 			return err
 		}

@@ -107,3 +107,17 @@ func addonNames(ctx context.Context, c client.Client) ([]string, error) {
 	slices.Sort(names)
 	return names, nil
 }
+
+// plan checks --addon-version, connects to the hub and plans the add-on
+// addOn now, as status and approve both begin.
+func (c *cli) plan(ctx context.Context, addOn, version string) (client.Client, planned, error) {
+	if err := checkVersion(version); err != nil {
+		return nil, planned{}, err
+	}
+	cl, err := c.client()
+	if err != nil {
+		return nil, planned{}, err
+	}
+	p, err := plan(ctx, cl, addOn, version, c.now())
+	return cl, p, err
+}

@@ -34,14 +34,7 @@ func newStatusCommand(c *cli) *cobra.Command {
 		if !slices.Contains(statusOutputs(), *output) {
 			return badUsage("status: -o %q: want %s", *output, strings.Join(statusOutputs(), ", "))
 		}
-		if err := checkVersion(*version); err != nil {
-			return err
-		}
-		cl, err := c.client()
-		if err != nil {
-			return err
-		}
-		p, err := plan(cmd.Context(), cl, args[0], *version, c.now())
+		_, p, err := c.plan(cmd.Context(), args[0], *version)
 		if err != nil {
 			return err
 		}
