@@ -291,8 +291,9 @@ func (h *hub) setAgentImage(ctx context.Context, v string) error {
 // createAddons creates the ClusterManagementAddOns of the sides given: the
 // seed's, named for each side and annotated with its lifecycle value,
 // installing with strategy. They are written in v1alpha1, the version
-// OCM's CRDs store (the hub has no conversion webhook), converted from the
-// seed's v1beta1 by the api module's conversion.
+// OCM's CRDs store (the test hub converts through its webhook, as OCM's
+// does), converted from the seed's v1beta1 by the api module's conversion
+// (this module may not import examples/internal/addonversion).
 func (h *hub) createAddons(ctx context.Context, strategy clusterv1alpha1.RolloutStrategy, of ...side) error {
 	for _, s := range of {
 		cma, err := seed.ClusterManagementAddOn()
