@@ -87,8 +87,6 @@ type planOutput struct {
 		} `json:"groups"`
 	} `json:"placements"`
 	Start        []string `json:"start"`
-	TimedOut     []string `json:"timedOut"`
-	Breach       bool     `json:"breach"`
 	RecheckAfter float64  `json:"recheckAfter"`
 	Warnings     []string `json:"warnings"`
 }

@@ -94,29 +94,6 @@ func (a *auditLog) events(t tb) []auditv1.Event {
 	return slices.Clone(a.all)
 }
 
-// waitFor reads the log as it grows until an event matches, and returns
-// it: the first one written after the call (5ms between reads, so that a
-// test can act within milliseconds of what it waits for).
-func (a *auditLog) waitFor(t testing.TB, timeout time.Duration, what string, match func(*auditv1.Event) bool) auditv1.Event {
-	t.Helper()
-	_, err := a.read() // what came before does not count
-	require.NoError(t, err)
-	deadline := time.Now().Add(timeout)
-	for {
-		fresh, err := a.read()
-		require.NoError(t, err)
-		for i := range fresh {
-			if match(&fresh[i]) {
-				return fresh[i]
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("audit log: %s: not within %s", what, timeout)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // written reports whether e is the final record of a write (a create,
 // update, patch or delete), whether or not it was accepted.
 func auditWrite(e *auditv1.Event) bool {

@@ -1,7 +1,6 @@
 package servingcert
 
 import (
-	"bytes"
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -49,11 +48,6 @@ func fromSecret(s *corev1.Secret) material {
 func (m material) data() map[string][]byte {
 	return map[string][]byte{caCertKey: m.caBundle, caKeyKey: m.caKey,
 		corev1.TLSCertKey: m.cert, corev1.TLSPrivateKeyKey: m.key}
-}
-
-func (m material) equal(o material) bool {
-	return bytes.Equal(m.caBundle, o.caBundle) && bytes.Equal(m.caKey, o.caKey) &&
-		bytes.Equal(m.cert, o.cert) && bytes.Equal(m.key, o.key)
 }
 
 // Change says what Ensure changed in the Secret.
