@@ -14,8 +14,12 @@ import (
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:scope=Cluster,shortName=aor
 // +kubebuilder:subresource:status
+// +kubebuilder:printcolumn:name="Valid",type=string,JSONPath=`.status.conditions[?(@.type=="Valid")].status`
 // +kubebuilder:printcolumn:name="Paused",type=boolean,JSONPath=`.spec.paused`
 // +kubebuilder:printcolumn:name="Progressing",type=string,JSONPath=`.status.conditions[?(@.type=="Progressing")].reason`
+// +kubebuilder:printcolumn:name="Confirmed",type=date,JSONPath=`.status.lastConfirmedTime`,description="How long ago the controller last confirmed the status"
+// +kubebuilder:printcolumn:name="Stale-For",type=date,JSONPath=`.status.recheckTime`,priority=1,description="How long the status has been stale: the time since recheckTime passed unconfirmed (<invalid> while it lies ahead)"
+// +kubebuilder:printcolumn:name="Message",type=string,JSONPath=`.status.conditions[?(@.type=="Progressing")].message`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type AddOnRollout struct {
 	metav1.TypeMeta   `json:",inline"`
@@ -42,15 +46,21 @@ type AddOnRolloutSpec struct {
 	// Windows are the times groups may start in. A group named by some
 	// window starts only inside one of the windows that name it.
 	// +optional
+	// +kubebuilder:validation:MaxItems=32
 	Windows []RolloutWindow `json:"windows,omitempty"`
 	// Verifications are the checks a group must pass, after it has
-	// succeeded and soaked, before the groups after it start.
+	// succeeded and soaked, before the groups after it start. Their names
+	// are unique.
 	// +optional
+	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:XValidation:rule="self.all(v, !has(v.name) || self.filter(w, has(w.name) && w.name == v.name).size() == 1)",message="each verification needs a name of its own"
 	Verifications []Verification `json:"verifications,omitempty"`
 }
 
 // RolloutWindow is a recurring time window: days of the week and a
 // wall-clock time span in a time zone, DST-correct.
+//
+// +kubebuilder:validation:XValidation:rule="self.start != self.end",message="want an end other than the start",fieldPath=".end"
 type RolloutWindow struct {
 	// Groups are the decision-group names the window applies to; empty:
 	// every group.
@@ -58,13 +68,21 @@ type RolloutWindow struct {
 	// +listType=set
 	Groups []string `json:"groups,omitempty"`
 	// Days are the days the window opens on: Mon, Tue, Wed, Thu, Fri, Sat,
-	// Sun, or a range such as Mon-Fri.
+	// Sun, or a range such as Mon-Fri (a day is its name's first three
+	// letters or more, in any case; an item may list several, Sat,Sun).
 	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=7
+	// +kubebuilder:validation:items:MaxLength=32
+	// +kubebuilder:validation:XValidation:rule="self.all(d, d.matches('^(?i)(sun(d(ay?)?)?|mon(d(ay?)?)?|tue(s(d(ay?)?)?)?|wed(n(e(s(d(ay?)?)?)?)?)?|thu(r(s(d(ay?)?)?)?)?|fri(d(ay?)?)?|sat(u(r(d(ay?)?)?)?)?)(-(sun(d(ay?)?)?|mon(d(ay?)?)?|tue(s(d(ay?)?)?)?|wed(n(e(s(d(ay?)?)?)?)?)?|thu(r(s(d(ay?)?)?)?)?|fri(d(ay?)?)?|sat(u(r(d(ay?)?)?)?)?))?(,(sun(d(ay?)?)?|mon(d(ay?)?)?|tue(s(d(ay?)?)?)?|wed(n(e(s(d(ay?)?)?)?)?)?|thu(r(s(d(ay?)?)?)?)?|fri(d(ay?)?)?|sat(u(r(d(ay?)?)?)?)?)(-(sun(d(ay?)?)?|mon(d(ay?)?)?|tue(s(d(ay?)?)?)?|wed(n(e(s(d(ay?)?)?)?)?)?|thu(r(s(d(ay?)?)?)?)?|fri(d(ay?)?)?|sat(u(r(d(ay?)?)?)?)?))?)*$'))",message="want days such as Mon, Sat,Sun or Mon-Fri"
 	Days []string `json:"days"`
 	// Start is the wall-clock time the window opens, "HH:MM".
+	// +kubebuilder:validation:Pattern=`^([01]?[0-9]|2[0-3]):[0-5][0-9]$`
+	// +kubebuilder:validation:MaxLength=5
 	Start string `json:"start"`
 	// End is the wall-clock time the window closes, "HH:MM"; an end before
 	// the start passes midnight.
+	// +kubebuilder:validation:Pattern=`^([01]?[0-9]|2[0-3]):[0-5][0-9]$`
+	// +kubebuilder:validation:MaxLength=5
 	End string `json:"end"`
 	// TimeZone is an IANA time zone name, e.g. Europe/Berlin. Empty: UTC.
 	// +optional
@@ -73,10 +91,14 @@ type RolloutWindow struct {
 
 // Verification is one check a group must pass after it has succeeded and
 // soaked. Exactly one of Webhook and Prometheus is set.
+//
+// +kubebuilder:validation:XValidation:rule="has(self.webhook) != has(self.prometheus)",message="set exactly one of webhook and prometheus"
+// +kubebuilder:validation:XValidation:rule="!has(self.interval) || duration(self.interval) > duration('0s')",message="want a positive interval, e.g. 30s",fieldPath=".interval"
 type Verification struct {
 	// Name names the check in the status, events and metrics. Empty:
 	// "verifications[i]".
 	// +optional
+	// +kubebuilder:validation:MaxLength=63
 	Name string `json:"name,omitempty"`
 	// Groups are the decision-group names the check applies to; empty:
 	// every group.
@@ -96,9 +118,12 @@ type Verification struct {
 }
 
 // WebhookCheck is a verification by an HTTP endpoint.
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.timeout) || duration(self.timeout) > duration('0s')",message="want a positive timeout, e.g. 10s",fieldPath=".timeout"
 type WebhookCheck struct {
 	// URL is an http or https URL the controller POSTs a
 	// VerificationRequest to, as JSON.
+	// +kubebuilder:validation:MinLength=1
 	URL string `json:"url"`
 	// Timeout bounds one call; default 10s.
 	// +optional
@@ -107,13 +132,17 @@ type WebhookCheck struct {
 
 // PrometheusCheck is a verification by an instant query of the Prometheus
 // HTTP API.
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.timeout) || duration(self.timeout) > duration('0s')",message="want a positive timeout, e.g. 10s",fieldPath=".timeout"
 type PrometheusCheck struct {
 	// Address is the Prometheus server's base URL, e.g.
 	// http://prometheus.monitoring:9090.
+	// +kubebuilder:validation:MinLength=1
 	Address string `json:"address"`
 	// Query is a PromQL expression; the check passes when it returns a
 	// non-empty result (a filter such as `x < 0.01` returns nothing while
 	// it does not hold).
+	// +kubebuilder:validation:MinLength=1
 	Query string `json:"query"`
 	// Timeout bounds one query; default 10s.
 	// +optional
@@ -155,6 +184,18 @@ type AddOnRolloutStatus struct {
 	// revision being rolled out.
 	// +optional
 	PendingApprovals []PendingApproval `json:"pendingApprovals,omitempty"`
+	// LastConfirmedTime is when the controller last confirmed the status
+	// against the hub. It confirms it at every change, and again by
+	// RecheckTime when nothing changes.
+	// +optional
+	LastConfirmedTime *metav1.Time `json:"lastConfirmedTime,omitempty"`
+	// RecheckTime is when the controller confirms the status again at the
+	// latest: the soonest time a group's wait may end on the clock, or a
+	// heartbeat. Once it is past, the status is stale: no controller has
+	// confirmed it since LastConfirmedTime, and a time it says a wait
+	// lasts "until" may have passed without effect.
+	// +optional
+	RecheckTime *metav1.Time `json:"recheckTime,omitempty"`
 	// Conditions: Valid, Paused and Progressing.
 	// +optional
 	// +listType=map
@@ -181,6 +222,11 @@ type PlacementStatus struct {
 	// +optional
 	// +kubebuilder:validation:Enum=Config;Rendering
 	Kind string `json:"kind,omitempty"`
+	// Configs are what the revision is made of: the placement's desired
+	// configs, each with the spec hash rolled out and, where the config
+	// gives one, the add-on's desired image.
+	// +optional
+	Configs []RevisionConfig `json:"configs,omitempty"`
 	// RevisionStartTime is when the controller first saw the revision.
 	// +optional
 	RevisionStartTime *metav1.Time `json:"revisionStartTime,omitempty"`
@@ -197,6 +243,28 @@ type PlacementStatus struct {
 	// Message says why the placement is not planned, when it is not.
 	// +optional
 	Message string `json:"message,omitempty"`
+}
+
+// RevisionConfig is one config of a revision.
+type RevisionConfig struct {
+	// Group is the config's API group; empty for the core group.
+	// +optional
+	Group string `json:"group,omitempty"`
+	// Resource is the config's resource, e.g. addondeploymentconfigs.
+	Resource string `json:"resource"`
+	// Namespace is the config's namespace; empty for a cluster-scoped
+	// config.
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
+	// Name is the config's name.
+	Name string `json:"name"`
+	// SpecHash is the hash of the config's spec the revision rolls out.
+	SpecHash string `json:"specHash"`
+	// Image is the add-on's desired image the config gives (a
+	// ManagedProxyConfiguration's spec.proxyAgent.image); empty when it
+	// gives none.
+	// +optional
+	Image string `json:"image,omitempty"`
 }
 
 // GroupStatus is where one decision group stands and what it waits for.
@@ -304,6 +372,8 @@ type AddOnRolloutList struct {
 // +kubebuilder:printcolumn:name="Group",type=string,JSONPath=`.spec.group`
 // +kubebuilder:printcolumn:name="Revision",type=string,JSONPath=`.spec.revision`
 // +kubebuilder:printcolumn:name="Approved",type=string,JSONPath=`.status.conditions[?(@.type=="Approved")].reason`
+// +kubebuilder:printcolumn:name="By",type=string,JSONPath=`.spec.username`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type RolloutApproval struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
@@ -315,7 +385,10 @@ type RolloutApproval struct {
 }
 
 // RolloutApprovalSpec names one group of one placement of an add-on, and
-// the revision it is approved for.
+// the revision it is approved for, and who approved it. It cannot be
+// changed: approve another revision with another RolloutApproval.
+//
+// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="a RolloutApproval's spec is immutable: create another one"
 type RolloutApprovalSpec struct {
 	// AddOn is the ClusterManagementAddOn's name.
 	// +kubebuilder:validation:MinLength=1
@@ -329,6 +402,18 @@ type RolloutApprovalSpec struct {
 	// approves nothing.
 	// +kubebuilder:validation:MinLength=1
 	Revision string `json:"revision"`
+	// Username is the user who created the approval. The controller's
+	// admission webhook sets it from the create request, as the API server
+	// sets a CertificateSigningRequest's, whatever the request said.
+	// +optional
+	Username string `json:"username,omitempty"`
+	// UID is the creating user's UID, from the same request.
+	// +optional
+	UID string `json:"uid,omitempty"`
+	// Groups are the creating user's groups, from the same request.
+	// +optional
+	// +listType=atomic
+	Groups []string `json:"groups,omitempty"`
 }
 
 // RolloutApprovalStatus records what an approval did.

@@ -109,8 +109,8 @@ func approve(ctx context.Context, c client.Client, out io.Writer, p planned, gro
 }
 
 // createApproval creates a, and says so ("created"); an approval of its
-// name with the same spec is fine ("already exists"), one with another
-// spec is refused.
+// name approving the same (whoever created it) is fine ("already
+// exists"), one approving something else is refused.
 func createApproval(ctx context.Context, c client.Client, a *v1alpha1.RolloutApproval) (string, error) {
 	err := c.Create(ctx, a)
 	switch {
@@ -125,7 +125,7 @@ func createApproval(ctx context.Context, c client.Client, a *v1alpha1.RolloutApp
 	if err := c.Get(ctx, types.NamespacedName{Name: a.Name}, &existing); err != nil {
 		return "", fmt.Errorf("reading rolloutapproval %q: %w", a.Name, err)
 	}
-	if existing.Spec != a.Spec {
+	if e := existing.Spec; e.AddOn != a.Spec.AddOn || e.Placement != a.Spec.Placement || e.Group != a.Spec.Group || e.Revision != a.Spec.Revision {
 		return "", refused("rolloutapproval %q exists and approves group %q of add-on %q, placement %s/%s, at revision %s instead: delete it, or approve with kubectl under another name",
 			a.Name, existing.Spec.Group, existing.Spec.AddOn, existing.Spec.Placement.Namespace, existing.Spec.Placement.Name, existing.Spec.Revision)
 	}
