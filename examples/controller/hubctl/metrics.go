@@ -5,13 +5,17 @@ import (
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/rollout"
 )
 
-// The names of the controller's metrics, each labelled by add-on,
-// placement ("namespace/name") and group ("name" or "#index").
+// The names of the controller's metrics, each labelled by add-on, and
+// those of a group by placement ("namespace/name") and group ("name" or
+// "#index") too.
 const (
 	// MetricGroupPhase is 1 for a group's current phase and 0 for the
 	// others (label phase).
@@ -22,6 +26,21 @@ const (
 	MetricGroupClusters = "rolloutkit_group_clusters"
 	// MetricPendingApprovals is 1 while a group waits for an approval.
 	MetricPendingApprovals = "rolloutkit_pending_approvals"
+	// MetricGroupWaiting is 1 for what a group waits for (label
+	// waits_for: GroupStatus.WaitsFor, e.g. Approval, Window, Paused,
+	// Verification, Invalid, Group, Breach). A group that waits for
+	// nothing has no series; when what it waits for changes, the series
+	// of the old value is deleted.
+	MetricGroupWaiting = "rolloutkit_group_waiting"
+	// MetricValid is, per add-on under an AddOnRollout, 1 while the
+	// AddOnRollout's Valid condition is True and 0 while it is False (the
+	// add-on is then held). An add-on without an AddOnRollout has no
+	// series.
+	MetricValid = "rolloutkit_valid"
+	// MetricPaused is, per add-on under an AddOnRollout, 1 while the
+	// AddOnRollout is paused (its Paused condition is True) and 0
+	// otherwise. An add-on without an AddOnRollout has no series.
+	MetricPaused = "rolloutkit_paused"
 	// MetricBreaches counts the times a group breached its failure budget.
 	MetricBreaches = "rolloutkit_breaches_total"
 	// MetricVerifications counts verification results (labels
@@ -49,13 +68,18 @@ type Metrics struct {
 	phase    *prometheus.GaugeVec
 	clusters *prometheus.GaugeVec
 	pending  *prometheus.GaugeVec
+	waiting  *prometheus.GaugeVec
+	valid    *prometheus.GaugeVec
+	paused   *prometheus.GaugeVec
 	breaches *prometheus.CounterVec
 	verified *prometheus.CounterVec
 	duration *prometheus.HistogramVec
 	refusals *prometheus.CounterVec
 
-	mu     sync.Mutex
-	groups map[string]map[groupSeries]bool // add-on -> the series it has
+	mu sync.Mutex
+	// groups are, per add-on, the groups that have series, each with the
+	// value of its MetricGroupWaiting series ("": none).
+	groups map[string]map[groupSeries]string
 }
 
 // groupSeries names one group's series.
@@ -72,6 +96,12 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Help: "The clusters of a decision group by rollout status."}, append(labels, "status")),
 		pending: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: MetricPendingApprovals,
 			Help: "1 while a decision group waits for a RolloutApproval of the revision rolled out."}, labels),
+		waiting: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: MetricGroupWaiting,
+			Help: "1 for what a decision group waits for (its status's waitsFor); no series while it waits for nothing."}, append(labels, "waits_for")),
+		valid: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: MetricValid,
+			Help: "1 while an add-on's AddOnRollout is Valid, 0 while it is not (the add-on is held until its spec is fixed)."}, []string{"addon"}),
+		paused: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: MetricPaused,
+			Help: "1 while an add-on's AddOnRollout is paused (no cluster starts), 0 otherwise."}, []string{"addon"}),
 		breaches: prometheus.NewCounterVec(prometheus.CounterOpts{Name: MetricBreaches,
 			Help: "Times a decision group breached its failure budget, halting the rollout."}, labels),
 		verified: prometheus.NewCounterVec(prometheus.CounterOpts{Name: MetricVerifications,
@@ -81,25 +111,27 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Buckets: prometheus.ExponentialBuckets(10, 2, 14)}, []string{"addon", "placement"}),
 		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{Name: MetricWorkGateRefusals,
 			Help: "ManifestWork writes the work gate refused, by add-on and reason."}, []string{"addon", "reason"}),
-		groups: make(map[string]map[groupSeries]bool),
+		groups: make(map[string]map[groupSeries]string),
 	}
 	var errs []error
-	for _, c := range []prometheus.Collector{m.phase, m.clusters, m.pending, m.breaches, m.verified, m.duration, m.refusals} {
+	for _, c := range []prometheus.Collector{m.phase, m.clusters, m.pending, m.waiting, m.valid, m.paused, m.breaches, m.verified, m.duration, m.refusals} {
 		errs = append(errs, reg.Register(c))
 	}
 	return m, errors.Join(errs...)
 }
 
-// observe sets the gauges of every group of an add-on's status, and
-// deletes the series of its groups no longer there. A nil Metrics does
-// nothing.
+// observe sets the gauges of an add-on's status: those of the add-on,
+// and those of every group, deleting the series of its groups no longer
+// there. A nil Metrics does nothing.
 func (m *Metrics) observe(addOn string, st v1alpha1.AddOnRolloutStatus) {
 	if m == nil {
 		return
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	now := make(map[groupSeries]bool)
+	m.observeRollout(addOn, st)
+	was := m.groups[addOn]
+	now := make(map[groupSeries]string)
 	pending := make(map[groupSeries]bool)
 	for _, p := range st.PendingApprovals {
 		pending[groupSeries{p.Placement.Namespace + "/" + p.Placement.Name, p.Group}] = true
@@ -107,24 +139,51 @@ func (m *Metrics) observe(addOn string, st v1alpha1.AddOnRolloutStatus) {
 	for _, ps := range st.Placements {
 		for _, g := range ps.Groups {
 			s := groupSeries{ps.Namespace + "/" + ps.Name, seriesGroup(g)}
-			now[s] = true
-			for _, ph := range phases() {
-				m.phase.WithLabelValues(addOn, s.placement, s.group, ph).Set(boolValue(ph == g.Phase))
+			m.observeGroup(addOn, s, g, pending[groupSeries{s.placement, g.Name}] && g.Name != "")
+			if old, ok := was[s]; ok && old != "" && old != g.WaitsFor {
+				m.waiting.DeleteLabelValues(addOn, s.placement, s.group, old)
 			}
-			c := g.Counts
-			for status, n := range map[string]int32{"succeeded": c.Succeeded - c.Soaking, "soaking": c.Soaking, "progressing": c.Progressing,
-				"failed": c.Failed, "timedOut": c.TimedOut, "toApply": c.ToApply, "skipped": c.Skipped} {
-				m.clusters.WithLabelValues(addOn, s.placement, s.group, status).Set(float64(n))
-			}
-			m.pending.WithLabelValues(addOn, s.placement, s.group).Set(boolValue(pending[groupSeries{s.placement, g.Name}] && g.Name != ""))
+			now[s] = g.WaitsFor
 		}
 	}
-	for s := range m.groups[addOn] {
-		if !now[s] {
+	for s := range was {
+		if _, ok := now[s]; !ok {
 			m.deleteGroup(addOn, s)
 		}
 	}
 	m.groups[addOn] = now
+}
+
+// observeRollout sets the add-on's gauges of its AddOnRollout's
+// conditions, or deletes them when it has none. An add-on without an
+// AddOnRollout is planned under a view of generation 0 (withView), whose
+// status is never written; the API server gives every object it stores a
+// generation of 1 or more.
+func (m *Metrics) observeRollout(addOn string, st v1alpha1.AddOnRolloutStatus) {
+	valid := meta.FindStatusCondition(st.Conditions, addonrollout.ConditionValid)
+	if st.ObservedGeneration == 0 || valid == nil {
+		m.valid.DeleteLabelValues(addOn)
+		m.paused.DeleteLabelValues(addOn)
+		return
+	}
+	m.valid.WithLabelValues(addOn).Set(boolValue(valid.Status == metav1.ConditionTrue))
+	m.paused.WithLabelValues(addOn).Set(boolValue(meta.IsStatusConditionTrue(st.Conditions, addonrollout.ConditionPaused)))
+}
+
+// observeGroup sets the gauges of one group, s, whose status is g.
+func (m *Metrics) observeGroup(addOn string, s groupSeries, g v1alpha1.GroupStatus, pending bool) {
+	for _, ph := range phases() {
+		m.phase.WithLabelValues(addOn, s.placement, s.group, ph).Set(boolValue(ph == g.Phase))
+	}
+	c := g.Counts
+	for status, n := range map[string]int32{"succeeded": c.Succeeded - c.Soaking, "soaking": c.Soaking, "progressing": c.Progressing,
+		"failed": c.Failed, "timedOut": c.TimedOut, "toApply": c.ToApply, "skipped": c.Skipped} {
+		m.clusters.WithLabelValues(addOn, s.placement, s.group, status).Set(float64(n))
+	}
+	m.pending.WithLabelValues(addOn, s.placement, s.group).Set(boolValue(pending))
+	if g.WaitsFor != "" {
+		m.waiting.WithLabelValues(addOn, s.placement, s.group, g.WaitsFor).Set(1)
+	}
 }
 
 // forget deletes every series of a deleted add-on.
@@ -139,6 +198,8 @@ func (m *Metrics) forget(addOn string) {
 	}
 	delete(m.groups, addOn)
 	m.duration.DeletePartialMatch(prometheus.Labels{"addon": addOn})
+	m.valid.DeleteLabelValues(addOn)
+	m.paused.DeleteLabelValues(addOn)
 }
 
 func (m *Metrics) deleteGroup(addOn string, s groupSeries) {
@@ -146,6 +207,7 @@ func (m *Metrics) deleteGroup(addOn string, s groupSeries) {
 	m.phase.DeletePartialMatch(l)
 	m.clusters.DeletePartialMatch(l)
 	m.pending.DeletePartialMatch(l)
+	m.waiting.DeletePartialMatch(l)
 }
 
 // breach counts a group's breach.
