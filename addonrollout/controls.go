@@ -55,6 +55,13 @@ type Controls struct {
 	// ValidateQuery checks the PromQL query of each Prometheus
 	// verification; nil: only that it is not empty.
 	ValidateQuery QueryValidator
+	// Images gives the add-on's desired image a config names, for the
+	// configs the status lists (ReadInputs reads it with ConfigImage).
+	// Nil: no images.
+	Images ImageFunc
+	// ApprovalRetention is how long an approval of a revision its
+	// placement no longer rolls out is kept (Plan.Expired); 0: forever.
+	ApprovalRetention time.Duration
 }
 
 // GateCheck is what the hub says of the work gate, for one add-on.
@@ -104,21 +111,35 @@ func (c check) appliesTo(g grouping.GroupKey) bool { return c.groups == nil || c
 // path starts at the object's root (spec.windows[0].timeZone). validate
 // checks PromQL queries (nil: only that they are not empty).
 func parseControls(ar *v1alpha1.AddOnRollout, groups map[string]bool, validate QueryValidator) (controls, error) {
-	spec := field.NewPath("spec")
-	c := controls{paused: ar.Spec.Paused, need: ar.Spec.ApprovalRequired}
-	var errs []error
 	known := knownGroups(groups)
-	names := func(path *field.Path, list []string) {
+	c, errs := parseSpec(ar, validate, func(path *field.Path, list []string) []error {
+		var errs []error
 		for i, n := range list {
 			if !groups[n] {
 				errs = append(errs, field.NotSupported(path.Index(i), n, known))
 			}
 		}
+		return errs
+	})
+	return c, errors.Join(errs...)
+}
+
+// parseSpec parses the spec of ar and returns every problem, in the
+// order of the fields: those ValidateSpec finds, and those names finds in
+// each list of group names (nil: none).
+func parseSpec(ar *v1alpha1.AddOnRollout, validate QueryValidator, names func(*field.Path, []string) []error) (controls, []error) {
+	spec := field.NewPath("spec")
+	c := controls{paused: ar.Spec.Paused, need: ar.Spec.ApprovalRequired}
+	var errs []error
+	checkNames := func(path *field.Path, list []string) {
+		if names != nil {
+			errs = append(errs, names(path, list)...)
+		}
 	}
-	names(spec.Child("approvalRequired"), ar.Spec.ApprovalRequired)
+	checkNames(spec.Child("approvalRequired"), ar.Spec.ApprovalRequired)
 	for i, w := range ar.Spec.Windows {
 		path := spec.Child("windows").Index(i)
-		names(path.Child("groups"), w.Groups)
+		checkNames(path.Child("groups"), w.Groups)
 		gate, err := rollout.WindowOf(w.Days, w.Start, w.End, w.TimeZone)
 		if err != nil {
 			errs = append(errs, ifield.Problems(ifield.Rooted(path, err))...)
@@ -129,7 +150,7 @@ func parseControls(ar *v1alpha1.AddOnRollout, groups map[string]bool, validate Q
 	seen := make(map[string]int, len(ar.Spec.Verifications)) // name: the first verification of that name
 	for i, v := range ar.Spec.Verifications {
 		path := spec.Child("verifications").Index(i)
-		names(path.Child("groups"), v.Groups)
+		checkNames(path.Child("groups"), v.Groups)
 		ch, verrs := parseCheck(path, i, v, validate)
 		errs = append(errs, verrs...)
 		if first, dup := seen[ch.name]; dup {
@@ -141,7 +162,7 @@ func parseControls(ar *v1alpha1.AddOnRollout, groups map[string]bool, validate Q
 		}
 		c.checks = append(c.checks, ch)
 	}
-	return c, errors.Join(errs...)
+	return c, errs
 }
 
 // parseCheck parses verification i at path, its query checked by

@@ -203,7 +203,8 @@ func TestPlanControlledScenarios(t *testing.T) {
 				{name: "12:12: prod is outside its windows", after: soaked,
 					groups: []string{"dev Complete", "stg Complete", "prod Blocked Window"}, progressing: addonrollout.ReasonOutsideWindow,
 					then: func(t *testing.T, h *controlHub, p addonrollout.Plan) {
-						assert.Equal(t, 8*time.Minute, p.RecheckAfter, "until the window opens")
+						assert.Equal(t, 8*time.Minute, p.Steps[0].Result.RecheckAfter, "until the window opens")
+						assert.Equal(t, addonrollout.ConfirmInterval, p.RecheckAfter, "confirmed sooner than that")
 						prod := p.Status.Placements[0].Groups[2]
 						require.NotNil(t, prod.Until)
 						assert.Equal(t, addontest.PlanNow.Add(20*time.Minute), prod.Until.Time)
@@ -421,6 +422,16 @@ func TestPlanControlledInvalid(t *testing.T) {
 				assert.True(t, errors.As(e, &fe), "each problem is a *field.Error: %v", e)
 			}
 			assert.Equal(t, tt.want, got)
+			var own, notGroups []string
+			for _, e := range addonrollout.ValidateSpec(&v1alpha1.AddOnRollout{Spec: spec}, tt.validate) {
+				own = append(own, e.Error())
+			}
+			for _, g := range got {
+				if !strings.Contains(g, "Unsupported value") {
+					notGroups = append(notGroups, g)
+				}
+			}
+			assert.Equal(t, notGroups, own, "ValidateSpec, as a webhook runs it, refuses what the plan does, but group names")
 
 			assert.Empty(t, startedBy(p))
 			assert.Empty(t, givenNew(p, "v2"), "no add-on is given the new configs")
