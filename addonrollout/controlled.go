@@ -6,7 +6,6 @@ import (
 	"slices"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
@@ -25,7 +24,8 @@ type Plan struct {
 	// Steps are [PlanAddon]'s, with the AddOnRollout's gates.
 	Steps []Step
 	// Status is the AddOnRollout's status to write: equal to the one read
-	// when nothing changed. Zero when there is no AddOnRollout. Its
+	// when nothing changed and its recheckTime is ahead; otherwise
+	// confirmed now (lastConfirmedTime, recheckTime: see ConfirmInterval). Zero when there is no AddOnRollout. Its
 	// Placements[i] is the placement of Steps[i].
 	Status v1alpha1.AddOnRolloutStatus
 	// Invalid lists every problem of the AddOnRollout's spec, each a
@@ -39,9 +39,13 @@ type Plan struct {
 	// whose status changes, by name.
 	Approvals []ApprovalStatus
 	// RecheckAfter is when to plan again if nothing else happens: the
-	// nearest of the steps' and of the next retry of a failed check; 0:
-	// nothing to wait for on the clock.
+	// nearest of the steps', of the next retry of a failed check, of the
+	// status's recheckTime and of the next approval's expiry; 0: nothing
+	// to wait for on the clock (only without an AddOnRollout).
 	RecheckAfter time.Duration
+	// Expired are the approvals of the add-on past Controls'
+	// ApprovalRetention, by name: delete each.
+	Expired []Expiry
 	// NewRendering is the rendering revision this call opened: write it
 	// as the ClusterManagementAddOn's RenderingAnnotation before any of
 	// the steps' Releases. Nil when none opened.
@@ -215,9 +219,35 @@ func PlanControlled(planner rollout.Planner, ctl Controls, cma *addonv1beta1.Clu
 	}
 	p.Steps, p.RecheckAfter = steps, stepsRecheck(steps)
 	v := view{c: c, now: now, base: base, invalid: invalid, addOn: cma.Name, held: heldClusters(cma.Name, mcas), gate: ctl.WorkGate}
-	for _, s := range steps {
-		prev := placementStatusOf(ar.Status, s.Ref, s.Revision)
+	if err := p.addPlacements(v, ctl, cma, kinds, specHash); err != nil {
+		return Plan{}, err
+	}
+	p.Status.ObservedGeneration = ar.Generation
+	p.Status.Conditions = v.conditions(ar, steps, p.Status)
+	p.Approvals = approvalStatuses(ctl.Approvals, cma, c, steps, p.Status, now)
+	var next time.Duration
+	p.Status, next = confirm(p.Status, ar.Status, now, p.RecheckAfter)
+	p.RecheckAfter = rollout.Sooner(p.RecheckAfter, next)
+	p.Expired, next = expired(ctl.Approvals, p.Approvals, cma.Name, p.Status, ctl.ApprovalRetention, now)
+	p.RecheckAfter = rollout.Sooner(p.RecheckAfter, next)
+	return p, nil
+}
+
+// addPlacements adds to p the status of each step's placement, its
+// revision's configs, the approvals it waits for, the checks due and
+// when to plan again for them.
+func (p *Plan) addPlacements(v view, ctl Controls, cma *addonv1beta1.ClusterManagementAddOn, kinds map[int][]gateKind,
+	specHash addon.SpecHashFunc) error {
+	for _, s := range p.Steps {
+		prev := placementStatusOf(ctl.Rollout.Status, s.Ref, s.Revision)
 		pv := v.placement(s, kinds[s.Index], prev)
+		if s.Err == nil {
+			configs, err := revisionConfigs(cma, s.Ref, specHash, ctl.Images)
+			if err != nil {
+				return fmt.Errorf("configs of %s: %w", placementLabel(s.Ref), err)
+			}
+			pv.status.Configs = configs
+		}
 		p.Status.Placements = append(p.Status.Placements, pv.status)
 		p.Checks = append(p.Checks, pv.checks...)
 		p.RecheckAfter = rollout.Sooner(p.RecheckAfter, pv.recheck)
@@ -225,16 +255,11 @@ func PlanControlled(planner rollout.Planner, ctl Controls, cma *addonv1beta1.Clu
 			// held for an approval, whatever else holds it too (a pause):
 			// the approval can be given meanwhile
 			p.Status.PendingApprovals = append(p.Status.PendingApprovals, v1alpha1.PendingApproval{
-				Placement: v1alpha1.PlacementRef{Namespace: s.Ref.Namespace, Name: s.Ref.Name}, Group: g, Revision: s.Revision})
+				Placement: v1alpha1.PlacementRef{Namespace: s.Ref.Namespace, Name: s.Ref.Name}, Group: g, Revision: s.Revision,
+				Configs: slices.Clone(pv.status.Configs)})
 		}
 	}
-	p.Status.ObservedGeneration = ar.Generation
-	p.Status.Conditions = v.conditions(ar, steps, p.Status)
-	p.Approvals = approvalStatuses(ctl.Approvals, cma, c, steps, p.Status, now)
-	if equality.Semantic.DeepEqual(p.Status, ar.Status) {
-		p.Status = *ar.Status.DeepCopy()
-	}
-	return p, nil
+	return nil
 }
 
 // Record returns ctl with its AddOnRollout's status replaced by the plan's,

@@ -56,8 +56,9 @@ type Inputs struct {
 	// Addons are the add-on's ManagedClusterAddOns.
 	Addons []*addonv1beta1.ManagedClusterAddOn
 	// Controls are the AddOnRollout, the approvals and the works, with
-	// DefaultReleaseSettle. The caller sets what the hub does not say:
-	// ValidateQuery, WorkGate.
+	// DefaultReleaseSettle, and the configs' images (ConfigImage). The
+	// caller sets what the hub does not say: ValidateQuery, WorkGate,
+	// ApprovalRetention.
 	Controls Controls
 	// SpecHash hashes a config object as the hub holds it (hash.Spec),
 	// and fails when it cannot be read.
@@ -158,6 +159,13 @@ func readControls(h Hub, name string) (Controls, error) {
 	}
 	if read {
 		ctl.Works, ctl.ReleaseSettle = WorksOf(name, works), DefaultReleaseSettle
+	}
+	ctl.Images = func(gr addonv1beta1.ConfigGroupResource, ref addonv1beta1.ConfigReferent) string {
+		obj, err := h.Config(gr, ref)
+		if err != nil {
+			return "" // the spec hash's read of the same object reports it
+		}
+		return ConfigImage(obj)
 	}
 	return ctl, nil
 }

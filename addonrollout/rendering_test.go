@@ -265,7 +265,12 @@ func TestPlanControlledRenderingWalk(t *testing.T) {
 				assert.Equal(t, rollout.Progressing, prod.Status)
 				assert.Equal(t, addontest.PlanNow.Add(12*time.Minute), prod.LastTransitionTime.UTC(), "Progressing from its release")
 				assert.Equal(t, addontest.PlanNow.Add(27*time.Minute), prod.RecheckTime.UTC(), "its deadline")
-				assert.Equal(t, 14*time.Minute, p.RecheckAfter, "prod's progress deadline")
+				assert.Equal(t, 14*time.Minute, p.Steps[0].Result.RecheckAfter, "prod's progress deadline")
+				if p.Status.RecheckTime != nil {
+					assert.Equal(t, addonrollout.ConfirmInterval, p.RecheckAfter, "the status is confirmed sooner than that")
+				} else {
+					assert.Equal(t, 14*time.Minute, p.RecheckAfter, "no status to confirm")
+				}
 			}},
 		{name: "its works took the new content, not applied yet: Progressing", after: time.Minute,
 			before: func(h *renderHub) { h.works("prod-cluster", 2, false) },
@@ -354,7 +359,8 @@ func TestPlanControlledRenderingApprovals(t *testing.T) {
 	h := newRenderHub(t, &v1alpha1.AddOnRolloutSpec{ApprovalRequired: []string{"prod"}})
 	waiting := func(t *testing.T, _ *renderHub, p addonrollout.Plan) {
 		assert.Equal(t, []v1alpha1.PendingApproval{{Placement: v1alpha1.PlacementRef{Namespace: addontest.SeedPlacement().Namespace, Name: addontest.SeedPlacement().Name},
-			Group: "prod", Revision: rev}}, p.Status.PendingApprovals)
+			Group: "prod", Revision: rev, Configs: p.Status.Placements[0].Configs}}, p.Status.PendingApprovals)
+		assert.NotEmpty(t, p.Status.Placements[0].Configs, "a rendering revision lists its unchanged configs")
 		assert.Equal(t, addonrollout.ReasonWaitingForApproval, reasonOf(p, addonrollout.ConditionProgressing))
 	}
 	h.run(t, []renderCall{

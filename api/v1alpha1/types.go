@@ -349,6 +349,10 @@ type PendingApproval struct {
 	Group string `json:"group"`
 	// Revision is the revision an approval must name.
 	Revision string `json:"revision"`
+	// Configs are what the revision is made of, as its placement's
+	// status lists them: what an approval of it approves.
+	// +optional
+	Configs []RevisionConfig `json:"configs,omitempty"`
 }
 
 // +kubebuilder:object:root=true
