@@ -189,7 +189,16 @@ func TestPlanControlled(t *testing.T) {
 			assert.Equal(t, addonName, r.Name)
 			assert.Equal(t, int64(2), r.Generation)
 			assert.Equal(t, tt.hub.AddOnRollouts[0].Status.ObservedGeneration, r.ObservedGeneration, "the status as read")
-			assert.Equal(t, tt.pending, r.PendingApprovals)
+			var pending []v1alpha1.PendingApproval
+			for _, pa := range r.PendingApprovals {
+				assert.Equal(t, p.Configs, pa.Configs, "a pending approval's configs are its placement's revision's")
+				pa.Configs = nil
+				pending = append(pending, pa)
+			}
+			if pending == nil {
+				pending = []v1alpha1.PendingApproval{}
+			}
+			assert.Equal(t, tt.pending, pending)
 			require.Len(t, r.Invalid, len(tt.invalid), "%q", r.Invalid)
 			for i, want := range tt.invalid {
 				assert.Contains(t, r.Invalid[i], want)
@@ -252,13 +261,23 @@ func TestWriteJSONControlled(t *testing.T) {
 	assert.Contains(t, keys(report), "rollout")
 	var rollout map[string]json.RawMessage
 	require.NoError(t, json.Unmarshal(report["rollout"], &rollout))
-	assert.ElementsMatch(t, []string{"name", "generation", "observedGeneration", "paused", "invalid", "pendingApprovals", "checks", "conditions"}, keys(rollout))
-	assert.JSONEq(t, `[{"placement": {"namespace": "open-cluster-management", "name": "cluster-proxy-placement"}, "group": "prod", "revision": "`+seedRevision()+`"}]`,
-		string(rollout["pendingApprovals"]))
+	assert.ElementsMatch(t, []string{"name", "generation", "observedGeneration", "paused", "invalid", "pendingApprovals", "checks", "conditions",
+		"confirmation", "approvals"}, keys(rollout))
+	var pending []map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(rollout["pendingApprovals"], &pending))
+	require.Len(t, pending, 1)
+	assert.JSONEq(t, `{"namespace": "open-cluster-management", "name": "cluster-proxy-placement"}`, string(pending[0]["placement"]))
+	assert.JSONEq(t, `"prod"`, string(pending[0]["group"]))
+	assert.JSONEq(t, `"`+seedRevision()+`"`, string(pending[0]["revision"]))
+	assert.JSONEq(t, `{"stale": false}`, string(rollout["confirmation"]), "a status never written: nothing confirmed, no recheck time")
+	assert.JSONEq(t, `[]`, string(rollout["approvals"]))
 	assert.JSONEq(t, `[]`, string(rollout["invalid"]))
 	var placements []map[string]json.RawMessage
 	require.NoError(t, json.Unmarshal(report["placements"], &placements))
 	assert.JSONEq(t, `"`+seedRevision()+`"`, string(placements[0]["revision"]))
+	assert.JSONEq(t, `[{"group": "proxy.open-cluster-management.io", "resource": "managedproxyconfigurations", "name": "cluster-proxy", "specHash": "`+newHash+`",
+		"image": "quay.io/open-cluster-management/cluster-proxy:v2"}]`,
+		string(placements[0]["configs"]))
 	var groups []map[string]json.RawMessage
 	require.NoError(t, json.Unmarshal(placements[0]["groups"], &groups))
 	assert.JSONEq(t, `"Blocked"`, string(groups[2]["phase"]))

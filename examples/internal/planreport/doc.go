@@ -50,6 +50,16 @@
 // with addon.PlanAddon, and its report is what it was before
 // AddOnRollouts existed, byte for byte.
 //
+// Under an AddOnRollout the report also gives each placement's revision's
+// configs (resource, name, spec hash, image) and the add-on's approvals
+// with who created each and what its status says; and in
+// Rollout.Confirmation when the controller last confirmed the status read
+// and when it was due to again. At more than [StaleGrace] past that
+// recheck time the status is stale: Rollout.Written holds it as read, and
+// [Report.WriteStatus] shows it instead of the plan's groups, saying so.
+// Times show how long ago or in how long they are ([TimestampFrom]), so a
+// time passed shows as past.
+//
 // # Scheduling
 //
 // A Placement is also scheduled, for its warnings and recheck time only

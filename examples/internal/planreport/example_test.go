@@ -73,8 +73,9 @@ func ExamplePlan_approval() {
 }
 
 // ExampleReport_WriteStatus shows the seed's rollout at 12:20, stg done,
-// as an operator's CLI shows it: prod waits for an approval, and the
-// status says the command that gives it.
+// as an operator's CLI shows it: prod waits for an approval of the
+// revision whose config is listed, and the status says the command that
+// gives it.
 func ExampleReport_WriteStatus() {
 	h := controlled(v1alpha1.AddOnRolloutSpec{ApprovalRequired: []string{"prod"}}, v1alpha1.AddOnRolloutStatus{})
 	rep, err := planreport.Plan(h, addonName, at(12, 20), nil)
@@ -89,6 +90,7 @@ func ExampleReport_WriteStatus() {
 	// add-on "cluster-proxy" at 2026-11-30 12:20:00 UTC
 	// AddOnRollout "cluster-proxy": generation 2, status of generation 0: the controller has not written it yet (is it running, with -addons?)
 	// placement open-cluster-management/cluster-proxy-placement: revision ee3a0a2630de, ProgressivePerGroup
+	//   config managedproxyconfigurations.proxy.open-cluster-management.io cluster-proxy: spec hash 4f456c20e8084cae3edcdd8ce4895f074750e1833d945d98baa7226da420af52, image quay.io/open-cluster-management/cluster-proxy:v2
 	//
 	// PLACEMENT                                        GROUP  INDEX  PHASE     WAITS FOR  OK/RUN/FAIL/TIMEOUT/TODO  UNTIL  MESSAGE
 	// open-cluster-management/cluster-proxy-placement  dev    0      Complete  -          1/0/0/0/0                 -      complete: 1 succeeded
@@ -96,7 +98,7 @@ func ExampleReport_WriteStatus() {
 	// open-cluster-management/cluster-proxy-placement  prod   2      Blocked   Approval   0/0/0/0/1                 -      held: waiting for approval of group "prod"
 	//
 	// pending approvals:
-	//   open-cluster-management/cluster-proxy-placement group "prod", revision ee3a0a2630de: kubectl rolloutkit approve cluster-proxy prod
+	//   open-cluster-management/cluster-proxy-placement group "prod", revision ee3a0a2630de: kubectl rolloutkit approve cluster-proxy prod --revision ee3a0a2630de
 	//
 	// conditions:
 	//   TYPE         STATUS  REASON              MESSAGE

@@ -76,7 +76,7 @@ func Plan(h *Hub, name string, now time.Time, gates []rollout.Gate) (*Report, er
 	}
 	rep.RecheckAfter = recheck.Seconds()
 	if ctl.Rollout != nil {
-		rep.Rollout = rolloutReport(ctl.Rollout, p)
+		rep.Rollout = rolloutReport(ctl.Rollout, p, h.RolloutApprovals, now)
 	}
 	return rep, nil
 }

@@ -82,6 +82,11 @@ type Placement struct {
 	// the work gate holds until the rollout releases it). Absent where
 	// Revision is.
 	Kind string `json:"kind,omitempty"`
+	// Configs are what the revision is made of, as the AddOnRollout's
+	// status lists them: each config's resource, name, spec hash and the
+	// add-on's desired image it gives. Absent where Revision is, and when
+	// the status lists none.
+	Configs []v1alpha1.RevisionConfig `json:"configs,omitempty"`
 }
 
 // NotPlanned is why a placement was not planned.
@@ -210,6 +215,35 @@ type Rollout struct {
 	// Conditions are the AddOnRollout's conditions as the controller
 	// writes them: Valid, Paused and Progressing.
 	Conditions []metav1.Condition `json:"conditions"`
+	// Confirmation is when the controller last confirmed the status read,
+	// when it was due to again, and whether it is stale.
+	Confirmation Confirmation `json:"confirmation"`
+	// Written is the status as read from the hub, when it is stale: what
+	// the controller last said. The rest of the report is the plan at
+	// Now, what a running controller would do; nothing acts on it until
+	// one runs. Absent while the status is not stale.
+	Written *v1alpha1.AddOnRolloutStatus `json:"written,omitempty"`
+	// Approvals are the add-on's RolloutApprovals, by name: what each
+	// approves, who created it, and what its status says it did.
+	Approvals []Approval `json:"approvals"`
+}
+
+// Approval is one RolloutApproval of the add-on.
+type Approval struct {
+	// Name is the approval's name.
+	Name string `json:"name"`
+	// Placement, Group and Revision are what it approves.
+	Placement v1alpha1.PlacementRef `json:"placement"`
+	Group     string                `json:"group"`
+	Revision  string                `json:"revision"`
+	// Username is who created it, as the admission webhook recorded;
+	// empty for an approval created without the webhook.
+	Username string `json:"username,omitempty"`
+	// Reason and Message are its Approved condition's (Used, NotUsedYet,
+	// RevisionMismatch, NotRequired, UnknownGroup); empty until the
+	// controller has judged it.
+	Reason  string `json:"reason,omitempty"`
+	Message string `json:"message,omitempty"`
 }
 
 // Check is a verification due now for one group of one placement.

@@ -22,11 +22,15 @@ type StatusOptions struct {
 }
 
 // WriteStatus writes r as an operator reads a rollout's status: whose
-// controls hold it, the placements' revisions, one table of the groups of
-// every placement (as the AddOnRollout's status says them, or as the
-// planner does without one), the approvals pending with the command that
-// gives each, the verifications due, the problems of the spec, the
-// conditions and the warnings. It writes once, when the text is complete.
+// controls hold it, whether the controller confirms its status (or it is
+// stale: past its recheck time unconfirmed), the placements' revisions
+// and their configs, one table of the groups of every placement (as the
+// AddOnRollout's status says them, or as the planner does without one;
+// as the status last said them when it is stale), the approvals pending
+// with the command that gives each, the approvals given and by whom, the
+// verifications due, the problems of the spec, the conditions and the
+// warnings. Every time that has passed shows as past, judged at r.Now.
+// It writes once, when the text is complete.
 func (r *Report) WriteStatus(w io.Writer, o StatusOptions) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "add-on %q at %s\n", r.Addon, Timestamp(r.Now))
@@ -36,19 +40,47 @@ func (r *Report) WriteStatus(w io.Writer, o StatusOptions) error {
 	writeRolloutLine(&b, r, o.Command)
 	for _, pl := range r.Placements {
 		fmt.Fprintf(&b, "placement %s/%s: %s\n", pl.Namespace, pl.Name, placementState(pl))
+		writeConfigs(&b, pl)
 	}
 	fmt.Fprintln(&b)
 	if err := writeGroupTable(&b, r); err != nil {
 		return err
 	}
 	if r.Rollout != nil {
-		if err := writeControls(&b, o.Command, r.Addon, len(r.Placements) > 1, r.Rollout); err != nil {
+		if err := writeControls(&b, o.Command, r, r.Rollout); err != nil {
 			return err
 		}
 	}
 	writeWarnings(&b, r.Warnings)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeConfigs lists the configs of a placement's revision, one a line;
+// it says so when the status lists none for a revision.
+func writeConfigs(b *strings.Builder, pl Placement) {
+	if pl.Revision == "" {
+		return
+	}
+	if len(pl.Configs) == 0 {
+		fmt.Fprintln(b, "  configs: none listed in the status")
+		return
+	}
+	for _, c := range pl.Configs {
+		what := c.Resource
+		if c.Group != "" {
+			what += "." + c.Group
+		}
+		name := c.Name
+		if c.Namespace != "" {
+			name = c.Namespace + "/" + name
+		}
+		fmt.Fprintf(b, "  config %s %s: spec hash %s", what, name, c.SpecHash)
+		if c.Image != "" {
+			fmt.Fprintf(b, ", image %s", c.Image)
+		}
+		fmt.Fprintln(b)
+	}
 }
 
 // placementState says whether a placement was planned, and at which
@@ -65,27 +97,52 @@ func placementState(pl Placement) string {
 	return pl.Strategy
 }
 
-// writeRolloutLine says which AddOnRollout holds the add-on, and whether
-// its status is up to date with its spec.
+// writeRolloutLine says which AddOnRollout holds the add-on, whether its
+// status is up to date with its spec, and whether it is stale.
 func writeRolloutLine(b *strings.Builder, rep *Report, command string) {
 	r := rep.Rollout
 	if r == nil {
 		fmt.Fprintf(b, "no AddOnRollout %q: rolled out without operator controls, as OCM's add-on manager would (%s pause creates one)\n", rep.Addon, command)
 		return
 	}
-	state := "the controller has written it for the current spec"
-	switch {
-	case r.ObservedGeneration == 0:
-		state = "the controller has not written it yet (is it running, with -addons?)"
-	case r.ObservedGeneration < r.Generation:
-		state = "the controller has not caught up with the spec yet"
-	}
 	paused := ""
 	if r.Paused {
 		paused = ", paused"
 	}
-	fmt.Fprintf(b, "AddOnRollout %q%s: generation %d, status of generation %d: %s\n", r.Name, paused, r.Generation, r.ObservedGeneration, state)
+	fmt.Fprintf(b, "AddOnRollout %q%s: generation %d, status of generation %d: %s\n", r.Name, paused, r.Generation, r.ObservedGeneration, statusState(r, rep.Now))
 	writeInvalid(b, "invalid: the add-on is held until the AddOnRollout's spec is fixed:", r.Invalid)
+}
+
+// statusState says whether the controller has written the status for the
+// current spec, and when it last confirmed it; for a stale status, that
+// it is stale, and since when.
+func statusState(r *Rollout, now time.Time) string {
+	c := r.Confirmation
+	confirmed := ""
+	if c.LastConfirmed != nil {
+		confirmed = "the controller last confirmed it at " + TimestampFrom(*c.LastConfirmed, now)
+		if c.Source == SourceStatusWrite {
+			confirmed = "the controller last wrote it at " + TimestampFrom(*c.LastConfirmed, now)
+		}
+	}
+	switch {
+	case c.Stale && confirmed != "":
+		return fmt.Sprintf("status is stale: %s and was due to recheck by %s: is the controller running?", confirmed, TimestampFrom(*c.RecheckTime, now))
+	case c.Stale:
+		return fmt.Sprintf("status is stale: it was due to be rechecked by %s: is the controller running?", TimestampFrom(*c.RecheckTime, now))
+	case r.ObservedGeneration == 0:
+		return "the controller has not written it yet (is it running, with -addons?)"
+	case r.ObservedGeneration < r.Generation:
+		return "the controller has not caught up with the spec yet"
+	}
+	state := "the controller has written it for the current spec"
+	if confirmed != "" {
+		state += "; " + confirmed
+	}
+	if c.RecheckTime != nil {
+		state += ", and rechecks it by " + TimestampFrom(*c.RecheckTime, now)
+	}
+	return state
 }
 
 // writeInvalid writes head and the problems of an invalid spec, one a
@@ -112,17 +169,43 @@ func writeWarnings(b *strings.Builder, warnings []string) {
 	}
 }
 
-// writeGroupTable writes one line per group of every placement.
+// writeGroupTable writes one line per group of every placement: as the
+// plan at rep.Now says them, or, when the status is stale, as the status
+// last said them, followed by what a running controller would start.
 func writeGroupTable(b *strings.Builder, rep *Report) error {
-	tw := tabwriter.NewWriter(b, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "PLACEMENT\tGROUP\tINDEX\tPHASE\tWAITS FOR\tOK/RUN/FAIL/TIMEOUT/TODO\tUNTIL\tMESSAGE")
-	for _, pl := range rep.Placements {
-		for _, g := range pl.Groups {
-			row := g.Row()
-			fmt.Fprintf(tw, "%s/%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", pl.Namespace, pl.Name, groupName(g), g.Index, row.Phase, row.WaitsFor, row.Counts, row.Until, row.Message)
+	type line struct {
+		placement string
+		group     Group
+	}
+	var lines []line
+	stale := rep.Rollout != nil && rep.Rollout.Written != nil
+	if stale {
+		fmt.Fprintln(b, "the groups as the stale status last said them; nothing acts on them until a controller runs:")
+		for _, ps := range rep.Rollout.Written.Placements {
+			for _, gs := range ps.Groups {
+				lines = append(lines, line{ps.Namespace + "/" + ps.Name, Group{Index: gs.Index, Name: gs.Name, Status: gs.DeepCopy()}})
+			}
+		}
+	} else {
+		for _, pl := range rep.Placements {
+			for _, g := range pl.Groups {
+				lines = append(lines, line{pl.Namespace + "/" + pl.Name, g})
+			}
 		}
 	}
-	return tw.Flush()
+	tw := tabwriter.NewWriter(b, 2, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "PLACEMENT\tGROUP\tINDEX\tPHASE\tWAITS FOR\tOK/RUN/FAIL/TIMEOUT/TODO\tUNTIL\tMESSAGE")
+	for _, l := range lines {
+		row := l.group.Row(rep.Now)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", l.placement, groupName(l.group), l.group.Index, row.Phase, row.WaitsFor, row.Counts, row.Until, row.Message)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if stale && len(rep.Start) > 0 {
+		fmt.Fprintf(b, "a running controller would start: %s\n", strings.Join(rep.Start, ", "))
+	}
+	return nil
 }
 
 // groupName is g's name, or (unnamed).
@@ -143,19 +226,21 @@ type GroupRow struct {
 	// Counts are its clusters succeeded/progressing/failed/timed out/to
 	// apply, and how many have a work the work gate holds.
 	Counts string
-	// Until is when its wait ends.
+	// Until is when its wait ends, and how long ago or in how long.
 	Until string
 	// Message says why.
 	Message string
 }
 
-// Row is g as the status shows it: from its status under an AddOnRollout,
-// else from the planner's phase, wait and reason (no counts).
-func (g Group) Row() GroupRow {
+// Row is g as the status shows it at now: from its status under an
+// AddOnRollout, else from the planner's phase, wait and reason (no
+// counts). Until says how long ago or in how long, so that a time passed
+// shows as past.
+func (g Group) Row(now time.Time) GroupRow {
 	if s := g.Status; s != nil {
 		r := GroupRow{Phase: s.Phase, WaitsFor: orDash(s.WaitsFor), Counts: countsOf(s.Counts), Until: "-", Message: s.Message}
 		if s.Until != nil {
-			r.Until = Timestamp(s.Until.Time)
+			r.Until = TimestampFrom(s.Until.Time, now)
 		}
 		return r
 	}
@@ -163,7 +248,7 @@ func (g Group) Row() GroupRow {
 	if g.Wait != nil {
 		r.WaitsFor = g.Wait.Kind
 		if g.Wait.Until != nil {
-			r.Until = Timestamp(*g.Wait.Until)
+			r.Until = TimestampFrom(*g.Wait.Until, now)
 		}
 	}
 	return r
@@ -180,20 +265,25 @@ func countsOf(c v1alpha1.GroupCounts) string {
 }
 
 // writeControls writes the approvals pending (with the command that
-// approves each), the verifications due, and the conditions.
-func writeControls(b *strings.Builder, command, addOn string, placements bool, r *Rollout) error {
+// approves each, at the revision it waits at), the approvals given and
+// who gave them, the verifications due, and the conditions (as the status
+// last said them when it is stale).
+func writeControls(b *strings.Builder, command string, rep *Report, r *Rollout) error {
 	fmt.Fprintln(b)
 	if len(r.PendingApprovals) == 0 {
 		fmt.Fprintln(b, "pending approvals: none")
 	} else {
 		fmt.Fprintln(b, "pending approvals:")
 		for _, pa := range r.PendingApprovals {
-			cmd := command + " approve " + addOn + " " + pa.Group
-			if placements {
+			cmd := command + " approve " + rep.Addon + " " + pa.Group
+			if len(rep.Placements) > 1 {
 				cmd += " --placement " + pa.Placement.Namespace + "/" + pa.Placement.Name
 			}
-			fmt.Fprintf(b, "  %s/%s group %q, revision %s: %s\n", pa.Placement.Namespace, pa.Placement.Name, pa.Group, pa.Revision, cmd)
+			fmt.Fprintf(b, "  %s/%s group %q, revision %s: %s --revision %s\n", pa.Placement.Namespace, pa.Placement.Name, pa.Group, pa.Revision, cmd, pa.Revision)
 		}
+	}
+	if err := writeApprovals(b, r.Approvals); err != nil {
+		return err
 	}
 	if len(r.Checks) > 0 {
 		fmt.Fprintln(b, "verifications due (the controller runs them; the groups after wait until they pass):")
@@ -201,11 +291,38 @@ func writeControls(b *strings.Builder, command, addOn string, placements bool, r
 			fmt.Fprintf(b, "  %s/%s group %q: %s\n", c.Placement.Namespace, c.Placement.Name, c.Group.Name, c.Name)
 		}
 	}
-	fmt.Fprintln(b, "\nconditions:")
+	conds, head := r.Conditions, "\nconditions:"
+	if r.Written != nil {
+		conds, head = r.Written.Conditions, "\nconditions, as the stale status last said them:"
+	}
+	fmt.Fprintln(b, head)
 	tw := tabwriter.NewWriter(b, 2, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, "  TYPE\tSTATUS\tREASON\tMESSAGE")
-	for _, c := range r.Conditions {
+	for _, c := range conds {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", c.Type, c.Status, c.Reason, c.Message)
+	}
+	return tw.Flush()
+}
+
+// writeApprovals writes the add-on's approvals, who created each and what
+// its status says it did; nothing when there are none.
+func writeApprovals(b *strings.Builder, approvals []Approval) error {
+	if len(approvals) == 0 {
+		return nil
+	}
+	fmt.Fprintln(b, "approvals:")
+	tw := tabwriter.NewWriter(b, 2, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "  NAME\tPLACEMENT\tGROUP\tREVISION\tBY\tAPPROVED")
+	for _, a := range approvals {
+		verdict := "not judged yet"
+		if a.Reason != "" {
+			verdict = a.Reason + ": " + a.Message
+		}
+		by := a.Username
+		if by == "" {
+			by = "(not recorded)"
+		}
+		fmt.Fprintf(tw, "  %s\t%s/%s\t%s\t%s\t%s\t%s\n", a.Name, a.Placement.Namespace, a.Placement.Name, a.Group, a.Revision, by, verdict)
 	}
 	return tw.Flush()
 }

@@ -5,9 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -15,10 +15,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
-	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/examples/internal/planreport"
 )
@@ -28,26 +26,47 @@ import (
 func newApproveCommand(c *cli) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:               "approve ADDON GROUP",
-		Short:             "Create the RolloutApproval of the revision GROUP waits at; refused when nothing waits",
+		Short:             "Create the RolloutApproval of the revision GROUP waits at; refused when nothing waits, or another revision than --revision does",
 		Args:              exactArgs("ADDON", "GROUP"),
 		ValidArgsFunction: c.completeApprove,
 	}
 	placement := cmd.Flags().String("placement", "", "approve the group only for this install-strategy placement, NAMESPACE/NAME (default: every placement where it waits)")
 	mustComplete(cmd, "placement", c.completePlacements)
+	revision := cmd.Flags().String("revision", "", "approve only this revision, the one reviewed (status lists its configs): refused when the group waits at another (default: the revision it waits at)")
+	wait := cmd.Flags().Duration("wait", 0, "wait this long for the controller to judge the approval, and say what it judged (0: do not wait)")
 	version := addonVersionFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		only, err := placementRef(*placement)
 		if err != nil {
 			return err
 		}
+		if *wait < 0 {
+			return badUsage("approve: --wait %s: want a duration of 0 or more", *wait)
+		}
 		cl, p, err := c.plan(cmd.Context(), args[0], *version)
 		if err != nil {
 			return err
 		}
-		return approve(cmd.Context(), cl, c.stdout, p, args[1], only)
+		return approve(cmd.Context(), cl, c.env, p, approval{group: args[1], only: only, revision: *revision, wait: *wait})
 	}
 	return cmd
 }
+
+// approval is what approve is asked to approve, and how.
+type approval struct {
+	// group is the group to approve.
+	group string
+	// only is the placement to approve it for; nil: every placement.
+	only *v1alpha1.PlacementRef
+	// revision is the revision reviewed; "": the one the group waits at.
+	revision string
+	// wait is how long to wait for the controller's judgement; 0: not at
+	// all.
+	wait time.Duration
+}
+
+// inScope tells whether the placement ref is one to approve for.
+func (o approval) inScope(ref v1alpha1.PlacementRef) bool { return o.only == nil || ref == *o.only }
 
 // placementRef parses --placement NAMESPACE/NAME; nil when it is empty.
 func placementRef(s string) (*v1alpha1.PlacementRef, error) {
@@ -61,94 +80,106 @@ func placementRef(s string) (*v1alpha1.PlacementRef, error) {
 	return &v1alpha1.PlacementRef{Namespace: ns, Name: name}, nil
 }
 
-// approve creates a RolloutApproval for each approval of group pending in
-// p (of placement only, when it is not nil). When none is pending it
-// reports the approvals that already approve the group, or refuses and
-// says what is pending instead.
-func approve(ctx context.Context, c client.Client, out io.Writer, p planned, group string, only *v1alpha1.PlacementRef) error {
+// approve creates a RolloutApproval for each approval of o.group pending
+// in p (of o.only, when it is set), once each waits at o.revision (when
+// set). When none is pending it reports the approvals that already
+// approve the group, or refuses and says what is pending instead, or what
+// the status of an approval says when it approves nothing.
+func approve(ctx context.Context, c client.Client, e env, p planned, o approval) error {
 	rep := p.report
-	if only != nil && !slices.ContainsFunc(rep.Placements, func(pl planreport.Placement) bool { return pl.Namespace == only.Namespace && pl.Name == only.Name }) {
-		return badUsage("approve: add-on %q has no install-strategy placement %s/%s (it has: %s)", rep.Addon, only.Namespace, only.Name, placementList(rep))
+	if o.only != nil && !slices.ContainsFunc(rep.Placements, func(pl planreport.Placement) bool { return pl.Namespace == o.only.Namespace && pl.Name == o.only.Name }) {
+		return badUsage("approve: add-on %q has no install-strategy placement %s/%s (it has: %s)", rep.Addon, o.only.Namespace, o.only.Name, placementList(rep))
 	}
 	if rep.Rollout == nil {
 		return refused("nothing to approve: add-on %q has no AddOnRollout, so no group of it waits for an approval", rep.Addon)
 	}
-	inScope := func(ref v1alpha1.PlacementRef) bool { return only == nil || ref == *only }
 	var todo []v1alpha1.PendingApproval
 	for _, pa := range rep.Rollout.PendingApprovals {
-		if pa.Group == group && inScope(pa.Placement) {
+		if pa.Group == o.group && o.inScope(pa.Placement) {
 			todo = append(todo, pa)
 		}
 	}
 	if len(todo) == 0 {
-		if done := approvedAlready(p, group, inScope); len(done) > 0 {
-			for _, a := range done {
-				if _, err := fmt.Fprintf(out, "already approved: RolloutApproval %q approves group %q of placement %s/%s at revision %s\n",
-					a.Name, a.Spec.Group, a.Spec.Placement.Namespace, a.Spec.Placement.Name, a.Spec.Revision); err != nil {
-					return err
-				}
-			}
-			return nil
+		return approvedAlready(e, p, o)
+	}
+	for _, pa := range todo {
+		if o.revision != "" && pa.Revision != o.revision {
+			return refused("%s", otherRevision(rep, pa, o.revision, e.name))
 		}
-		return refused("%s", nothingPending(rep, group, inScope))
 	}
 	several := len(rep.Placements) > 1
 	for _, pa := range todo {
 		a := &v1alpha1.RolloutApproval{ObjectMeta: metav1.ObjectMeta{Name: approvalName(rep.Addon, pa, several)},
 			Spec: v1alpha1.RolloutApprovalSpec{AddOn: rep.Addon, Placement: pa.Placement, Group: pa.Group, Revision: pa.Revision}}
-		verb, err := createApproval(ctx, c, a)
+		stored, verb, err := createApproval(ctx, c, a)
 		if err != nil {
 			return err
 		}
-		if _, err := fmt.Fprintf(out, "approved group %q of placement %s/%s at revision %s: RolloutApproval %q %s; the controller starts the group at its next reconcile\n",
-			pa.Group, pa.Placement.Namespace, pa.Placement.Name, pa.Revision, a.Name, verb); err != nil {
+		head := fmt.Sprintf("group %q of placement %s/%s at revision %s: RolloutApproval %q %s", pa.Group, pa.Placement.Namespace, pa.Placement.Name, pa.Revision, a.Name, verb)
+		if err := reportJudged(ctx, c, e.stdout, stored, head, o.wait); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// createApproval creates a, and says so ("created"); an approval of its
-// name approving the same (whoever created it) is fine ("already
-// exists"), one approving something else is refused.
-func createApproval(ctx context.Context, c client.Client, a *v1alpha1.RolloutApproval) (string, error) {
+// otherRevision says that pa waits at another revision than the one
+// reviewed, and what its revision is made of.
+func otherRevision(rep *planreport.Report, pa v1alpha1.PendingApproval, reviewed, self string) string {
+	configs := "the status lists no configs of it"
+	for _, pl := range rep.Placements {
+		if pl.Namespace == pa.Placement.Namespace && pl.Name == pa.Placement.Name && len(pl.Configs) > 0 {
+			configs = "its configs: " + configsText(pl.Configs)
+		}
+	}
+	return fmt.Sprintf("not approved: group %q of placement %s/%s waits at revision %s, not %s (%s); review it (%s status %s) and approve --revision %s",
+		pa.Group, pa.Placement.Namespace, pa.Placement.Name, pa.Revision, reviewed, configs, self, rep.Addon, pa.Revision)
+}
+
+// configsText words a revision's configs on one line: each as
+// resource[.group] [namespace/]name, its spec hash and its image.
+func configsText(configs []v1alpha1.RevisionConfig) string {
+	parts := make([]string, len(configs))
+	for i, c := range configs {
+		what := c.Resource
+		if c.Group != "" {
+			what += "." + c.Group
+		}
+		name := c.Name
+		if c.Namespace != "" {
+			name = c.Namespace + "/" + name
+		}
+		parts[i] = fmt.Sprintf("%s %s spec hash %s", what, name, c.SpecHash)
+		if c.Image != "" {
+			parts[i] += " image " + c.Image
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// createApproval creates a, and returns the approval stored and says so
+// ("created"); an approval of its name approving the same (whoever
+// created it) is fine ("already exists"), one approving something else is
+// refused.
+func createApproval(ctx context.Context, c client.Client, a *v1alpha1.RolloutApproval) (*v1alpha1.RolloutApproval, string, error) {
 	err := c.Create(ctx, a)
 	switch {
 	case err == nil:
-		return "created", nil
+		return a, "created", nil
 	case meta.IsNoMatchError(err):
-		return "", noCRDs(err)
+		return nil, "", noCRDs(err)
 	case !apierrors.IsAlreadyExists(err):
-		return "", fmt.Errorf("creating rolloutapproval %q: %w", a.Name, err)
+		return nil, "", fmt.Errorf("creating rolloutapproval %q: %w", a.Name, err)
 	}
 	var existing v1alpha1.RolloutApproval
 	if err := c.Get(ctx, types.NamespacedName{Name: a.Name}, &existing); err != nil {
-		return "", fmt.Errorf("reading rolloutapproval %q: %w", a.Name, err)
+		return nil, "", fmt.Errorf("reading rolloutapproval %q: %w", a.Name, err)
 	}
 	if e := existing.Spec; e.AddOn != a.Spec.AddOn || e.Placement != a.Spec.Placement || e.Group != a.Spec.Group || e.Revision != a.Spec.Revision {
-		return "", refused("rolloutapproval %q exists and approves group %q of add-on %q, placement %s/%s, at revision %s instead: delete it, or approve with kubectl under another name",
+		return nil, "", refused("rolloutapproval %q exists and approves group %q of add-on %q, placement %s/%s, at revision %s instead: delete it, or approve with kubectl under another name",
 			a.Name, existing.Spec.Group, existing.Spec.AddOn, existing.Spec.Placement.Namespace, existing.Spec.Placement.Name, existing.Spec.Revision)
 	}
-	return "already exists", nil
-}
-
-// approvedAlready returns the hub's approvals that approve group of a
-// placement in scope at the placement's current revision, as the
-// controller tells (addonrollout.Approves).
-func approvedAlready(p planned, group string, inScope func(v1alpha1.PlacementRef) bool) []*v1alpha1.RolloutApproval {
-	var out []*v1alpha1.RolloutApproval
-	for _, pl := range p.report.Placements {
-		if !inScope(v1alpha1.PlacementRef{Namespace: pl.Namespace, Name: pl.Name}) {
-			continue
-		}
-		ref := addonv1beta1.PlacementRef{Namespace: pl.Namespace, Name: pl.Name}
-		for _, a := range p.hub.RolloutApprovals {
-			if addonrollout.Approves(a, p.report.Addon, ref, group, pl.Revision) {
-				out = append(out, a)
-			}
-		}
-	}
-	return out
+	return &existing, "already exists", nil
 }
 
 // nothingPending says why nothing of group waits for an approval, and
@@ -165,7 +196,7 @@ func nothingPending(rep *planreport.Report, group string, inScope func(v1alpha1.
 				continue
 			}
 			found = true
-			r := g.Row()
+			r := g.Row(rep.Now)
 			state := r.Phase
 			if r.WaitsFor != "-" {
 				state += ", waits for " + r.WaitsFor

@@ -10,7 +10,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
+	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 )
 
@@ -56,7 +58,7 @@ func TestApprove(t *testing.T) {
 		{
 			name: "prod waits: approved", objs: []client.Object{needProd()}, args: []string{"prod"},
 			out: `approved group "prod" of placement open-cluster-management/cluster-proxy-placement at revision ` + revision +
-				`: RolloutApproval "cluster-proxy-prod-` + revision + `" created; the controller starts the group at its next reconcile`,
+				`: RolloutApproval "cluster-proxy-prod-` + revision + `" created; the controller has not judged it yet: it starts the group at its next reconcile`,
 			approvals: map[string]v1alpha1.RolloutApprovalSpec{"cluster-proxy-prod-" + revision: prod},
 		},
 		{
@@ -65,11 +67,23 @@ func TestApprove(t *testing.T) {
 			approvals: map[string]v1alpha1.RolloutApprovalSpec{"cluster-proxy-prod-" + revision: prod},
 		},
 		{
-			name:      "approved already: said, not created again",
-			objs:      []client.Object{needProd(), &v1alpha1.RolloutApproval{ObjectMeta: metav1.ObjectMeta{Name: "by-hand"}, Spec: prod}},
-			args:      []string{"prod"},
-			out:       `already approved: RolloutApproval "by-hand" approves group "prod" of placement open-cluster-management/cluster-proxy-placement at revision ` + revision,
+			name: "approved already: said, not created again",
+			objs: []client.Object{needProd(), &v1alpha1.RolloutApproval{ObjectMeta: metav1.ObjectMeta{Name: "by-hand"}, Spec: prod}},
+			args: []string{"prod"},
+			out: `already approved: RolloutApproval "by-hand" approves group "prod" of placement open-cluster-management/cluster-proxy-placement at revision ` + revision +
+				`: the controller has not judged it yet`,
 			approvals: map[string]v1alpha1.RolloutApprovalSpec{"by-hand": prod},
+		},
+		{
+			name: "approved already, and used: said with what its status says",
+			objs: []client.Object{needProd(), judged(approvalOf("by-hand", "prod", revision), addonrollout.ReasonUsed, `group "prod" started under it`)},
+			args: []string{"prod", "--revision", revision},
+			out:  `already approved: RolloutApproval "by-hand" approves group "prod" of placement ` + hubNS + "/" + placeName + ` at revision ` + revision + `: its status says Used: group "prod" started under it`,
+		},
+		{
+			name: "the revision reviewed: approved", objs: []client.Object{needProd()}, args: []string{"prod", "--revision", revision},
+			out:       `RolloutApproval "cluster-proxy-prod-` + revision + `" created`,
+			approvals: map[string]v1alpha1.RolloutApprovalSpec{"cluster-proxy-prod-" + revision: prod},
 		},
 		{
 			name: "paused: prod waits for the pause and an approval, which can be given meanwhile",
@@ -81,8 +95,10 @@ func TestApprove(t *testing.T) {
 }
 
 // TestApproveRefused: with nothing pending for the group approve refuses
-// (exit 1), saying what is pending instead; a placement the add-on does
-// not have is bad usage (exit 2).
+// (exit 1), saying what is pending instead; so it does for a group that
+// waits at another revision than the one reviewed, naming the revision
+// waiting and its configs, and when an approval's status says it approves
+// nothing. A placement the add-on does not have is bad usage (exit 2).
 func TestApproveRefused(t *testing.T) {
 	t.Parallel()
 	testApprove(t, []approveCase{
@@ -114,6 +130,43 @@ func TestApproveRefused(t *testing.T) {
 			code: 1, err: []string{`nothing to approve: add-on "cluster-proxy" has no AddOnRollout, so no group of it waits for an approval`},
 		},
 		{
+			name: "another revision than the one reviewed: refused, naming the revision waiting and its configs", objs: []client.Object{needProd()},
+			args: []string{"prod", "--revision", "0123456789ab"},
+			code: 1, err: []string{`not approved: group "prod" of placement ` + hubNS + "/" + placeName + ` waits at revision ` + revision + `, not 0123456789ab ` +
+				`(its configs: managedproxyconfigurations.proxy.open-cluster-management.io cluster-proxy spec hash `,
+				`review it (rolloutctl status cluster-proxy) and approve --revision ` + revision},
+			approvals: map[string]v1alpha1.RolloutApprovalSpec{},
+		},
+		{
+			name: "an approval whose status says UnknownGroup: refused, not \"already approved\"",
+			objs: []client.Object{needProd(), judged(approvalOf("qa", "qa", revision), addonrollout.ReasonUnknownGroup, `placement has no decision group "qa"`)},
+			args: []string{"qa"},
+			code: 1, err: []string{`not approved: RolloutApproval "qa" names group "qa" of placement ` + hubNS + "/" + placeName + ` at revision ` + revision +
+				`, but approves nothing: its status says UnknownGroup: placement has no decision group "qa"`, `no placement has a group "qa"`},
+		},
+		{
+			name: "an approval of the revision whose status says NotRequired: refused",
+			objs: []client.Object{needProd(), judged(approvalOf("by-hand", "prod", revision), addonrollout.ReasonNotRequired, `group "prod" does not need an approval`)},
+			args: []string{"prod"},
+			code: 1, err: []string{`approves nothing: its status says NotRequired: group "prod" does not need an approval`},
+		},
+		{
+			name: "an approval of another revision than the one reviewed: refused",
+			objs: []client.Object{needProd(), approvalOf("by-hand", "prod", revision)}, args: []string{"prod", "--revision", "0123456789ab"},
+			code: 1, err: []string{`not approved: RolloutApproval "by-hand" names group "prod" of placement ` + hubNS + "/" + placeName + ` at revision ` + revision +
+				`, the revision the placement rolls out, not 0123456789ab`},
+		},
+		{
+			name: "the approval of its name exists, judged RevisionMismatch: refused", objs: []client.Object{needProd(),
+				judged(approvalOf("cluster-proxy-prod-"+revision, "prod", revision), addonrollout.ReasonRevisionMismatch, "approves revision x")},
+			args: []string{"prod"},
+			code: 1, err: []string{`approves nothing: its status says RevisionMismatch: approves revision x`},
+		},
+		{
+			name: "--revision with one dash: bad usage", objs: []client.Object{needProd()}, args: []string{"prod", "-revision", revision},
+			code: 2, err: []string{"(long flags take two dashes: --revision)"}, approvals: map[string]v1alpha1.RolloutApprovalSpec{},
+		},
+		{
 			name: "another placement: bad usage", objs: []client.Object{needProd()}, args: []string{"prod", "--placement", "other/canary"},
 			code: 2, err: []string{`approve: add-on "cluster-proxy" has no install-strategy placement other/canary (it has: open-cluster-management/cluster-proxy-placement)`},
 		},
@@ -125,6 +178,24 @@ func TestApproveRefused(t *testing.T) {
 			code: 1, err: []string{`rolloutapproval "cluster-proxy-prod-` + revision + `" exists and approves group "prod" of add-on "other"`},
 		},
 	})
+}
+
+// approvalOf is an approval of group of the seed's placement at revision.
+func approvalOf(name, group, revision string) *v1alpha1.RolloutApproval {
+	return &v1alpha1.RolloutApproval{ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: v1alpha1.RolloutApprovalSpec{AddOn: addonName, Placement: seedPlacement, Group: group, Revision: revision}}
+}
+
+// judged is a with the Approved condition the controller writes, of
+// reason (True for Used) and message.
+func judged(a *v1alpha1.RolloutApproval, reason, message string) *v1alpha1.RolloutApproval {
+	status := metav1.ConditionFalse
+	if reason == addonrollout.ReasonUsed {
+		status = metav1.ConditionTrue
+	}
+	a.Status.Conditions = []metav1.Condition{{Type: addonrollout.ConditionApproved, Status: status, Reason: reason, Message: message,
+		LastTransitionTime: metav1.NewTime(now)}}
+	return a
 }
 
 // testApprove runs approve on each case's hub, in parallel.
@@ -203,4 +274,47 @@ func TestApprovalName(t *testing.T) {
 	}
 	assert.NotEqual(t, approvalName("cluster-proxy", pa("ocm", "p", "Prod"), false), approvalName("cluster-proxy", pa("ocm", "p", "PROD"), false),
 		"names that differ in case only")
+}
+
+// TestApproveWait: with --wait approve waits for the controller to judge
+// the approval it created, and says what it judged; a judgement that it
+// approves nothing, or none within --wait, is refused (exit 1).
+func TestApproveWait(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		reason string // the controller's judgement; "": none
+		wait   string
+		code   int
+		out    string
+		err    string
+	}{
+		{name: "judged NotUsedYet: approved", reason: addonrollout.ReasonNotUsedYet, wait: "10s",
+			out: `approved group "prod" of placement ` + hubNS + "/" + placeName + ` at revision ` + revision + `: RolloutApproval "cluster-proxy-prod-` + revision +
+				`" created; its status says NotUsedYet: judged`},
+		{name: "judged RevisionMismatch: refused", reason: addonrollout.ReasonRevisionMismatch, wait: "10s", code: 1,
+			err: `" created, but its status says RevisionMismatch: judged`},
+		{name: "not judged in time: refused", wait: "1ms", code: 1,
+			err: `" created; the controller has not judged it within --wait 1ms: is it running?`},
+		{name: "a negative wait: bad usage", wait: "-1s", code: 2, err: "approve: --wait -1s: want a duration of 0 or more"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			controller := interceptor.Funcs{Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+				if err := c.Get(ctx, key, obj, opts...); err != nil {
+					return err
+				}
+				if a, ok := obj.(*v1alpha1.RolloutApproval); ok && tt.reason != "" {
+					judged(a, tt.reason, "judged")
+				}
+				return nil
+			}}
+			c := fakeHubWith(t, true, controller, append(seedHub(t), needProd())...)
+			code, out, errOut := runWith(t, c, "approve", addonName, "prod", "--wait", tt.wait)
+			assert.Equal(t, tt.code, code, errOut)
+			assert.Contains(t, out, tt.out)
+			assert.Contains(t, errOut, tt.err)
+		})
+	}
 }

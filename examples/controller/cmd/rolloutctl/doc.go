@@ -12,7 +12,8 @@
 //	status ADDON [-o text|json|yaml]               the rollout, one line per group, then approvals pending and conditions
 //	pause ADDON                                    no cluster starts; clusters in flight finish
 //	resume ADDON                                   clusters start again
-//	approve ADDON GROUP [--placement NS/NAME]      let GROUP start at the revision it waits at
+//	approve ADDON GROUP [--placement NS/NAME] [--revision R] [--wait D]
+//	                                               let GROUP start at the revision it waits at (R: only if it is that one)
 //	completion bash|zsh|fish|powershell            the shell's completion script
 //
 // The command line is cobra's, as kubectl's: a flag takes two dashes, or
@@ -48,9 +49,21 @@
 // (the controller runs them; rolloutctl does not), the problems of an
 // invalid AddOnRollout, and its conditions. It also shows the
 // AddOnRollout's generation beside the generation its status was written
-// for, so that a controller lagging behind the spec shows, and warns when
-// the controller, with its default -lifecycle, does not take the add-on
-// (hubctl.Takes). -o json prints the report of examples/plan -o json
+// for, so that a controller lagging behind the spec shows, and when the
+// controller last confirmed the status (status.lastConfirmedTime) and is
+// due to again (status.recheckTime). A status more than a minute
+// (planreport.StaleGrace) past its recheck time is stale: status says so,
+// naming when the controller last confirmed it (or, without
+// lastConfirmedTime, last wrote it), and shows the groups and conditions
+// as the status last said them, then the clusters a running controller
+// would start; nothing acts on the plan until one runs. Every time shows
+// how long ago or in how long ("2026-12-02 10:42:00 UTC (12m ago)"). For
+// each placement it lists the configs of its revision (resource, name,
+// spec hash, and the add-on's image where the config gives one), and it
+// lists the add-on's approvals: what each approves, who created it
+// (spec.username, recorded at admission) and what its status says. It
+// warns when the controller, with its default -lifecycle, does not take
+// the add-on (hubctl.Takes). -o json prints the report of examples/plan -o json
 // instead, -o yaml the same document in YAML. An add-on without an
 // AddOnRollout is shown as the planner sees it, rolled out without
 // operator controls.
@@ -60,7 +73,9 @@
 // pause sets spec.paused of the AddOnRollout named after the add-on with
 // a merge patch, and creates the AddOnRollout when there is none; resume
 // clears it, and says there is nothing to resume when there is no
-// AddOnRollout or it is not paused.
+// AddOnRollout or it is not paused. Both refuse an add-on the hub does not
+// have, naming the hub's add-ons and those close to the name given: an
+// AddOnRollout of a misspelt name holds nothing.
 //
 // # approve
 //
@@ -69,17 +84,38 @@
 // at, named ADDON-GROUP-REVISION (ADDON-NAMESPACE-PLACEMENT-GROUP-REVISION
 // when the add-on has several placements), lowercased, and with a short
 // hash of the exact names appended when they are not a valid object name
-// as they are. Approving again is fine: an approval that already approves
-// the group at that revision (addonrollout.Approves, as the controller
-// tells) is reported, not created twice. When nothing waits for an
-// approval of GROUP, approve refuses and says what is pending instead.
+// as they are. With --revision R (the revision reviewed in status), it
+// refuses when the group waits at another revision, naming that revision
+// and its configs. Approving again is fine: an approval that already
+// approves the group at that revision (addonrollout.Approves, as the
+// controller tells) is reported with what its status says, not created
+// twice. approve never reports an approval as given when its status says
+// otherwise: one whose Approved condition says it approves nothing
+// (RevisionMismatch, NotRequired, UnknownGroup, AddOnNotFound) is refused
+// with what it says. A new approval has not been judged yet, and approve
+// says so; with --wait D it waits up to D for the controller's judgement
+// and reports it (refused when it approves nothing, or none came in
+// time). When nothing waits for an approval of GROUP, approve refuses and
+// says what is pending instead. It refuses an add-on the hub does not
+// have.
 //
 // # Exit codes
 //
-// 0 when done (status printed whatever the rollout's state; paused,
-// resumed, approved, or nothing to resume; help and completion), 1 when
-// approve refuses or the hub fails a request, 2 on bad usage: an unknown
-// subcommand or flag, missing or extra arguments, a kubeconfig or context
-// that cannot be loaded, or an add-on the hub does not have (status,
-// approve). kubectl passes the plugin's exit code on.
+// 0 when done (status printed whatever the rollout's state, a stale one
+// included; paused, resumed, approved, or nothing to resume; help and
+// completion), 1 when pause, resume or approve refuses (an add-on the hub
+// does not have included) or the hub fails a request (one the user's
+// role does not allow included), 2 on bad usage: an unknown subcommand or
+// flag (a long flag with one dash, -revision, included), missing or extra
+// arguments, a kubeconfig or context that cannot be loaded, or status of
+// an add-on the hub does not have. kubectl passes the plugin's exit code
+// on.
+//
+// # Roles
+//
+// config/rbac ships the ClusterRoles to bind: rolloutkit-viewer, what
+// status reads (and the controller's -dry-run), and rolloutkit-approver,
+// the viewer's rules (by aggregation) and create on RolloutApprovals, for
+// approve. pause and resume patch or create AddOnRollouts, which neither
+// role allows.
 package main

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -63,7 +62,7 @@ func storedVersion(ctx context.Context, c client.Client, version string) (string
 
 // plan reads the hub through c as the controller does (its add-ons in
 // version; empty: the stored one) and plans the add-on at now with the
-// controller's call. An add-on the hub does not have is bad usage.
+// controller's call. An add-on the hub does not have is a *noAddonError.
 func plan(ctx context.Context, c client.Client, addOn, version string, now time.Time) (planned, error) {
 	version, err := storedVersion(ctx, c, version)
 	if err != nil {
@@ -73,13 +72,8 @@ func plan(ctx context.Context, c client.Client, addOn, version string, now time.
 	if err != nil {
 		return planned{}, err
 	}
-	names := h.AddonNames()
-	if !slices.Contains(names, addOn) {
-		found := "none"
-		if len(names) > 0 {
-			found = strings.Join(names, ", ")
-		}
-		return planned{}, badUsage("the hub has no ClusterManagementAddOn %q (it has: %s)", addOn, found)
+	if names := h.AddonNames(); !slices.Contains(names, addOn) {
+		return planned{}, &noAddonError{addOn: addOn, names: names}
 	}
 	rep, err := planreport.Plan(h, addOn, now, nil)
 	if err != nil {

@@ -102,8 +102,10 @@ func TestUsage(t *testing.T) {
 	}
 }
 
-// TestExitCodes: 0 when done, 1 when refused or when the hub fails a
-// request, 2 on bad usage, an add-on the hub does not have included.
+// TestExitCodes: 0 when done, 1 when refused (pausing or approving an
+// add-on the hub does not have included) or when the hub fails a
+// request, 2 on bad usage (the status of an add-on the hub does not have
+// included).
 func TestExitCodes(t *testing.T) {
 	t.Parallel()
 	failing := interceptor.Funcs{List: func(context.Context, client.WithWatch, client.ObjectList, ...client.ListOption) error {
@@ -121,7 +123,9 @@ func TestExitCodes(t *testing.T) {
 		{name: "nothing to resume", hub: fakeHub(t, true, seedHub(t)...), args: []string{"resume", addonName}},
 		{name: "nothing to approve", hub: fakeHub(t, true, append(seedHub(t), needProd())...), args: []string{"approve", addonName, "dev"}, code: 1, stderr: "nothing to approve"},
 		{name: "the hub fails a request", hub: fakeHubWith(t, true, failing, seedHub(t)...), args: []string{"status", addonName}, code: 1, stderr: "unable to handle the request"},
-		{name: "an add-on the hub does not have", hub: fakeHub(t, true, seedHub(t)...), args: []string{"status", "nope"}, code: 2, stderr: `no ClusterManagementAddOn "nope"`},
+		{name: "status of an add-on the hub does not have", hub: fakeHub(t, true, seedHub(t)...), args: []string{"status", "nope"}, code: 2, stderr: `no ClusterManagementAddOn "nope"`},
+		{name: "approve an add-on the hub does not have", hub: fakeHub(t, true, seedHub(t)...), args: []string{"approve", "nope", "prod"}, code: 1, stderr: `no ClusterManagementAddOn "nope"`},
+		{name: "pause an add-on the hub does not have", hub: fakeHub(t, true, seedHub(t)...), args: []string{"pause", "nope"}, code: 1, stderr: `no ClusterManagementAddOn "nope"`},
 		{name: "bad usage", hub: fakeHub(t, true, seedHub(t)...), args: []string{"approve", addonName}, code: 2, stderr: "want ADDON GROUP"},
 	}
 	for _, tt := range tests {
@@ -168,7 +172,7 @@ func TestKubectlPluginName(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	e.stdout, e.stderr = &stdout, &stderr
 	require.Equal(t, 0, run(context.Background(), []string{"status", addonName}, e), stderr.String())
-	assert.Contains(t, stdout.String(), ": kubectl rolloutkit approve cluster-proxy prod\n")
+	assert.Contains(t, stdout.String(), ": kubectl rolloutkit approve cluster-proxy prod --revision "+revision+"\n")
 	stdout.Reset()
 	require.Equal(t, 0, run(context.Background(), []string{"approve", "-h"}, e))
 	assert.Contains(t, stdout.String(), "kubectl rolloutkit approve ADDON GROUP [flags]")

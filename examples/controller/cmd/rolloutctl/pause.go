@@ -8,15 +8,14 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 )
 
-// newPauseCommand is pause (paused true) or resume (false).
+// newPauseCommand is pause (paused true) or resume (false), of an add-on
+// the hub has: either refuses one it does not have.
 func newPauseCommand(c *cli, paused bool) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:               "pause ADDON",
@@ -30,6 +29,9 @@ func newPauseCommand(c *cli, paused bool) *cobra.Command {
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		cl, err := c.client()
 		if err != nil {
+			return err
+		}
+		if err := checkAddon(cmd.Context(), cl, args[0]); err != nil {
 			return err
 		}
 		if paused {
@@ -48,9 +50,6 @@ func pause(ctx context.Context, s *cli, c client.Client, addOn string) error {
 		return err
 	}
 	if ar == nil {
-		if err := warnNoAddon(ctx, s, c, addOn); err != nil {
-			return err
-		}
 		ar = &v1alpha1.AddOnRollout{ObjectMeta: metav1.ObjectMeta{Name: addOn}, Spec: v1alpha1.AddOnRolloutSpec{Paused: true}}
 		switch err := c.Create(ctx, ar); {
 		case err == nil:
@@ -121,24 +120,6 @@ func setPaused(ctx context.Context, c client.Client, name string, paused bool) e
 	patch := fmt.Appendf(nil, `{"spec":{"paused":%t}}`, paused)
 	if err := c.Patch(ctx, ar, client.RawPatch(types.MergePatchType, patch)); err != nil {
 		return fmt.Errorf("setting spec.paused of addonrollout %q to %t: %w", name, paused, err)
-	}
-	return nil
-}
-
-// warnNoAddon warns when the hub has no ClusterManagementAddOn addOn: an
-// AddOnRollout for it holds it only once it exists, and a misspelt name
-// holds nothing.
-func warnNoAddon(ctx context.Context, s *cli, c client.Client, addOn string) error {
-	cma := &metav1.PartialObjectMetadata{}
-	cma.SetGroupVersionKind(schema.GroupVersionKind{Group: addonv1alpha1.GroupVersion.Group, Version: addonv1alpha1.GroupVersion.Version, Kind: "ClusterManagementAddOn"})
-	switch err := c.Get(ctx, types.NamespacedName{Name: addOn}, cma); {
-	case apierrors.IsNotFound(err):
-		_, err := fmt.Fprintf(s.stderr, "%s: warning: the hub has no ClusterManagementAddOn %q: the AddOnRollout holds it once it exists\n", s.name, addOn)
-		return err
-	case meta.IsNoMatchError(err):
-		return nil // no add-on API at all, or not in v1alpha1: nothing to tell
-	case err != nil:
-		return fmt.Errorf("reading clustermanagementaddon %q: %w", addOn, err)
 	}
 	return nil
 }

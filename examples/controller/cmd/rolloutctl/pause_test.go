@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -85,18 +86,41 @@ func TestPauseResume(t *testing.T) {
 	}
 }
 
-// TestPauseErrors: pausing an add-on the hub does not have works, with a
-// warning (a misspelt name holds nothing); a hub without the CRDs refuses,
-// saying what to install.
+// TestPauseErrors: pausing or resuming an add-on the hub does not have is
+// refused (exit 1), naming the hub's add-ons and the one meant, and
+// creates nothing (an AddOnRollout of a misspelt name holds nothing); a
+// hub without the CRDs refuses, saying what to install.
 func TestPauseErrors(t *testing.T) {
 	t.Parallel()
-	c := fakeHub(t, true, seedHub(t)...)
-	code, out, errOut := runWith(t, c, "pause", "clsuter-proxy")
-	require.Equal(t, 0, code, errOut)
-	assert.Contains(t, out, `paused add-on "clsuter-proxy"`)
-	assert.Contains(t, errOut, `rolloutctl: warning: the hub has no ClusterManagementAddOn "clsuter-proxy": the AddOnRollout holds it once it exists`)
+	tests := []struct {
+		name    string
+		objs    []client.Object
+		args    []string
+		stderr  string
+		created bool // an AddOnRollout of the typo afterwards
+	}{
+		{name: "pause a typo", args: []string{"pause", "cluster-prxy"},
+			stderr: `rolloutctl: the hub has no ClusterManagementAddOn "cluster-prxy" (it has: cluster-proxy); did you mean "cluster-proxy"?`},
+		{name: "pause a typo that has an AddOnRollout, paused: not \"already paused\"", args: []string{"pause", "cluster-prxy"},
+			objs:   []client.Object{&v1alpha1.AddOnRollout{ObjectMeta: metav1.ObjectMeta{Name: "cluster-prxy"}, Spec: v1alpha1.AddOnRolloutSpec{Paused: true}}},
+			stderr: `the hub has no ClusterManagementAddOn "cluster-prxy"`, created: true},
+		{name: "resume a typo", args: []string{"resume", "Cluster-Proxy"}, stderr: `did you mean "cluster-proxy"?`},
+		{name: "a name far from any: no suggestion", args: []string{"pause", "metrics"},
+			stderr: `the hub has no ClusterManagementAddOn "metrics" (it has: cluster-proxy)` + "\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := fakeHub(t, true, append(seedHub(t), tt.objs...)...)
+			code, out, errOut := runWith(t, c, tt.args...)
+			assert.Equal(t, 1, code, errOut)
+			assert.Empty(t, out)
+			assert.Contains(t, errOut, tt.stderr)
+			assert.Equal(t, tt.created, storedRollout(t, c, tt.args[1]) != nil)
+		})
+	}
 
-	code, _, errOut = runWith(t, fakeHub(t, false, seedHub(t)...), "pause", addonName)
+	code, _, errOut := runWith(t, fakeHub(t, false, seedHub(t)...), "pause", addonName)
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errOut, "the hub does not serve rolloutkit.io/v1alpha1 AddOnRollouts: install the CRDs of examples/controller/config/crd")
 }

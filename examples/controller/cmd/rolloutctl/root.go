@@ -54,8 +54,9 @@ func newRootCommand(e env) *cobra.Command {
 		Use:   strings.ReplaceAll(e.name, " ", "-") + " SUBCOMMAND",
 		Short: "An operator's controls over the rollouts of the rolloutkit controller on a hub",
 		Long: "An operator's controls over the rollouts of the rolloutkit controller on a hub.\n\n" +
-			"Exit codes: 0 done, 1 refused (approve with nothing pending) or a failed request to the hub,\n" +
-			"2 bad usage (a kubeconfig or context that cannot be loaded, an add-on the hub does not have, included).",
+			"Exit codes: 0 done, 1 refused (approve with nothing pending, pause, resume or approve of an add-on\n" +
+			"the hub does not have) or a failed request to the hub, 2 bad usage (a kubeconfig or context that\n" +
+			"cannot be loaded, status of an add-on the hub does not have, included).",
 		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: e.name},
 		SilenceErrors: true,
 		SilenceUsage:  true,

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -35,6 +36,10 @@ func newStatusCommand(c *cli) *cobra.Command {
 			return badUsage("status: -o %q: want %s", *output, strings.Join(statusOutputs(), ", "))
 		}
 		_, p, err := c.plan(cmd.Context(), args[0], *version)
+		var na *noAddonError
+		if errors.As(err, &na) {
+			return badUsage("%w", err) // a name to look up, not an act refused
+		}
 		if err != nil {
 			return err
 		}

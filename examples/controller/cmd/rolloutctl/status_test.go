@@ -188,8 +188,14 @@ func TestStatusReport(t *testing.T) {
 			require.Len(t, got.Placements[0].Groups, 3)
 			require.NotNil(t, got.Placements[0].Groups[2].Status)
 			assert.Equal(t, "Approval", got.Placements[0].Groups[2].Status.WaitsFor)
-			assert.Equal(t, []v1alpha1.PendingApproval{{Placement: v1alpha1.PlacementRef{Namespace: hubNS, Name: placeName}, Group: "prod", Revision: revision}},
-				got.Rollout.PendingApprovals)
+			require.Len(t, got.Rollout.PendingApprovals, 1)
+			pa := got.Rollout.PendingApprovals[0]
+			assert.Equal(t, v1alpha1.PendingApproval{Placement: v1alpha1.PlacementRef{Namespace: hubNS, Name: placeName}, Group: "prod", Revision: revision},
+				v1alpha1.PendingApproval{Placement: pa.Placement, Group: pa.Group, Revision: pa.Revision})
+			require.Len(t, got.Placements[0].Configs, 1, "the revision's configs")
+			assert.Equal(t, "managedproxyconfigurations", got.Placements[0].Configs[0].Resource)
+			assert.Equal(t, addonName, got.Placements[0].Configs[0].Name)
+			assert.Len(t, got.Placements[0].Configs[0].SpecHash, 64)
 			assert.Equal(t, int64(2), got.Rollout.Generation)
 			assert.Equal(t, int64(1), got.Rollout.ObservedGeneration)
 		})
@@ -200,7 +206,8 @@ func TestStatusReport(t *testing.T) {
 type report struct {
 	Addon      string `json:"addon"`
 	Placements []struct {
-		Revision string `json:"revision"`
+		Revision string                    `json:"revision"`
+		Configs  []v1alpha1.RevisionConfig `json:"configs"`
 		Groups   []struct {
 			Name   string                `json:"name"`
 			Status *v1alpha1.GroupStatus `json:"status"`
