@@ -45,6 +45,7 @@ type options struct {
 	addons         bool
 	addonVersion   string
 	lifecycles     []string
+	retention      time.Duration // of approvals of superseded revisions
 	leaderElect    bool
 	leaderNS       string
 	lease          leaseTimes
@@ -118,6 +119,7 @@ func (o *options) bindWorkFlags(fs *flag.FlagSet) *textFlags {
 	fs.StringVar(&t.lifecycle, "lifecycle", hubctl.DefaultLifecycle, "comma-separated values of the ClusterManagementAddOn annotation "+hubctl.LifecycleAnnotation+
 		" whose add-ons this controller takes (addon-manager also takes those without it); OCM's add-on manager takes addon-manager and those without it")
 	fs.StringVar(&o.addonVersion, "addon-version", "", "add-on API version to read and write, v1alpha1 or v1beta1 (default: the version the hub stores)")
+	fs.DurationVar(&o.retention, "approval-retention", hubctl.DefaultApprovalRetention, "delete a RolloutApproval of a revision its placement no longer rolls out this long after it was superseded (0 keeps it forever)")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "read the hub, print each add-on's next rollout step as examples/plan does, write nothing, and exit")
 	fs.DurationVar(&o.simulateAgents, "simulate-agents", 0, "also play each add-on's manager (render its ManifestWork from the desired configs) and the work agents (apply it after this long, e.g. 2s), for a hub with no real clusters")
 	fs.BoolVar(&o.renderByName, "simulate-render-by-name", false, "with -simulate-agents: render each work from the newest spec of its config objects, read by name, as the real cluster-proxy does on addon-framework (what the work gate holds back)")
@@ -295,7 +297,8 @@ func serve(ctx context.Context, cfg *rest.Config, o options, gateOn bool, logger
 		}
 	}
 	version, err := hubctl.Setup(ctx, mgr, hubctl.Options{Placements: o.placements, Addons: o.addons, AddonVersion: o.addonVersion,
-		Lifecycles: o.lifecycles, Metrics: metrics.Registry, Verifier: hubctl.Verifier{HTTP: &http.Client{}}, WorkGate: gateOn})
+		Lifecycles: o.lifecycles, Metrics: metrics.Registry, Verifier: hubctl.Verifier{HTTP: &http.Client{}}, WorkGate: gateOn,
+		ApprovalRetention: o.retention})
 	if err != nil {
 		return err
 	}

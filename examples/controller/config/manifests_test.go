@@ -172,6 +172,7 @@ func TestManifests(t *testing.T) {
 				"work.open-cluster-management.io manifestworks list,watch",
 				"rolloutkit.io addonrollouts,rolloutapprovals list,watch",
 				"rolloutkit.io addonrollouts/status,rolloutapprovals/status patch",
+				"rolloutkit.io rolloutapprovals delete",
 				"events.k8s.io events create,patch",
 				"authorization.k8s.io selfsubjectaccessreviews create",
 			},

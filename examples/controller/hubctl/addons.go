@@ -132,6 +132,10 @@ type AddonReconciler struct {
 	// ValidateQuery checks the PromQL queries of verifications (Setup
 	// gives PromQL); nil: only that they are not empty.
 	ValidateQuery addonrollout.QueryValidator
+	// ApprovalRetention is how long an approval of a revision its
+	// placement no longer rolls out is kept before it is deleted; 0:
+	// forever (addonrollout.Controls.ApprovalRetention).
+	ApprovalRetention time.Duration
 
 	// Set by SetupWithManager.
 	rollouts bool // the hub serves rolloutkit.io's AddOnRollouts
@@ -157,8 +161,9 @@ func (r *AddonReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		if apierrors.IsNotFound(err) {
 			r.phases.forget(req.Name)
 			r.Metrics.forget(req.Name)
+			return r.missing(ctx, req.Name)
 		}
-		return ctrl.Result{}, client.IgnoreNotFound(err)
+		return ctrl.Result{}, err
 	}
 	cma, err := snap.cma(obj)
 	if err != nil {
@@ -173,7 +178,7 @@ func (r *AddonReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	}
 	inputs, mcas, ctl := in.Placements, in.Addons, in.Controls
 	installErr := errors.Join(r.install(ctx, snap, cma, inputs, mcas), r.adopt(ctx, snap, cma, mcas))
-	ctl.ValidateQuery = r.ValidateQuery
+	ctl.ValidateQuery, ctl.ApprovalRetention = r.ValidateQuery, r.ApprovalRetention
 	ctl.WorkGate = r.gate.check(ctx, cma.Name)
 	p, err := r.plan(ctx, withView(ctl, cma.Name), func(c addonrollout.Controls) (addonrollout.Plan, error) {
 		return addonrollout.PlanControlled(rollout.Planner{Clock: r.Clock}, c, cma, inputs, mcas, in.SpecHash)
@@ -184,7 +189,17 @@ func (r *AddonReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	r.Metrics.observe(cma.Name, p.Status)
 	renderingErr := r.writeRendering(ctx, snap, obj, p.Plan)
 	controlsErr := r.writeControls(ctx, ctl, p)
-	return r.write(ctx, snap, obj, cma, mcas, p.Steps, errors.Join(installErr, renderingErr, controlsErr), p.RecheckAfter)
+	return r.write(ctx, snap, obj, cma, mcas, p.Steps, errors.Join(installErr, renderingErr, controlsErr), recheckOf(ctl, p.Plan))
+}
+
+// recheckOf is when to reconcile again for the plan p's own sake: its
+// RecheckAfter, which keeps the AddOnRollout's status confirmed; without
+// an AddOnRollout, nothing is confirmed, and write takes the steps'.
+func recheckOf(ctl addonrollout.Controls, p addonrollout.Plan) time.Duration {
+	if ctl.Rollout == nil {
+		return 0
+	}
+	return p.RecheckAfter
 }
 
 // withView returns ctl, with an AddOnRollout without controls when it has

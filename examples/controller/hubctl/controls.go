@@ -2,6 +2,8 @@ package hubctl
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strconv"
@@ -42,6 +44,12 @@ const (
 	EventApprovalUsed = "ApprovalUsed"
 	// EventRolloutCompleted (Normal): a placement's revision completed.
 	EventRolloutCompleted = "RevisionCompleted"
+	// EventApprovalDeleted (Normal): an approval of a superseded revision
+	// was deleted, past the approval retention (Options.ApprovalRetention).
+	EventApprovalDeleted = "ApprovalDeleted"
+	// EventAddOnNotFound (Warning): the hub has no ClusterManagementAddOn
+	// of the name an AddOnRollout or a RolloutApproval gives.
+	EventAddOnNotFound = addonrollout.ReasonAddOnNotFound
 )
 
 // approvalAddOnIndex is the cache index of RolloutApprovals by
@@ -80,27 +88,46 @@ func (r *AddonReconciler) writeControls(ctx context.Context, ctl addonrollout.Co
 		next := ar.DeepCopy()
 		next.Status = p.Status
 		if err := patchStatus(ctx, r.Client, ar, next); err != nil {
+			// The transitions are told once the status that makes them
+			// is written (see report).
 			errs = append(errs, fmt.Errorf("writing the status of addonrollout %q: %w", ar.Name, err))
+			return errors.Join(append(errs, r.writeApprovals(ctx, ar, ctl.Approvals, p.Approvals))...)
 		}
 	}
-	for _, a := range p.Approvals {
-		i := indexOfApproval(ctl.Approvals, a.Name)
+	errs = append(errs, r.writeApprovals(ctx, ar, ctl.Approvals, p.Approvals), r.expire(ctx, ar, ctl.Approvals, p.Expired))
+	r.report(ctx, ar, p)
+	return errors.Join(errs...)
+}
+
+// writeApprovals writes the approvals' new statuses, with an event on the
+// approval and on ar (nil: none) for each one used.
+func (r *AddonReconciler) writeApprovals(ctx context.Context, ar *v1alpha1.AddOnRollout, approvals []*v1alpha1.RolloutApproval,
+	statuses []addonrollout.ApprovalStatus) error {
+	var errs []error
+	for _, a := range statuses {
+		i := indexOfApproval(approvals, a.Name)
 		if i < 0 {
 			continue
 		}
-		cur := ctl.Approvals[i]
+		cur := approvals[i]
 		next := cur.DeepCopy()
 		next.Status.Conditions = a.Conditions
 		if err := patchStatus(ctx, r.Client, cur, next); err != nil {
 			errs = append(errs, fmt.Errorf("writing the status of rolloutapproval %q: %w", cur.Name, err))
 			continue
 		}
-		if c := meta.FindStatusCondition(a.Conditions, addonrollout.ConditionApproved); c != nil && c.Reason == addonrollout.ReasonUsed {
-			r.event(cur, corev1.EventTypeNormal, EventApprovalUsed, "%s", c.Message)
-			r.event(ar, corev1.EventTypeNormal, EventApprovalUsed, "%s (RolloutApproval %s)", c.Message, cur.Name)
+		c := meta.FindStatusCondition(a.Conditions, addonrollout.ConditionApproved)
+		switch {
+		case c == nil:
+		case c.Reason == addonrollout.ReasonUsed:
+			r.event(cur, nil, corev1.EventTypeNormal, EventApprovalUsed, "Use", "%s", c.Message)
+			if ar != nil {
+				r.event(ar, cur, corev1.EventTypeNormal, EventApprovalUsed, action("use", cur.Name), "%s (RolloutApproval %s)", c.Message, cur.Name)
+			}
+		case c.Reason == addonrollout.ReasonAddOnNotFound:
+			r.event(cur, nil, corev1.EventTypeWarning, EventAddOnNotFound, "Find", "%s", c.Message)
 		}
 	}
-	r.report(ctx, ar, p)
 	return errors.Join(errs...)
 }
 
@@ -110,7 +137,7 @@ func (r *AddonReconciler) report(ctx context.Context, ar *v1alpha1.AddOnRollout,
 	old, st := ar.Status, p.Status
 	if p.Invalid != nil {
 		if c := meta.FindStatusCondition(old.Conditions, addonrollout.ConditionValid); c == nil || c.Status != "False" || c.ObservedGeneration != ar.Generation {
-			r.event(ar, corev1.EventTypeWarning, EventInvalidSpec, "the add-on is held until the spec is fixed: %s", oneLine(p.Invalid))
+			r.event(ar, nil, corev1.EventTypeWarning, EventInvalidSpec, "Validate", "the add-on is held until the spec is fixed: %s", oneLine(p.Invalid))
 			log.FromContext(ctx).Info("invalid AddOnRollout: the add-on is held", "addonrollout", ar.Name, "error", oneLine(p.Invalid))
 		}
 	}
@@ -120,7 +147,7 @@ func (r *AddonReconciler) report(ctx context.Context, ar *v1alpha1.AddOnRollout,
 			if c.Status != metav1.ConditionTrue {
 				kind = corev1.EventTypeWarning
 			}
-			r.event(ar, kind, c.Reason, "work gate: %s", c.Message)
+			r.event(ar, nil, kind, c.Reason, action("work gate", string(c.Status)), "work gate: %s", c.Message)
 		}
 	}
 	for _, ps := range st.Placements {
@@ -133,15 +160,18 @@ func (r *AddonReconciler) report(ctx context.Context, ar *v1alpha1.AddOnRollout,
 				if was != nil {
 					from = was.Phase
 				}
-				r.event(ar, corev1.EventTypeNormal, EventGroupPhase, "placement %s group %s: %s -> %s: %s", where, groupName(g), from, g.Phase, g.Message)
+				r.event(ar, nil, corev1.EventTypeNormal, EventGroupPhase, action(where, groupName(g), from+"->"+g.Phase, ps.Revision),
+					"placement %s group %s: %s -> %s: %s", where, groupName(g), from, g.Phase, g.Message)
 				if g.Phase == rollout.Breached.String() {
-					r.event(ar, corev1.EventTypeWarning, EventBreached, "placement %s group %s: %s", where, groupName(g), g.Message)
+					r.event(ar, nil, corev1.EventTypeWarning, EventBreached, action(where, groupName(g), "breached", ps.Revision),
+						"placement %s group %s: %s", where, groupName(g), g.Message)
 					r.Metrics.breach(ar.Name, where, g)
 				}
 			}
 		}
 		if ps.CompletionTime != nil && (prev == nil || prev.Revision != ps.Revision || prev.CompletionTime == nil) {
-			r.event(ar, corev1.EventTypeNormal, EventRolloutCompleted, "placement %s: revision %s complete and verified", where, ps.Revision)
+			r.event(ar, nil, corev1.EventTypeNormal, EventRolloutCompleted, action(where, "complete", ps.Revision),
+				"placement %s: revision %s complete and verified", where, ps.Revision)
 			if ps.RevisionStartTime != nil {
 				r.Metrics.completed(ar.Name, where, ps.CompletionTime.Sub(ps.RevisionStartTime.Time).Seconds())
 			}
@@ -149,28 +179,67 @@ func (r *AddonReconciler) report(ctx context.Context, ar *v1alpha1.AddOnRollout,
 	}
 	for _, pa := range st.PendingApprovals {
 		if !pendingIn(old, pa) {
-			r.event(ar, corev1.EventTypeNormal, EventApprovalRequested,
-				"placement %s/%s group %q waits for an approval of revision %s: create a RolloutApproval (rolloutctl approve %s %s)",
-				pa.Placement.Namespace, pa.Placement.Name, pa.Group, pa.Revision, ar.Name, pa.Group)
+			where := pa.Placement.Namespace + "/" + pa.Placement.Name
+			r.event(ar, nil, corev1.EventTypeNormal, EventApprovalRequested, action(where, strconv.Quote(pa.Group), "approval", pa.Revision),
+				"placement %s group %q waits for an approval of revision %s (%s): create a RolloutApproval (rolloutctl approve %s %s --revision %s)",
+				where, pa.Group, pa.Revision, addonrollout.ConfigsText(pa.Configs), ar.Name, pa.Group, pa.Revision)
 		}
 	}
-	for _, res := range p.results {
+	r.reportChecks(ar, p.results)
+}
+
+// reportChecks sends the events of the checks run, and sets their
+// metrics.
+func (r *AddonReconciler) reportChecks(ar *v1alpha1.AddOnRollout, results []addonrollout.CheckResult) {
+	for _, res := range results {
 		where := res.Check.Placement.Namespace + "/" + res.Check.Placement.Name
 		g := v1alpha1.GroupStatus{Name: res.Check.Group.Name, Index: res.Check.Group.Index}
 		r.Metrics.verification(ar.Name, where, seriesGroup(g), res.Check.Name, res.Passed)
+		kind, reason := corev1.EventTypeWarning, EventVerificationFailed
 		if res.Passed {
-			r.event(ar, corev1.EventTypeNormal, EventVerificationPassed, "placement %s group %s revision %s: %s: %s", where, groupName(g), res.Check.Request.Revision, res.Check.Name, res.Message)
-		} else {
-			r.event(ar, corev1.EventTypeWarning, EventVerificationFailed, "placement %s group %s revision %s: %s: %s", where, groupName(g), res.Check.Request.Revision, res.Check.Name, res.Message)
+			kind, reason = corev1.EventTypeNormal, EventVerificationPassed
 		}
+		r.event(ar, nil, kind, reason, action(where, groupName(g), "check "+res.Check.Name, res.Check.Request.Revision),
+			"placement %s group %s revision %s: %s: %s", where, groupName(g), res.Check.Request.Revision, res.Check.Name, res.Message)
 	}
 }
 
-// event sends an event about obj, when there is a recorder.
-func (r *AddonReconciler) event(obj client.Object, kind, reason, format string, args ...any) {
-	if r.Recorder != nil {
-		r.Recorder.Eventf(obj, nil, kind, reason, "Rollout", format, args...)
+// event sends an event about obj, and related (nil: none), when there is
+// a recorder. act is the event's action: what happened to what.
+//
+// client-go's event broadcaster merges the events of one key (type,
+// reason, action, regarding object at its resourceVersion, related) into a
+// series that keeps the first message. Each action names its subject (a
+// placement's group, a check, a revision), so that two events of one
+// reconcile are never of one key; and the events of a reconcile are sent
+// once its status is written, regarding the object at the resourceVersion
+// it was read at: one write, one set of events. So every transition the
+// controller writes is an event of its own.
+func (r *AddonReconciler) event(obj, related client.Object, kind, reason, act, format string, args ...any) {
+	if r.Recorder == nil {
+		return
 	}
+	if related == nil {
+		r.Recorder.Eventf(obj, nil, kind, reason, act, format, args...)
+		return
+	}
+	r.Recorder.Eventf(obj, related, kind, reason, act, format, args...)
+}
+
+// maxAction is the longest action events.k8s.io takes.
+const maxAction = 128
+
+// action joins the words of an event's action, e.g.
+// `open-cluster-management-addon/rollout "stg" Waiting->Active 1a2b3c4d5e6f`.
+// One longer than the API takes keeps its start and ends with a hash of the
+// whole, so that two actions still differ.
+func action(words ...string) string {
+	a := strings.Join(words, " ")
+	if len(a) <= maxAction {
+		return a
+	}
+	sum := sha256.Sum256([]byte(a))
+	return a[:maxAction-13] + "~" + hex.EncodeToString(sum[:])[:12]
 }
 
 func indexOfApproval(as []*v1alpha1.RolloutApproval, name string) int {
@@ -206,7 +275,7 @@ func groupOf(prev *v1alpha1.PlacementStatus, revision string, g v1alpha1.GroupSt
 
 func pendingIn(st v1alpha1.AddOnRolloutStatus, pa v1alpha1.PendingApproval) bool {
 	for _, p := range st.PendingApprovals {
-		if p == pa {
+		if p.Placement == pa.Placement && p.Group == pa.Group && p.Revision == pa.Revision {
 			return true
 		}
 	}

@@ -3,6 +3,7 @@ package hubctl
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -66,6 +67,11 @@ type Options struct {
 	// WorkGate serves the ManifestWork gate (WorkGate) on the manager's
 	// webhook server at WorkGatePath. Only with Addons.
 	WorkGate bool
+	// ApprovalRetention is how long an approval of a revision its
+	// placement no longer rolls out is kept before the controller deletes
+	// it (flag -approval-retention, default
+	// addonrollout.DefaultApprovalRetention); 0: forever.
+	ApprovalRetention time.Duration
 }
 
 // NewScheme returns a scheme with the Kubernetes types, OCM's cluster
@@ -133,7 +139,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) (string, error) 
 	}
 	r := &AddonReconciler{Client: mgr.GetClient(), Clock: opts.Clock, Recorder: mgr.GetEventRecorder(FieldManager), Version: version,
 		Lifecycles: opts.Lifecycles, Verifier: opts.Verifier, Metrics: metrics, Reader: mgr.GetAPIReader(), ServesGate: opts.WorkGate,
-		ValidateQuery: PromQL()}
+		ValidateQuery: PromQL(), ApprovalRetention: opts.ApprovalRetention}
 	if err := r.SetupWithManager(mgr); err != nil {
 		return "", fmt.Errorf("setting up the add-on reconciler: %w", err)
 	}

@@ -134,6 +134,7 @@ func TestCLIOnAPIServer(t *testing.T) {
 		{"without an AddOnRollout", stepNoRollout},
 		{"approval", stepApproval},
 		{"pause and resume", stepPauseResume},
+		{"stale status", stepStale},
 		{"bad usage", stepBadUsage},
 		{"--context", stepContext},
 		{"kubectl plugin", stepKubectlPlugin},
@@ -245,8 +246,51 @@ func stepPauseResume(t *testing.T, ctl compiled, c client.Client) {
 	assert.Contains(t, out, `nothing to resume: add-on "cluster-proxy" is not paused`)
 }
 
-// stepBadUsage: bad usage exits 2, an add-on the hub does not have
-// included.
+// stepStale: a status past its recheck time, which no controller
+// confirmed, is shown as stale, in text and in JSON; the groups are shown
+// as it last said them, with their times past as past. The status is
+// cleared afterwards.
+func stepStale(t *testing.T, ctl compiled, c client.Client) {
+	ctx := context.Background()
+	var ar v1alpha1.AddOnRollout
+	require.NoError(t, c.Get(ctx, types.NamespacedName{Name: addonName}, &ar))
+	at := time.Now().Truncate(time.Second) // as the API server stores times
+	confirmed, due := metav1.NewTime(at.Add(-20*time.Minute)), metav1.NewTime(at.Add(-15*time.Minute))
+	ar.Status = v1alpha1.AddOnRolloutStatus{ObservedGeneration: ar.Generation, LastConfirmedTime: &confirmed, RecheckTime: &due,
+		Placements: []v1alpha1.PlacementStatus{{Namespace: hubNS, Name: placeName, Groups: []v1alpha1.GroupStatus{
+			{Name: "stg", Index: 1, Phase: "Active", WaitsFor: "Cluster", Until: &due, Counts: v1alpha1.GroupCounts{Succeeded: 1, Soaking: 1}},
+		}}}}
+	require.NoError(t, c.Status().Update(ctx, &ar))
+
+	code, out, errOut := ctl.run("status", addonName)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "status is stale: the controller last confirmed it at "+confirmed.UTC().Format("2006-01-02 15:04:05 MST")+" (20m ago) "+
+		"and was due to recheck by "+due.UTC().Format("2006-01-02 15:04:05 MST")+" (15m ago): is the controller running?")
+	assert.NotEmpty(t, lineWith(out, place, "stg", "Active", "(15m ago)"), out)
+	assert.NotContains(t, out, "starting now")
+	assert.NotContains(t, out, "the controller has written it for the current spec")
+
+	code, out, errOut = ctl.run("status", addonName, "-o", "json")
+	require.Equal(t, 0, code, errOut)
+	var doc struct {
+		Rollout struct {
+			Confirmation struct {
+				Stale       bool      `json:"stale"`
+				RecheckTime time.Time `json:"recheckTime"`
+			} `json:"confirmation"`
+		} `json:"rollout"`
+	}
+	require.NoError(t, yaml.Unmarshal([]byte(out), &doc))
+	assert.True(t, doc.Rollout.Confirmation.Stale, out)
+	assert.True(t, due.Time.Equal(doc.Rollout.Confirmation.RecheckTime), out)
+
+	require.NoError(t, c.Get(ctx, types.NamespacedName{Name: addonName}, &ar))
+	ar.Status = v1alpha1.AddOnRolloutStatus{}
+	require.NoError(t, c.Status().Update(ctx, &ar), "the steps after read the plan, not a stale status")
+}
+
+// stepBadUsage: bad usage exits 2, the status of an add-on the hub does
+// not have included; pausing or approving one is refused (exit 1).
 func stepBadUsage(t *testing.T, ctl compiled, _ client.Client) {
 	for _, tc := range []struct {
 		args []string
@@ -255,6 +299,8 @@ func stepBadUsage(t *testing.T, ctl compiled, _ client.Client) {
 	}{
 		{[]string{"approve", addonName}, 2, "approve: want ADDON GROUP"},
 		{[]string{"status", "nope"}, 2, `the hub has no ClusterManagementAddOn "nope" (it has: cluster-proxy)`},
+		{[]string{"pause", "cluster-prxy"}, 1, `the hub has no ClusterManagementAddOn "cluster-prxy" (it has: cluster-proxy); did you mean "cluster-proxy"?`},
+		{[]string{"approve", "cluster-prxy", "prod"}, 1, `the hub has no ClusterManagementAddOn "cluster-prxy"`},
 		{[]string{"status", addonName, "-o", "xml"}, 2, `-o "xml": want text, json, yaml`},
 	} {
 		code, _, errOut := ctl.run(tc.args...)
