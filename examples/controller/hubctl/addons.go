@@ -137,6 +137,8 @@ type AddonReconciler struct {
 	// forever (addonrollout.Controls.ApprovalRetention).
 	ApprovalRetention time.Duration
 
+	conflicts conflictBackoff // how soon a reconcile whose writes were refused runs again
+
 	// Set by SetupWithManager.
 	rollouts bool // the hub serves rolloutkit.io's AddOnRollouts
 	api      addonAPI
@@ -255,7 +257,7 @@ func (r *AddonReconciler) write(ctx context.Context, snap *snapshot, obj client.
 		byCluster[m.Namespace] = m
 	}
 	errs := []error{installErr}
-	notPlanned := false
+	notPlanned, stale := false, false
 	next := cma.DeepCopy()
 	next.Status.InstallProgressions = nil
 	for _, s := range steps {
@@ -269,9 +271,13 @@ func (r *AddonReconciler) write(ctx context.Context, snap *snapshot, obj client.
 		}
 		r.phases.observe(logger, cma.Name, s.Ref, s.Result.Groups)
 		recheck = rollout.Sooner(recheck, s.Result.RecheckAfter)
+		if stale {
+			continue // a refused write: the cache is behind, and so are these
+		}
 		left, err := r.writeAddons(ctx, snap, byCluster, s.Writes)
 		if err != nil {
 			errs = append(errs, err)
+			stale = apierrors.IsConflict(err) // any of them
 		}
 		if left > 0 {
 			recheck = rollout.Sooner(recheck, waitingRetry)
@@ -283,9 +289,12 @@ func (r *AddonReconciler) write(ctx context.Context, snap *snapshot, obj client.
 		}
 	}
 	err := errors.Join(errs...)
+	if !stale {
+		r.conflicts.forget(cma.Name)
+	}
 	switch {
 	case err != nil && onlyConflicts(err):
-		return ctrl.Result{RequeueAfter: rollout.Sooner(recheck, conflictRetry)}, nil
+		return ctrl.Result{RequeueAfter: rollout.Sooner(recheck, r.conflicts.delay(cma.Name))}, nil
 	case err != nil:
 		logger.Error(err, "add-on rollout: some writes failed; the others were made")
 		if r.Recorder != nil {

@@ -3,10 +3,14 @@ package hubctl
 import (
 	"context"
 	"errors"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/util/workqueue"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
@@ -40,6 +44,17 @@ const waitingRetry = 100 * time.Millisecond
 // and each of those carries its new Progressing condition too
 // (withProgress). Of the others, which only change a Configured
 // condition, it writes waitingWrites at most.
+//
+// A conflict stops the fan-out: every write is locked on the
+// resourceVersion the cache gave, so a refused one says the cache is
+// behind the API server, and the writes not yet sent were computed from
+// the same cache. After an API server's restart the informers relist only
+// 13 to 29s later, and sending a whole step into that stale cache on every
+// retry was most of a hub's refused writes (docs/operations.md). So the
+// first write goes alone, as a probe, and no write starts after a refusal;
+// the reconcile then runs again on its conflict back-off
+// (AddonReconciler.conflictDelay). The writes it did not send are not
+// counted as left: the conflict's retry sends them.
 func (r *AddonReconciler) writeAddons(ctx context.Context, snap *snapshot, byCluster map[string]*addonv1beta1.ManagedClusterAddOn, writes []addon.Write) (int, error) {
 	starts := func(w addon.Write) bool {
 		return !equality.Semantic.DeepEqual(w.ConfigReferences, byCluster[w.Cluster].Status.ConfigReferences)
@@ -54,24 +69,50 @@ func (r *AddonReconciler) writeAddons(ctx context.Context, snap *snapshot, byClu
 	}
 	left := max(len(waiting)-waitingWrites, 0)
 	ordered = append(ordered, waiting[:len(waiting)-left]...)
-	// Every write is tried and every error kept (errgroup keeps only the
-	// first): each write has its own slot, in the order written.
-	errs := make([]error, len(ordered))
+	write := func(w addon.Write) error {
+		m := byCluster[w.Cluster].DeepCopy()
+		m.Status.ConfigReferences, m.Status.Conditions = w.ConfigReferences, w.Conditions
+		if starts(w) {
+			r.withProgress(ctx, m)
+		}
+		return snap.patchAddonStatus(ctx, r.Client, m)
+	}
+	if len(ordered) == 0 {
+		return left, nil
+	}
+	if err := write(ordered[0]); apierrors.IsConflict(err) {
+		return left, err
+	} else if err != nil {
+		return left, errors.Join(err, fanOut(ordered[1:], write))
+	}
+	return left, fanOut(ordered[1:], write)
+}
+
+// fanOut makes the writes, addonWriters at a time, until one is refused
+// with a conflict: none starts after it. Every other error is kept
+// (errgroup keeps only the first): each write has its own slot, in order.
+func fanOut(writes []addon.Write, write func(addon.Write) error) error {
+	errs := make([]error, len(writes))
+	var conflict atomic.Bool
 	var g errgroup.Group
 	g.SetLimit(addonWriters)
-	for i, w := range ordered {
+	for i, w := range writes {
+		if conflict.Load() {
+			break // g.Go waits for a slot: a refusal may have come meanwhile
+		}
 		g.Go(func() error {
-			m := byCluster[w.Cluster].DeepCopy()
-			m.Status.ConfigReferences, m.Status.Conditions = w.ConfigReferences, w.Conditions
-			if starts(w) {
-				r.withProgress(ctx, m)
+			if conflict.Load() {
+				return nil
 			}
-			errs[i] = snap.patchAddonStatus(ctx, r.Client, m)
+			errs[i] = write(w)
+			if apierrors.IsConflict(errs[i]) {
+				conflict.Store(true)
+			}
 			return nil
 		})
 	}
 	_ = g.Wait() // nil: the errors are in errs
-	return left, errors.Join(errs...)
+	return errors.Join(errs...)
 }
 
 // withProgress sets m's Progressing condition (and lastAppliedConfigs) to
@@ -91,3 +132,33 @@ func (r *AddonReconciler) withProgress(ctx context.Context, m *addonv1beta1.Mana
 		m.Status = status
 	}
 }
+
+// maxConflictRetry bounds conflictBackoff's delay. The informers of a
+// controller whose API server came back relist 13 to 29s later: doubling
+// from conflictRetry to this, a reconcile retries about eight times in
+// 30s, where a constant conflictRetry made it 150. A change of the add-on
+// or its objects runs the reconcile at once all the same.
+const maxConflictRetry = 10 * time.Second
+
+// conflictBackoff is how soon the reconcile of an add-on whose writes were
+// refused as conflicts runs again: conflictRetry after the first refusal,
+// doubling with each reconcile refused in a row, at most maxConflictRetry;
+// a reconcile that meets no conflict starts it over. Its zero value is
+// ready to use.
+type conflictBackoff struct {
+	once sync.Once
+	rl   workqueue.TypedRateLimiter[string]
+}
+
+func (b *conflictBackoff) limiter() workqueue.TypedRateLimiter[string] {
+	b.once.Do(func() {
+		b.rl = workqueue.NewTypedItemExponentialFailureRateLimiter[string](conflictRetry, maxConflictRetry)
+	})
+	return b.rl
+}
+
+// delay counts a reconcile of addOn refused, and says how soon to retry.
+func (b *conflictBackoff) delay(addOn string) time.Duration { return b.limiter().When(addOn) }
+
+// forget starts addOn's back-off over.
+func (b *conflictBackoff) forget(addOn string) { b.limiter().Forget(addOn) }

@@ -2,14 +2,18 @@ package hubctl
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/events"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
@@ -149,4 +153,70 @@ func TestAddonReconcileWriteErrorsAllKept(t *testing.T) {
 	event := <-rec.Events
 	assert.Contains(t, event, "refused stg-cluster")
 	assert.Contains(t, event, "refused prod-cluster")
+}
+
+// TestAddonReconcileConflictStopsFanOut: a write refused as a conflict
+// says the cache is behind, and so are the writes computed from it. The
+// first write of a step goes alone, and a refusal of it sends nothing
+// else; a refusal later stops the writes not yet sent. A reconcile refused in a row retries
+// after a doubling delay, and one that meets no conflict starts it over.
+func TestAddonReconcileConflictStopsFanOut(t *testing.T) {
+	t.Parallel()
+	clusters := make([]string, 3*addonWriters)
+	for i := range clusters {
+		clusters[i] = fmt.Sprintf("dev-%04d", i)
+	}
+	decision := &clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Namespace: seedRef.Namespace, Name: seedRef.Name + "-decision-1",
+		Labels: map[string]string{clusterv1beta1.PlacementLabel: seedRef.Name, clusterv1beta1.DecisionGroupIndexLabel: "0", clusterv1beta1.DecisionGroupNameLabel: "dev"}}}
+	for _, c := range clusters {
+		decision.Status.Decisions = append(decision.Status.Decisions, clusterv1beta1.ClusterDecision{ClusterName: c})
+	}
+	for _, tc := range []struct {
+		name      string
+		refuse    func(cluster string) bool
+		most      int // writes sent, at most
+		refusedIn int // reconciles refused in a row before the writes go through
+	}{
+		{"the probe refused", func(string) bool { return true }, 1, 3},
+		// addonWriters in flight with the refused one, and as many again
+		// that may start while it is answered, in the slots freed by
+		// others: fewer than the step's
+		{"a later write refused", func(c string) bool { return c == clusters[1] }, 1 + 2*addonWriters, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var sent atomic.Int32
+			var refusing atomic.Bool
+			refusing.Store(true)
+			h := newAddonHub(t, V1beta1, func(_ client.Client, verb string, obj client.Object) error {
+				if verb != "status patch" || obj.GetNamespace() == "" {
+					return nil // not an add-on's: the ClusterManagementAddOn's progressions
+				}
+				sent.Add(1)
+				if refusing.Load() && tc.refuse(obj.GetNamespace()) {
+					return apierrors.NewConflict(schema.GroupResource{Group: "addon.open-cluster-management.io", Resource: "managedclusteraddons"},
+						obj.GetName(), errors.New("the object has been modified"))
+				}
+				return nil
+			}, hubObjects([]client.Object{seedAddon(t, DefaultLifecycle), proxyConfig(t, "cluster-proxy", "v1.0.0"),
+				placementIn(seedRef.Namespace, seedRef.Name), decision}, freshAddons(seedAddonName, clusters...))...)
+			r := h.addonReconciler(clockfake.New(start), nil)
+			delay := conflictRetry
+			for i := range tc.refusedIn {
+				sent.Store(0)
+				res, err := reconcileAddon(r, seedAddonName)
+				require.NoError(t, err)
+				assert.LessOrEqual(t, int(sent.Load()), tc.most, "writes sent by reconcile %d", i)
+				assert.Equal(t, delay, res.RequeueAfter, "retry after reconcile %d", i)
+				delay *= 2
+			}
+			refusing.Store(false)
+			_, err := reconcileAddon(r, seedAddonName)
+			require.NoError(t, err)
+			for _, c := range clusters {
+				assert.NotEmpty(t, desiredHash(t, h.addon(c, seedAddonName)), "%s did not start", c)
+			}
+			assert.Equal(t, conflictRetry, r.conflicts.delay(seedAddonName), "a reconcile without a conflict did not start the back-off over")
+		})
+	}
 }
