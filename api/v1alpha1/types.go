@@ -53,14 +53,14 @@ type AddOnRolloutSpec struct {
 	// are unique.
 	// +optional
 	// +kubebuilder:validation:MaxItems=32
-	// +kubebuilder:validation:XValidation:rule="self.all(v, !has(v.name) || self.filter(w, has(w.name) && w.name == v.name).size() == 1)",message="each verification needs a name of its own"
+	// +kubebuilder:validation:XValidation:rule="self.all(v, !has(v.name) || v.name == '' || self.filter(w, has(w.name) && w.name == v.name).size() == 1)",message="each verification needs a name of its own"
 	Verifications []Verification `json:"verifications,omitempty"`
 }
 
 // RolloutWindow is a recurring time window: days of the week and a
 // wall-clock time span in a time zone, DST-correct.
 //
-// +kubebuilder:validation:XValidation:rule="self.start != self.end",message="want an end other than the start",fieldPath=".end"
+// +kubebuilder:validation:XValidation:rule="self.start != self.end",messageExpression="'want an end other than the start ' + self.start",fieldPath=".end"
 type RolloutWindow struct {
 	// Groups are the decision-group names the window applies to; empty:
 	// every group.
@@ -72,7 +72,7 @@ type RolloutWindow struct {
 	// letters or more, in any case; an item may list several, Sat,Sun).
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=7
-	// +kubebuilder:validation:items:MaxLength=32
+	// +kubebuilder:validation:items:MaxLength=64
 	// +kubebuilder:validation:XValidation:rule="self.all(d, d.matches('^(?i)(sun(d(ay?)?)?|mon(d(ay?)?)?|tue(s(d(ay?)?)?)?|wed(n(e(s(d(ay?)?)?)?)?)?|thu(r(s(d(ay?)?)?)?)?|fri(d(ay?)?)?|sat(u(r(d(ay?)?)?)?)?)(-(sun(d(ay?)?)?|mon(d(ay?)?)?|tue(s(d(ay?)?)?)?|wed(n(e(s(d(ay?)?)?)?)?)?|thu(r(s(d(ay?)?)?)?)?|fri(d(ay?)?)?|sat(u(r(d(ay?)?)?)?)?))?(,(sun(d(ay?)?)?|mon(d(ay?)?)?|tue(s(d(ay?)?)?)?|wed(n(e(s(d(ay?)?)?)?)?)?|thu(r(s(d(ay?)?)?)?)?|fri(d(ay?)?)?|sat(u(r(d(ay?)?)?)?)?)(-(sun(d(ay?)?)?|mon(d(ay?)?)?|tue(s(d(ay?)?)?)?|wed(n(e(s(d(ay?)?)?)?)?)?|thu(r(s(d(ay?)?)?)?)?|fri(d(ay?)?)?|sat(u(r(d(ay?)?)?)?)?))?)*$'))",message="want days such as Mon, Sat,Sun or Mon-Fri"
 	Days []string `json:"days"`
 	// Start is the wall-clock time the window opens, "HH:MM".
@@ -93,7 +93,8 @@ type RolloutWindow struct {
 // soaked. Exactly one of Webhook and Prometheus is set.
 //
 // +kubebuilder:validation:XValidation:rule="has(self.webhook) != has(self.prometheus)",message="set exactly one of webhook and prometheus"
-// +kubebuilder:validation:XValidation:rule="!has(self.interval) || duration(self.interval) > duration('0s')",message="want a positive interval, e.g. 30s",fieldPath=".interval"
+// +kubebuilder:validation:XValidation:rule="!has(self.interval) || self.interval.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$')",messageExpression="'want a duration such as 30s or 1m30s, not ' + self.interval",fieldPath=".interval"
+// +kubebuilder:validation:XValidation:rule="!has(self.interval) || !self.interval.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') || duration(self.interval) > duration('0s')",messageExpression="'want a positive interval, e.g. 30s, not ' + self.interval",fieldPath=".interval"
 type Verification struct {
 	// Name names the check in the status, events and metrics. Empty:
 	// "verifications[i]".
@@ -108,6 +109,8 @@ type Verification struct {
 	// Interval is how often a failing check is retried; the rollout holds
 	// meanwhile. Default 30s.
 	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=32
 	Interval *metav1.Duration `json:"interval,omitempty"`
 	// Webhook passes on a 2xx answer to a POST of a VerificationRequest.
 	// +optional
@@ -119,7 +122,8 @@ type Verification struct {
 
 // WebhookCheck is a verification by an HTTP endpoint.
 //
-// +kubebuilder:validation:XValidation:rule="!has(self.timeout) || duration(self.timeout) > duration('0s')",message="want a positive timeout, e.g. 10s",fieldPath=".timeout"
+// +kubebuilder:validation:XValidation:rule="!has(self.timeout) || self.timeout.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$')",messageExpression="'want a duration such as 10s or 1m, not ' + self.timeout",fieldPath=".timeout"
+// +kubebuilder:validation:XValidation:rule="!has(self.timeout) || !self.timeout.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') || duration(self.timeout) > duration('0s')",messageExpression="'want a positive timeout, e.g. 10s, not ' + self.timeout",fieldPath=".timeout"
 type WebhookCheck struct {
 	// URL is an http or https URL the controller POSTs a
 	// VerificationRequest to, as JSON.
@@ -127,13 +131,16 @@ type WebhookCheck struct {
 	URL string `json:"url"`
 	// Timeout bounds one call; default 10s.
 	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=32
 	Timeout *metav1.Duration `json:"timeout,omitempty"`
 }
 
 // PrometheusCheck is a verification by an instant query of the Prometheus
 // HTTP API.
 //
-// +kubebuilder:validation:XValidation:rule="!has(self.timeout) || duration(self.timeout) > duration('0s')",message="want a positive timeout, e.g. 10s",fieldPath=".timeout"
+// +kubebuilder:validation:XValidation:rule="!has(self.timeout) || self.timeout.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$')",messageExpression="'want a duration such as 10s or 1m, not ' + self.timeout",fieldPath=".timeout"
+// +kubebuilder:validation:XValidation:rule="!has(self.timeout) || !self.timeout.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') || duration(self.timeout) > duration('0s')",messageExpression="'want a positive timeout, e.g. 10s, not ' + self.timeout",fieldPath=".timeout"
 type PrometheusCheck struct {
 	// Address is the Prometheus server's base URL, e.g.
 	// http://prometheus.monitoring:9090.
@@ -146,6 +153,8 @@ type PrometheusCheck struct {
 	Query string `json:"query"`
 	// Timeout bounds one query; default 10s.
 	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=32
 	Timeout *metav1.Duration `json:"timeout,omitempty"`
 }
 
