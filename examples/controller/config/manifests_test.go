@@ -75,10 +75,12 @@ func TestManifests(t *testing.T) {
 	objs := render(t)
 	assert.Equal(t, []string{
 		"ClusterRole /rolloutkit-approver",
+		"ClusterRole /rolloutkit-approver-create",
 		"ClusterRole /rolloutkit-controller",
 		"ClusterRole /rolloutkit-controller-configs",
 		"ClusterRole /rolloutkit-controller-placements",
 		"ClusterRole /rolloutkit-controller-webhook",
+		"ClusterRole /rolloutkit-viewer",
 		"ClusterRoleBinding /rolloutkit-controller",
 		"ClusterRoleBinding /rolloutkit-controller-configs",
 		"ClusterRoleBinding /rolloutkit-controller-placements",
@@ -198,7 +200,28 @@ func TestManifests(t *testing.T) {
 				"coordination.k8s.io leases get,update rolloutkit-controller",
 				" events create,patch",
 			},
+			// rolloutkit-approver aggregates the two below; roles_test.go
+			// checks its rules are their union.
+			"ClusterRole rolloutkit-viewer": {
+				"apiextensions.k8s.io customresourcedefinitions get clustermanagementaddons.addon.open-cluster-management.io,managedclusteraddons.addon.open-cluster-management.io",
+				"cluster.open-cluster-management.io managedclusters,managedclustersets,managedclustersetbindings,placements,placementdecisions,addonplacementscores get,list,watch",
+				"addon.open-cluster-management.io clustermanagementaddons,managedclusteraddons get,list,watch",
+				"work.open-cluster-management.io manifestworks get,list,watch",
+				"addon.open-cluster-management.io addondeploymentconfigs,addontemplates get,list,watch",
+				"proxy.open-cluster-management.io managedproxyconfigurations get,list,watch",
+				"rolloutkit.io addonrollouts,rolloutapprovals get,list,watch",
+			},
+			"ClusterRole rolloutkit-approver-create": {
+				"rolloutkit.io rolloutapprovals create",
+			},
 			"ClusterRole rolloutkit-approver": {
+				"apiextensions.k8s.io customresourcedefinitions get clustermanagementaddons.addon.open-cluster-management.io,managedclusteraddons.addon.open-cluster-management.io",
+				"cluster.open-cluster-management.io managedclusters,managedclustersets,managedclustersetbindings,placements,placementdecisions,addonplacementscores get,list,watch",
+				"addon.open-cluster-management.io clustermanagementaddons,managedclusteraddons get,list,watch",
+				"work.open-cluster-management.io manifestworks get,list,watch",
+				"addon.open-cluster-management.io addondeploymentconfigs,addontemplates get,list,watch",
+				"proxy.open-cluster-management.io managedproxyconfigurations get,list,watch",
+				"rolloutkit.io addonrollouts,rolloutapprovals get,list,watch",
 				"rolloutkit.io rolloutapprovals create",
 			},
 		}, got)

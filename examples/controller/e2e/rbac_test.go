@@ -64,7 +64,7 @@ func (e *env) installRBAC(t testing.TB) {
 			n++
 		}
 	}
-	require.Equal(t, 15, n, "objects of config/default's RBAC")
+	require.Equal(t, 17, n, "objects of config/default's RBAC")
 }
 
 // serviceAccountConfig returns a config of the hub that authenticates as
@@ -144,7 +144,8 @@ func forbiddenTo(t testing.TB, user string, err error, what string) {
 // approve binds the approver role to the group release-managers, as the
 // README says to, and as alice, one of them, approves group prod of the
 // seed's add-on (at a revision it does not wait at). Alice may create the
-// approval and do nothing else with it; the controller writes its status.
+// approval and read it, as rolloutctl does, and do nothing else with it;
+// the controller writes its status.
 func (e *env) approve(t testing.TB) *v1alpha1.RolloutApproval {
 	t.Helper()
 	ctx := context.Background()
@@ -160,8 +161,8 @@ func (e *env) approve(t testing.TB) *v1alpha1.RolloutApproval {
 	require.EventuallyWithT(t, func(ct *assert.CollectT) {
 		assert.NoError(ct, alice.Create(ctx, a.DeepCopy()))
 	}, 10*time.Second, poll, "alice approves")
-	forbiddenTo(t, "alice", alice.Get(ctx, client.ObjectKeyFromObject(a), &v1alpha1.RolloutApproval{}), "reading a RolloutApproval")
-	forbiddenTo(t, "alice", alice.List(ctx, &v1alpha1.RolloutApprovalList{}), "listing RolloutApprovals")
+	require.NoError(t, alice.Get(ctx, client.ObjectKeyFromObject(a), &v1alpha1.RolloutApproval{}), "reading a RolloutApproval")
+	forbiddenTo(t, "alice", alice.Update(ctx, a), "changing a RolloutApproval")
 	forbiddenTo(t, "alice", alice.Delete(ctx, a), "deleting a RolloutApproval")
 	forbiddenTo(t, "alice", alice.Create(ctx, &v1alpha1.AddOnRollout{ObjectMeta: metav1.ObjectMeta{Name: "other"}}), "creating an AddOnRollout")
 	return a
@@ -176,7 +177,7 @@ func (e *env) approve(t testing.TB) *v1alpha1.RolloutApproval {
 //     AddOnRollout, as TestSeedRollout's does under the administrator, and
 //     not one of its writes is refused;
 //   - an approver (the approver role bound to a group) may create a
-//     RolloutApproval and do nothing else with it;
+//     RolloutApproval and read it, and do nothing else with it;
 //   - it may not read Secrets, write ManagedClusters or write
 //     ManifestWorks (the -simulate-agents test mode is not covered);
 //   - without placements_role.yaml's binding it may not write
