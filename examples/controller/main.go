@@ -14,17 +14,19 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/go-logr/zapr"
+	uberzap "go.uber.org/zap"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/rolloutkit/rolloutkit/examples/controller/agent"
@@ -50,7 +52,7 @@ type options struct {
 	leaderNS       string
 	lease          leaseTimes
 	probeAddr      string
-	metricsAddr    string
+	metrics        metricsEndpoint
 	qps            float64
 	burst          int
 	dryRun         bool
@@ -67,6 +69,7 @@ type textFlags struct {
 	lifecycle string // comma-separated
 	fail      string // comma-separated clusters
 	gate      gateFlags
+	metrics   metricsFlags
 }
 
 // parseFlags parses args into options, or returns every problem with them
@@ -80,9 +83,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 			"Exit codes: 0 stopped cleanly, 1 run-time error, 2 bad flags.\n\nflags:\n")
 		fs.PrintDefaults()
 	}
-	o := options{zap: zap.Options{Development: true}}
-	o.bindHubFlags(fs)
+	o := options{zap: productionLogs()}
 	text := o.bindWorkFlags(fs)
+	o.bindHubFlags(fs, &text.metrics)
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -96,8 +99,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 
 // bindHubFlags defines the flags of how the controller meets the hub and
 // the cluster it runs in: the connection, leader election, probes,
-// metrics and logs.
-func (o *options) bindHubFlags(fs *flag.FlagSet) {
+// metrics (into m, read as text) and logs.
+func (o *options) bindHubFlags(fs *flag.FlagSet, m *metricsFlags) {
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig of the hub (default: $KUBECONFIG, ~/.kube/config, or in-cluster, as kubectl loads it)")
 	fs.Float64Var(&o.qps, "kube-api-qps", 500, "requests per second to the API server, sustained")
 	fs.IntVar(&o.burst, "kube-api-burst", 1000, "requests to the API server in a burst")
@@ -105,8 +108,22 @@ func (o *options) bindHubFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.leaderNS, "leader-elect-namespace", "kube-system", "namespace of the leader-election Lease")
 	o.lease.bindFlags(fs)
 	fs.StringVar(&o.probeAddr, "health-probe-bind-address", "127.0.0.1:8081", `address of the /healthz and /readyz probes ("0" turns them off)`)
-	fs.StringVar(&o.metricsAddr, "metrics-bind-address", "0", `address of the metrics endpoint ("0": off)`)
+	m.bindFlags(fs)
 	o.zap.BindFlags(fs)
+}
+
+// productionLogs are the logger's options before the -zap flags: JSON at
+// info level, as a log pipeline reads them. -zap-devel gives console text
+// at debug level, for a person watching a test hub.
+func productionLogs() zap.Options {
+	return zap.Options{Development: false}
+}
+
+// newLogger is the controller's logger, writing to w, and the zap logger
+// under it.
+func newLogger(o *zap.Options, w io.Writer) (logr.Logger, *uberzap.Logger) {
+	raw := zap.NewRaw(zap.UseFlagOptions(o), zap.WriteTo(w))
+	return zapr.NewLogger(raw), raw
 }
 
 // bindWorkFlags defines the flags of what the controller does: which
@@ -135,6 +152,9 @@ func (o *options) complete(t *textFlags, set map[string]bool) error {
 	var errs []error
 	var err error
 	if o.gate, err = t.gate.parse(set); err != nil {
+		errs = append(errs, err)
+	}
+	if o.metrics, err = t.metrics.parse(set); err != nil {
 		errs = append(errs, err)
 	}
 	o.failClusters = make(map[string]bool)
@@ -211,8 +231,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	// server (docs/performance.md). The hub's API Priority and Fairness,
 	// not the client, is what protects the API server.
 	cfg.QPS, cfg.Burst = float32(o.qps), o.burst
-	logger := zap.New(zap.UseFlagOptions(&o.zap), zap.WriteTo(stderr))
+	logger, raw := newLogger(&o.zap, stderr)
 	ctrl.SetLogger(logger)
+	// client-go's lines, and the standard library's (an HTTP server's
+	// "TLS handshake error"), in the same format.
+	klog.SetLogger(logger)
+	defer uberzap.RedirectStdLog(raw)()
 	if o.dryRun {
 		if err := dryRun(ctx, cfg, o, stdout); err != nil {
 			fmt.Fprintf(stderr, "controller: %v\n", err)
@@ -275,7 +299,7 @@ func newManager(cfg *rest.Config, o options, gateOn bool, logger logr.Logger) (c
 		Client:                  client.Options{Cache: &client.CacheOptions{Unstructured: true}},
 		Cache:                   cacheOpts,
 		WebhookServer:           webhookServer,
-		Metrics:                 metricsserver.Options{BindAddress: o.metricsAddr},
+		Metrics:                 o.metrics.serverOptions(),
 		HealthProbeBindAddress:  o.probeAddr,
 		LeaderElection:          o.leaderElect,
 		LeaderElectionID:        "rolloutkit-controller",
@@ -334,6 +358,9 @@ func serve(ctx context.Context, cfg *rest.Config, o options, gateOn bool, logger
 				return err
 			}
 		}
+	}
+	if o.metrics.addr != "0" && !o.metrics.secure {
+		logger.Info("serving metrics over plain HTTP to anyone who can reach the port: for local runs only (-metrics-secure=false)", "address", o.metrics.addr)
 	}
 	logger.Info("starting", "placements", o.placements, "addons", o.addons, "lifecycles", o.lifecycles, "addonVersion", version,
 		"simulateAgents", o.simulateAgents.String(), "leaderElect", o.leaderElect, "workGate", gateOn)

@@ -164,6 +164,109 @@ func TestGateFlags(t *testing.T) {
 	}
 }
 
+// TestMetricsFlags: the metrics endpoint's flags, parsed, their defaults
+// (off; secure once on), and every problem with them at once.
+func TestMetricsFlags(t *testing.T) {
+	t.Parallel()
+	withCert, empty := t.TempDir(), t.TempDir()
+	for _, name := range []string{"tls.crt", "tls.key"} {
+		require.NoError(t, os.WriteFile(filepath.Join(withCert, name), []byte("pem"), 0o600))
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want metricsEndpoint
+		err  string
+	}{
+		{name: "defaults", want: metricsEndpoint{addr: "0", secure: true}},
+		{name: "the Deployment's", args: []string{"-metrics-bind-address=:8443"}, want: metricsEndpoint{addr: ":8443", secure: true}},
+		{name: "a certificate", args: []string{"-metrics-bind-address=:8443", "-metrics-cert-dir", withCert},
+			want: metricsEndpoint{addr: ":8443", secure: true, certDir: withCert}},
+		{name: "plain HTTP", args: []string{"-metrics-bind-address=127.0.0.1:8080", "-metrics-secure=false"}, want: metricsEndpoint{addr: "127.0.0.1:8080"}},
+		{name: "off, the other flags ignored", args: []string{"-metrics-bind-address=0", "-metrics-secure=false", "-metrics-cert-dir", empty},
+			want: metricsEndpoint{addr: "0", certDir: empty}},
+		{name: "no port", args: []string{"-metrics-bind-address", "8443"},
+			err: `-metrics-bind-address "8443": want host:port with a port from 1 to 65535, such as :8443, or "0" to turn the metrics off`},
+		{name: "port zero", args: []string{"-metrics-bind-address", ":0"}, err: `-metrics-bind-address ":0": want host:port`},
+		{name: "no certificate in the dir", args: []string{"-metrics-bind-address=:8443", "-metrics-cert-dir", empty},
+			err: "-metrics-cert-dir " + fmt.Sprintf("%q", empty) + ": no tls.crt and tls.key there: want the directory of the metrics endpoint's serving certificate"},
+		{name: "every problem at once", args: []string{"-metrics-bind-address", "x", "-metrics-secure=false", "-metrics-cert-dir", withCert},
+			err: `-metrics-bind-address "x": want host:port with a port from 1 to 65535, such as :8443, or "0" to turn the metrics off` + "\n" +
+				"-metrics-cert-dir " + fmt.Sprintf("%q", withCert) + " needs -metrics-secure: plain HTTP serves no certificate"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			o, err := parseFlags(tc.args, io.Discard)
+			if tc.err != "" {
+				assert.ErrorContains(t, err, tc.err)
+				var out, errOut bytes.Buffer
+				assert.Equal(t, 2, run(context.Background(), tc.args, &out, &errOut), "the exit code of bad flags")
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, o.metrics)
+		})
+	}
+}
+
+// TestMetricsServerOptions: secure metrics are served over HTTPS behind
+// the hub's authentication and authorization, as kubebuilder's scaffold
+// serves them, with HTTP/1.1 only; plain ones are not.
+func TestMetricsServerOptions(t *testing.T) {
+	t.Parallel()
+	secure := metricsEndpoint{addr: ":8443", secure: true, certDir: "/certs"}.serverOptions()
+	assert.True(t, secure.SecureServing)
+	assert.Equal(t, ":8443", secure.BindAddress)
+	assert.Equal(t, "/certs", secure.CertDir)
+	assert.NotNil(t, secure.FilterProvider, "no authentication and authorization")
+	var tlsConfig tls.Config
+	for _, opt := range secure.TLSOpts {
+		opt(&tlsConfig)
+	}
+	assert.Equal(t, []string{"http/1.1"}, tlsConfig.NextProtos)
+
+	plain := metricsEndpoint{addr: "127.0.0.1:8080"}.serverOptions()
+	assert.False(t, plain.SecureServing)
+	assert.Nil(t, plain.FilterProvider)
+	assert.Equal(t, "127.0.0.1:8080", plain.BindAddress)
+}
+
+// TestLogs: by default the controller logs JSON at info level, as a log
+// pipeline reads it; -zap-devel logs console text at debug level.
+func TestLogs(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		json  bool
+		debug bool
+	}{
+		{"default: production", nil, true, false},
+		{"-zap-devel", []string{"-zap-devel"}, false, true},
+		{"-zap-log-level=debug", []string{"-zap-log-level=debug"}, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			o, err := parseFlags(tc.args, io.Discard)
+			require.NoError(t, err)
+			var buf bytes.Buffer
+			logger, _ := newLogger(&o.zap, &buf)
+			logger.Info("starting", "addons", true)
+			logger.V(1).Info("a debug line")
+			lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+			require.NotEmpty(t, lines)
+			var entry map[string]any
+			assert.Equal(t, tc.json, json.Unmarshal([]byte(lines[0]), &entry) == nil, "JSON: %s", lines[0])
+			if tc.json {
+				assert.Equal(t, "info", entry["level"])
+				assert.Equal(t, "starting", entry["msg"])
+				assert.Equal(t, true, entry["addons"])
+			}
+			assert.Equal(t, tc.debug, strings.Contains(buf.String(), "a debug line"), buf.String())
+		})
+	}
+}
+
 // TestGateServes: the gate serves where it has a certificate; left at its
 // defaults without one (a developer's machine) it is off and says why;
 // asked for without one, it is an error.
@@ -424,5 +527,5 @@ func TestRunWorkGate(t *testing.T) {
 		"the CA not put back in the replaced configuration: %s", logs.String())
 
 	assert.Equal(t, 0, stop(), logs.String())
-	assert.Contains(t, logs.String(), `"workGate": true`)
+	assert.Contains(t, logs.String(), `"workGate":true`, "the start, logged as JSON")
 }

@@ -15,7 +15,8 @@ import (
 // TestDeploymentFlags: the arguments config/manager/manager.yaml gives the
 // controller are flags it takes, and mean what the manifests rely on:
 // leader election in the pod's namespace (where the leader-election Role
-// is), the probes and metrics on the ports the Deployment names.
+// is), the probes and metrics on the ports the Deployment names, the
+// metrics secure, and production logs.
 func TestDeploymentFlags(t *testing.T) {
 	t.Parallel()
 	data, err := os.ReadFile("config/manager/manager.yaml")
@@ -33,7 +34,8 @@ func TestDeploymentFlags(t *testing.T) {
 	assert.True(t, o.leaderElect)
 	assert.Equal(t, "rolloutkit-system", o.leaderNS)
 	assert.Equal(t, ":8081", o.probeAddr)
-	assert.Equal(t, ":8080", o.metricsAddr)
+	assert.Equal(t, metricsEndpoint{addr: ":8443", secure: true}, o.metrics, "metrics over HTTPS behind the hub's authentication and authorization")
+	assert.False(t, o.zap.Development, "production logs: JSON at info level")
 	assert.True(t, o.placements, "the Deployment runs OCM's placement job too (config/rbac/placements_role.yaml)")
 	assert.True(t, o.addons)
 	assert.Zero(t, o.simulateAgents, "the shipped RBAC does not cover -simulate-agents")

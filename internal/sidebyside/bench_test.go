@@ -291,7 +291,7 @@ func measureRollout(b *testing.B, vr benchVariant, sizes [3]int) rolloutMeasure 
 			ours = *benchController
 		}
 		args := append([]string{"-kubeconfig", kubeconfig, "-placements=false",
-			"-lifecycle", lifecycleOurs, "-metrics-bind-address", addr, "-health-probe-bind-address", "0", "-zap-log-level", "error"}, rate...)
+			"-lifecycle", lifecycleOurs, "-metrics-bind-address", addr, "-metrics-secure=false", "-health-probe-bind-address", "0", "-zap-log-level", "error"}, rate...)
 		if gate != nil {
 			args = append(args, gate.flags()...)
 		}

@@ -134,7 +134,7 @@ func (r *run) startOurs() {
 	args := []string{"-kubeconfig", r.hub.kubeconfig, "-placements=false",
 		"-lifecycle", lifecycleOurs, "-health-probe-bind-address", "0", "-zap-log-level", "info"}
 	if r.gate != nil {
-		args = append(args, append(r.gate.flags(), "-metrics-bind-address", r.gate.metrics)...)
+		args = append(args, append(r.gate.flags(), "-metrics-bind-address", r.gate.metrics, "-metrics-secure=false")...)
 	} else {
 		// Off for certain: three scenarios run at once, and none may take
 		// the gate's port because a certificate happens to be found.

@@ -82,7 +82,7 @@ func TestRolloutctl(t *testing.T) {
 
 	metricsAddr := freeAddr(t)
 	ctl := exec.Command(ctlBin, "-kubeconfig", kubeconfig, "-lifecycle", testhub.Lifecycle, "-simulate-agents", applyTime.String(),
-		"-metrics-bind-address", metricsAddr, "-health-probe-bind-address", "0")
+		"-metrics-bind-address", metricsAddr, "-metrics-secure=false", "-health-probe-bind-address", "0")
 	logs, err := os.Create(filepath.Join(t.TempDir(), "controller.log"))
 	require.NoError(t, err)
 	ctl.Stdout, ctl.Stderr = logs, logs

@@ -96,7 +96,7 @@ func rollout1000(b *testing.B, sizes [3]int, soak, apply time.Duration, qps int)
 	build.Stderr = os.Stderr
 	require.NoError(b, build.Run())
 	metrics := freePort(b)
-	ctl := exec.Command(bin, "-kubeconfig", kubeconfig, "-metrics-bind-address", metrics, "-health-probe-bind-address", "0", "-zap-log-level", "error",
+	ctl := exec.Command(bin, "-kubeconfig", kubeconfig, "-metrics-bind-address", metrics, "-metrics-secure=false", "-health-probe-bind-address", "0", "-zap-log-level", "error",
 		"-kube-api-qps", strconv.Itoa(qps), "-kube-api-burst", strconv.Itoa(2*qps))
 	ctl.Stderr = os.Stderr
 	require.NoError(b, ctl.Start())

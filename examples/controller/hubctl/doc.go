@@ -94,9 +94,10 @@
 // phase, what it waits for and why) and each approval's Approved
 // condition, and sends events ([EventGroupPhase], [EventBreached],
 // [EventVerificationFailed], [EventApprovalRequested], [EventApprovalUsed],
-// ...). [Metrics] export each group's phase and clusters, pending
-// approvals, breaches, verification results and the time from a
-// revision's start to its completion. An add-on without an AddOnRollout is
+// ...). [Metrics] export each group's phase, clusters and what it waits
+// for, pending approvals, breaches, verification results, the time from a
+// revision's start to its completion, and whether each AddOnRollout is
+// valid and paused. An add-on without an AddOnRollout is
 // rolled out as OCM would; on a hub without the CRDs, the controller says
 // so once and rolls every add-on out that way.
 //

@@ -183,7 +183,7 @@ func serve(ctx context.Context, o options, stdout io.Writer) error {
   kubeconfig: %s
 
 run the controller with a simulated add-on manager and work agents (in another terminal, from the repository root):
-  go -C examples/controller run . -kubeconfig %s%s -simulate-agents 2s
+  go -C examples/controller run . -kubeconfig %s%s -simulate-agents 2s -zap-devel
 then change the agent image, and watch dev, stg and prod take it in turn:
   go -C examples/controller run ./cmd/testhub -kubeconfig %s -set-agent-image quay.io/open-cluster-management/cluster-proxy:v0.9.1
 see the next step at any time:
