@@ -65,7 +65,9 @@ func as[T any](t *testing.T, u *unstructured.Unstructured, out *T) *T {
 // Deployment runs two replicas under leader election, probed, with a
 // locked-down security context and resource requests; the work gate
 // guards only updates of add-ons' ManifestWorks, fails closed, and
-// reaches the controller's pods through its Service; config/rbac read as
+// reaches the controller's pods through its Service; the metrics are
+// served over HTTPS through a Service of their own, and the role that may
+// read them is bound to no one; config/rbac read as
 // kubectl apply -f reads it is the same RBAC; config/ocm-placement is
 // config/default with Placements left to OCM; and
 // components/cert-manager, on either, hands the gate's certificate to
@@ -78,11 +80,14 @@ func TestManifests(t *testing.T) {
 		"ClusterRole /rolloutkit-approver-create",
 		"ClusterRole /rolloutkit-controller",
 		"ClusterRole /rolloutkit-controller-configs",
+		"ClusterRole /rolloutkit-controller-metrics-auth",
 		"ClusterRole /rolloutkit-controller-placements",
 		"ClusterRole /rolloutkit-controller-webhook",
+		"ClusterRole /rolloutkit-metrics-reader",
 		"ClusterRole /rolloutkit-viewer",
 		"ClusterRoleBinding /rolloutkit-controller",
 		"ClusterRoleBinding /rolloutkit-controller-configs",
+		"ClusterRoleBinding /rolloutkit-controller-metrics-auth",
 		"ClusterRoleBinding /rolloutkit-controller-placements",
 		"ClusterRoleBinding /rolloutkit-controller-webhook",
 		"CustomResourceDefinition /addonrollouts.rolloutkit.io",
@@ -94,6 +99,7 @@ func TestManifests(t *testing.T) {
 		"Role " + namespace + "/rolloutkit-leader-election",
 		"RoleBinding " + namespace + "/rolloutkit-controller-webhook",
 		"RoleBinding " + namespace + "/rolloutkit-leader-election",
+		"Service " + namespace + "/rolloutkit-controller-metrics",
 		"Service " + namespace + "/rolloutkit-webhook",
 		"ServiceAccount " + namespace + "/rolloutkit-controller",
 		"ValidatingWebhookConfiguration /" + hubctl.WorkGateConfiguration,
@@ -133,7 +139,9 @@ func TestManifests(t *testing.T) {
 						assert.NotContains(t, v, "*", "%s %s rule %d: %+v", o.GetKind(), o.GetName(), i, r)
 					}
 				}
-				assert.Empty(t, r.NonResourceURLs, "%s %s rule %d", o.GetKind(), o.GetName(), i)
+				if o.GetName() != metricsReader {
+					assert.Empty(t, r.NonResourceURLs, "%s %s rule %d", o.GetKind(), o.GetName(), i)
+				}
 			}
 		}
 	})
@@ -158,6 +166,9 @@ func TestManifests(t *testing.T) {
 				line := strings.Join(r.APIGroups, ",") + " " + strings.Join(r.Resources, ",") + " " + strings.Join(r.Verbs, ",")
 				if len(r.ResourceNames) > 0 {
 					line += " " + strings.Join(r.ResourceNames, ",")
+				}
+				if len(r.NonResourceURLs) > 0 {
+					line = strings.Join(r.NonResourceURLs, ",") + " " + strings.Join(r.Verbs, ",")
 				}
 				got[o.GetKind()+" "+o.GetName()] = append(got[o.GetKind()+" "+o.GetName()], line)
 			}
@@ -213,6 +224,13 @@ func TestManifests(t *testing.T) {
 			},
 			"ClusterRole rolloutkit-approver-create": {
 				"rolloutkit.io rolloutapprovals create",
+			},
+			"ClusterRole rolloutkit-controller-metrics-auth": {
+				"authentication.k8s.io tokenreviews create",
+				"authorization.k8s.io subjectaccessreviews create",
+			},
+			"ClusterRole " + metricsReader: {
+				"/metrics get",
 			},
 			"ClusterRole rolloutkit-approver": {
 				"apiextensions.k8s.io customresourcedefinitions get clustermanagementaddons.addon.open-cluster-management.io,managedclusteraddons.addon.open-cluster-management.io",
@@ -270,11 +288,15 @@ func TestManifests(t *testing.T) {
 		for _, p := range c.Ports {
 			ports[p.Name] = p.ContainerPort
 		}
-		assert.Equal(t, map[string]int32{"metrics": 8080, "health": 8081, "webhook": 9443}, ports)
+		assert.Equal(t, map[string]int32{"metrics": 8443, "health": 8081, "webhook": 9443}, ports)
 		assert.Contains(t, c.Args, "-webhook-bind-address=:9443")
 		assert.Contains(t, c.Args, "-webhook-cert-secret=$(POD_NAMESPACE)/"+certSecret, "the certificate kept by the controller, beside the pods")
 		assert.Equal(t, corev1.StorageMediumMemory, certVolume(t, d).EmptyDir.Medium, "the cert dir is writable, in memory")
-		assert.Contains(t, c.Args, "-metrics-bind-address=:8080")
+		assert.Contains(t, c.Args, "-metrics-bind-address=:8443")
+		for _, a := range c.Args {
+			assert.NotContains(t, a, "-metrics-secure", "the metrics are secure by default")
+			assert.NotContains(t, a, "-zap-devel", "production logs: JSON at info level")
+		}
 		assert.Contains(t, c.Args, "-health-probe-bind-address=:8081")
 		for _, p := range []*corev1.Probe{c.LivenessProbe, c.ReadinessProbe} {
 			require.NotNil(t, p)
@@ -289,6 +311,11 @@ func TestManifests(t *testing.T) {
 	t.Run("work gate", func(t *testing.T) {
 		t.Parallel()
 		checkWorkGate(t, objs, namespace)
+	})
+
+	t.Run("metrics", func(t *testing.T) {
+		t.Parallel()
+		checkMetrics(t, objs, namespace)
 	})
 
 	t.Run("kubectl apply -f config/rbac", func(t *testing.T) {
@@ -344,6 +371,7 @@ func TestManifests(t *testing.T) {
 		}
 		assert.NotContains(t, where, namespace)
 		checkWorkGate(t, moved, "team-a")
+		checkMetrics(t, moved, "team-a")
 	})
 
 	t.Run("cert-manager", func(t *testing.T) {
@@ -357,6 +385,34 @@ func TestManifests(t *testing.T) {
 		require.NoError(t, err)
 		checkCertManager(t, plain, withCertManager(t, moved), "team-a")
 	})
+}
+
+// metricsReader is the ClusterRole that may read the metrics.
+const metricsReader = "rolloutkit-metrics-reader"
+
+// checkMetrics checks the metrics' Service: in ns, HTTPS on 8443, to the
+// Deployment's pods' port metrics; and that the role it needs a scraper
+// to be bound to is bound to no one.
+func checkMetrics(t *testing.T, objs []*unstructured.Unstructured, ns string) {
+	t.Helper()
+	svc := as(t, object(t, objs, "Service", "rolloutkit-controller-metrics"), &corev1.Service{})
+	assert.Equal(t, ns, svc.Namespace)
+	require.Len(t, svc.Spec.Ports, 1)
+	p := svc.Spec.Ports[0]
+	assert.Equal(t, "https", p.Name)
+	assert.Equal(t, int32(8443), p.Port)
+	assert.Equal(t, "metrics", p.TargetPort.String())
+	d := deployment(t, objs)
+	assert.True(t, labels.SelectorFromSet(svc.Spec.Selector).Matches(labels.Set(d.Spec.Template.Labels)), "the Service selects no pod of the Deployment")
+	c := d.Spec.Template.Spec.Containers[0]
+	i := slices.IndexFunc(c.Ports, func(cp corev1.ContainerPort) bool { return cp.Name == p.TargetPort.String() })
+	require.GreaterOrEqual(t, i, 0, "no container port %s", p.TargetPort.String())
+	assert.Contains(t, c.Args, fmt.Sprintf("-metrics-bind-address=:%d", c.Ports[i].ContainerPort))
+	for _, o := range objs {
+		if o.GetKind() == "ClusterRoleBinding" {
+			assert.NotEqual(t, metricsReader, as(t, o, &rbacv1.ClusterRoleBinding{}).RoleRef.Name, "the metrics reader is bound to %s", o.GetName())
+		}
+	}
 }
 
 // certSecret is the Secret of the gate's serving certificate.
