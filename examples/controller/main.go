@@ -16,8 +16,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/go-logr/zapr"
 	uberzap "go.uber.org/zap"
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/klog/v2"
@@ -213,7 +212,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var gateOn bool
 	var gateOff string
 	if !o.dryRun {
-		if gateOn, gateOff, err = o.gate.serves(o.addons); err != nil {
+		if gateOn, gateOff, err = o.gate.serves(); err != nil {
 			fmt.Fprintf(stderr, "controller: %v\n", err)
 			return 2
 		}
@@ -275,10 +274,8 @@ func restConfig(kubeconfig string) (*rest.Config, error) {
 // unstructured config objects (without their managedFields, which nothing
 // here reads: they are most of an add-on's bytes, and every read from the
 // cache copies them), probes, metrics and leader election; and, when the
-// work gate serves, the webhook server, and a cache of the gate's
-// ValidatingWebhookConfiguration alone (a field selector on its name, so
-// that the controller may list and watch that one) for the serving
-// certificate's CA.
+// webhook server serves, the server, with admission registered on it
+// (the work gate is Setup's, with -addons).
 func newManager(cfg *rest.Config, o options, gateOn bool, logger logr.Logger) (ctrl.Manager, error) {
 	scheme, err := hubctl.NewScheme()
 	if err != nil {
@@ -288,10 +285,7 @@ func newManager(cfg *rest.Config, o options, gateOn bool, logger logr.Logger) (c
 	var webhookServer webhook.Server
 	if gateOn {
 		webhookServer = webhook.NewServer(webhook.Options{Host: o.gate.host, Port: o.gate.port, CertDir: o.gate.certDir})
-		if o.gate.selfManaged() && o.gate.configuration != "" {
-			cacheOpts.ByObject = map[client.Object]cache.ByObject{&admissionregistrationv1.ValidatingWebhookConfiguration{}: {
-				Field: fields.OneTermEqualSelector("metadata.name", o.gate.configuration)}}
-		}
+		hubctl.RegisterAdmission(webhookServer, scheme)
 	}
 	return ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  scheme,
@@ -367,24 +361,28 @@ func serve(ctx context.Context, cfg *rest.Config, o options, gateOn bool, logger
 	return mgr.Start(ctx)
 }
 
-// keepServingCert makes or renews the gate's serving certificate once, so
-// that the webhook server finds its files when the manager starts it,
-// then has every replica (not only the leader) keep it fresh: every hour,
-// and at once when the gate's ValidatingWebhookConfiguration changes.
+// keepServingCert makes or renews the webhook server's certificate once,
+// so that the server finds its files when the manager starts it, then has
+// every replica (not only the leader) keep it fresh: every hour, and at
+// once when one of the -webhook-configuration ones changes.
 func keepServingCert(ctx context.Context, mgr ctrl.Manager, g gate, logger logr.Logger) error {
 	logger = logger.WithName("servingcert")
 	rot, err := servingcert.New(mgr.GetAPIReader(), mgr.GetClient(), servingcert.Options{Secret: g.secret, Hosts: g.hosts,
-		CertDir: g.certDir, Configuration: g.configuration, Logger: logger})
+		CertDir: g.certDir, Configurations: g.configurations, Logger: logger})
 	if err != nil {
 		return err
 	}
 	res, err := rot.Ensure(ctx)
 	if err != nil {
-		return fmt.Errorf("the work gate's serving certificate: %w", err)
+		return fmt.Errorf("the webhook server's certificate: %w", err)
 	}
 	logger.Info("serving certificate ready", "secret", g.secret.String(), "hosts", g.hosts, "change", res.Change.String(), "why", res.Why,
-		"notAfter", res.NotAfter, "configuration", g.configuration, "injected", res.Injected, "noConfiguration", res.NoConfiguration)
-	if err := rot.Watch(ctx, mgr.GetCache()); err != nil {
+		"notAfter", res.NotAfter, "configurations", g.configurations, "injected", res.Injected, "missing", res.Missing)
+	cs, err := kubernetes.NewForConfig(mgr.GetConfig())
+	if err != nil {
+		return err
+	}
+	if err := rot.Watch(cs); err != nil {
 		return err
 	}
 	return mgr.Add(rot)

@@ -57,7 +57,7 @@ func TestFlags(t *testing.T) {
 		{"lease shorter than renewal", []string{"-leader-elect-lease-duration", "5s", "-leader-elect-renew-deadline", "10s"}, 2,
 			"-leader-elect-lease-duration 5s, -leader-elect-renew-deadline 10s, -leader-elect-retry-period 2s: want lease duration > renew deadline > 1.2 x retry period > 0"},
 		{"no retry period", []string{"-leader-elect-retry-period", "0s"}, 2, "-leader-elect-retry-period 0s: want lease duration > renew deadline"},
-		{"webhook port alone", []string{"-webhook-bind-address", "9443"}, 2, `-webhook-bind-address "9443": want host:port with a port from 1 to 65535, such as :9443, or "0" to turn the work gate off`},
+		{"webhook port alone", []string{"-webhook-bind-address", "9443"}, 2, `-webhook-bind-address "9443": want host:port with a port from 1 to 65535, such as :9443, or "0" to turn the webhook server off`},
 		{"webhook port out of range", []string{"-webhook-bind-address", ":70000"}, 2, `-webhook-bind-address ":70000": want host:port`},
 		{"webhook port zero", []string{"-webhook-bind-address", "127.0.0.1:0"}, 2, `-webhook-bind-address "127.0.0.1:0": want host:port`},
 		{"secret without namespace", []string{"-webhook-cert-secret", "rolloutkit-webhook-cert"}, 2, `-webhook-cert-secret "rolloutkit-webhook-cert": want NAMESPACE/NAME of a Secret`},
@@ -66,10 +66,10 @@ func TestFlags(t *testing.T) {
 		{"bad host", []string{"-webhook-cert-secret", "ns/cert", "-webhook-cert-hosts", "127.0.0.1,not a host"}, 2,
 			`-webhook-cert-hosts "127.0.0.1,not a host": "not a host" is neither a DNS name nor an IP address`},
 		{"every gate problem at once", []string{"-webhook-bind-address", "x", "-webhook-cert-secret", "ns/Cert", "-webhook-configuration", "Gate!"}, 2,
-			`-webhook-bind-address "x": want host:port with a port from 1 to 65535, such as :9443, or "0" to turn the work gate off` + "\n" +
-				`-webhook-cert-secret "ns/Cert": want NAMESPACE/NAME of a Secret` + "\n" + `-webhook-configuration "Gate!": want the name of a ValidatingWebhookConfiguration`},
+			`-webhook-bind-address "x": want host:port with a port from 1 to 65535, such as :9443, or "0" to turn the webhook server off` + "\n" +
+				`-webhook-cert-secret "ns/Cert": want NAMESPACE/NAME of a Secret` + "\n" + `-webhook-configuration "Gate!": "Gate!" is not the name of a webhook configuration`},
 		{"cert dir without certificate", []string{"-webhook-cert-dir", "/nonexistent/certs"}, 2,
-			`-webhook-cert-dir "/nonexistent/certs": no tls.crt and tls.key there: want the directory of the gate's serving certificate, or -webhook-cert-secret NAMESPACE/NAME`},
+			`-webhook-cert-dir "/nonexistent/certs": no tls.crt and tls.key there: want the directory of the webhook server's certificate, or -webhook-cert-secret NAMESPACE/NAME`},
 		{"bind address without certificate", []string{"-webhook-bind-address", ":9443", "-webhook-cert-dir", "/nonexistent/certs"}, 2, `-webhook-cert-dir "/nonexistent/certs": no tls.crt and tls.key there`},
 		{"every problem at once", []string{"-addon-version", "v2", "-kube-api-qps", "0", "-lifecycle", ","}, 2,
 			`-lifecycle ",": want comma-separated annotation values, none empty (an add-on without the annotation is OCM's add-on manager's: take it with addon-manager)` + "\n" +
@@ -138,22 +138,26 @@ func TestLifecycleFlag(t *testing.T) {
 func TestGateFlags(t *testing.T) {
 	t.Parallel()
 	defaultDir := filepath.Join(os.TempDir(), "k8s-webhook-server", "serving-certs")
+	shipped := []string{"rolloutkit-work-gate", "rolloutkit-admission"}
 	for _, tc := range []struct {
 		name string
 		args []string
 		want gate
 	}{
-		{"defaults", nil, gate{port: 9443, certDir: defaultDir, configuration: "rolloutkit-work-gate"}},
-		{"off", []string{"-webhook-bind-address=0"}, gate{certDir: defaultDir, explicit: true, configuration: "rolloutkit-work-gate"}},
+		{"defaults", nil, gate{port: 9443, certDir: defaultDir, configurations: shipped}},
+		{"off", []string{"-webhook-bind-address=0"}, gate{certDir: defaultDir, explicit: true, configurations: shipped}},
 		{"off, the certificate flags ignored", []string{"-webhook-bind-address=0", "-webhook-cert-secret", "junk", "-webhook-cert-hosts", "not a host"},
-			gate{certDir: defaultDir, explicit: true, configuration: "rolloutkit-work-gate"}},
+			gate{certDir: defaultDir, explicit: true, configurations: shipped}},
 		{"a host and a dir", []string{"-webhook-bind-address", "127.0.0.1:10443", "-webhook-cert-dir", "/certs"},
-			gate{host: "127.0.0.1", port: 10443, certDir: "/certs", explicit: true, configuration: "rolloutkit-work-gate"}},
+			gate{host: "127.0.0.1", port: 10443, certDir: "/certs", explicit: true, configurations: shipped}},
 		{"self-managed, in-cluster", []string{"-webhook-bind-address=:9443", "-webhook-cert-dir=/certs", "-webhook-cert-secret=team-a/rolloutkit-webhook-cert"},
 			gate{port: 9443, certDir: "/certs", explicit: true, secret: types.NamespacedName{Namespace: "team-a", Name: "rolloutkit-webhook-cert"},
-				hosts: []string{"rolloutkit-webhook.team-a.svc", "rolloutkit-webhook.team-a.svc.cluster.local"}, configuration: "rolloutkit-work-gate"}},
+				hosts: []string{"rolloutkit-webhook.team-a.svc", "rolloutkit-webhook.team-a.svc.cluster.local"}, configurations: shipped}},
 		{"self-managed, on a laptop", []string{"-webhook-cert-secret=default/gate-cert", "-webhook-cert-hosts", "localhost, 127.0.0.1", "-webhook-configuration", ""},
 			gate{port: 9443, certDir: defaultDir, secret: types.NamespacedName{Namespace: "default", Name: "gate-cert"}, hosts: []string{"localhost", "127.0.0.1"}}},
+		{"a list of configurations", []string{"-webhook-cert-secret=default/gate-cert", "-webhook-configuration", "gate, admission"},
+			gate{port: 9443, certDir: defaultDir, secret: types.NamespacedName{Namespace: "default", Name: "gate-cert"},
+				hosts: []string{"rolloutkit-webhook.default.svc", "rolloutkit-webhook.default.svc.cluster.local"}, configurations: []string{"gate", "admission"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -267,34 +271,34 @@ func TestLogs(t *testing.T) {
 	}
 }
 
-// TestGateServes: the gate serves where it has a certificate; left at its
+// TestGateServes: the webhook server (the work gate's and admission's)
+// serves where it has a certificate, with or without -addons; left at its
 // defaults without one (a developer's machine) it is off and says why;
 // asked for without one, it is an error.
 func TestGateServes(t *testing.T) {
 	t.Parallel()
+	const noAdmission = "; no webhook server: no admission of AddOnRollouts and RolloutApprovals either"
 	withCert, empty := t.TempDir(), t.TempDir()
 	for _, name := range []string{"tls.crt", "tls.key"} {
 		require.NoError(t, os.WriteFile(filepath.Join(withCert, name), []byte("pem"), 0o600))
 	}
 	secret := types.NamespacedName{Namespace: "rolloutkit-system", Name: "rolloutkit-webhook-cert"}
 	for _, tc := range []struct {
-		name   string
-		g      gate
-		addons bool
-		on     bool
-		why    string
-		err    string
+		name string
+		g    gate
+		on   bool
+		why  string
+		err  string
 	}{
-		{"off", gate{certDir: withCert}, true, false, "-webhook-bind-address=0", ""},
-		{"no add-ons", gate{port: 9443, certDir: withCert}, false, false, "-addons=false: the gate guards the works of the add-ons the controller takes", ""},
-		{"self-managed", gate{port: 9443, certDir: empty, secret: secret}, true, true, "", ""},
-		{"a certificate in the dir", gate{port: 9443, certDir: withCert}, true, true, "", ""},
-		{"defaults, no certificate", gate{port: 9443, certDir: empty}, true, false, "no certificate: no tls.crt and tls.key in " + empty + ", and no -webhook-cert-secret", ""},
-		{"asked for, no certificate", gate{port: 9443, certDir: empty, explicit: true}, true, false, "", "-webhook-cert-dir " + fmt.Sprintf("%q", empty) + ": no tls.crt and tls.key there"},
+		{"off", gate{certDir: withCert}, false, "-webhook-bind-address=0" + noAdmission, ""},
+		{"self-managed", gate{port: 9443, certDir: empty, secret: secret}, true, "", ""},
+		{"a certificate in the dir", gate{port: 9443, certDir: withCert}, true, "", ""},
+		{"defaults, no certificate", gate{port: 9443, certDir: empty}, false, "no certificate: no tls.crt and tls.key in " + empty + ", and no -webhook-cert-secret" + noAdmission, ""},
+		{"asked for, no certificate", gate{port: 9443, certDir: empty, explicit: true}, false, "", "-webhook-cert-dir " + fmt.Sprintf("%q", empty) + ": no tls.crt and tls.key there"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			on, why, err := tc.g.serves(tc.addons)
+			on, why, err := tc.g.serves()
 			if tc.err != "" {
 				assert.ErrorContains(t, err, tc.err)
 				return

@@ -20,16 +20,14 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/cert"
 	workv1 "open-cluster-management.io/api/work/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/rolloutkit/rolloutkit/examples/controller/agent"
@@ -169,8 +167,7 @@ func (e *env) startKeptGate(t testing.TB, cfg *rest.Config) *keptGate {
 	r := e.startManager(t, k.requests.config(t, cfg), func(o *ctrl.Options) {
 		o.LeaderElection, o.LeaderElectionID, o.LeaderElectionNamespace = true, leaseName, controllerNamespace
 		o.LeaderElectionReleaseOnCancel = true
-		o.Cache = cache.Options{DefaultTransform: cache.TransformStripManagedFields(), ByObject: map[client.Object]cache.ByObject{
-			&admissionregistrationv1.ValidatingWebhookConfiguration{}: {Field: fields.OneTermEqualSelector("metadata.name", hubctl.WorkGateConfiguration)}}}
+		o.Cache = cache.Options{DefaultTransform: cache.TransformStripManagedFields()}
 		o.WebhookServer = crwebhook.NewServer(crwebhook.Options{Host: "127.0.0.1", Port: port, CertDir: k.certDir})
 	}, func(mgr ctrl.Manager) error {
 		if err := keepGateCert(ctx, mgr, k.certDir); err != nil {
@@ -191,7 +188,7 @@ func (e *env) startKeptGate(t testing.TB, cfg *rest.Config) *keptGate {
 func keepGateCert(ctx context.Context, mgr ctrl.Manager, dir string) error {
 	rot, err := servingcert.New(mgr.GetAPIReader(), mgr.GetClient(), servingcert.Options{
 		Secret: types.NamespacedName{Namespace: controllerNamespace, Name: keptSecret}, Hosts: []string{"127.0.0.1"}, CertDir: dir,
-		Configuration: hubctl.WorkGateConfiguration, Validity: keptValidity, RenewBefore: keptRenewBefore, CAValidity: keptCAValidity,
+		Configurations: []string{hubctl.WorkGateConfiguration}, Validity: keptValidity, RenewBefore: keptRenewBefore, CAValidity: keptCAValidity,
 		CheckEvery: keptCheckEvery, Logger: mgr.GetLogger().WithName("servingcert")})
 	if err != nil {
 		return err
@@ -203,7 +200,11 @@ func keepGateCert(ctx context.Context, mgr ctrl.Manager, dir string) error {
 	if res.Change != servingcert.Created || !res.Injected || !res.WroteFiles {
 		return fmt.Errorf("the first check of the serving certificate: %+v: want the Secret created, the CA injected and the files written", res)
 	}
-	if err := rot.Watch(ctx, mgr.GetCache()); err != nil {
+	cs, err := kubernetes.NewForConfig(mgr.GetConfig())
+	if err != nil {
+		return err
+	}
+	if err := rot.Watch(cs); err != nil {
 		return err
 	}
 	return mgr.Add(rot)

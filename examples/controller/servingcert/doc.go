@@ -2,8 +2,8 @@
 // cert-manager, in the manner of OPA Gatekeeper's cert-controller: a
 // Rotator makes a CA and a serving certificate signed by it, keeps both in
 // one Secret, writes the serving pair where controller-runtime's webhook
-// server reads it, and puts the CA in the caBundle of every webhook of a
-// ValidatingWebhookConfiguration.
+// server reads it, and puts the CA in the caBundle of every webhook of the
+// webhook configurations it names, validating and mutating.
 //
 // # Replicas
 //
@@ -28,7 +28,7 @@
 //     that a replica still serving a certificate of the old CA is trusted
 //     until it reads the new Secret.
 //
-// The CA bundle goes into the configuration before the files change, so
+// The CA bundle goes into the configurations before the files change, so
 // that the API server trusts a new certificate before anyone serves it.
 // Start checks at once, then every CheckEvery (after a failure, after
 // RetryEvery); Watch makes a change of the configuration (created,

@@ -33,11 +33,11 @@ func ExampleRotator_Ensure() {
 	clk := clocktesting.NewFakeClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
 	secret := types.NamespacedName{Namespace: "rolloutkit-system", Name: "rolloutkit-webhook-cert"}
 	r, err := servingcert.New(c, c, servingcert.Options{
-		Secret:        secret,
-		Hosts:         []string{"rolloutkit-webhook.rolloutkit-system.svc", "127.0.0.1"},
-		CertDir:       dir,
-		Configuration: "rolloutkit-work-gate",
-		Clock:         clk,
+		Secret:         secret,
+		Hosts:          []string{"rolloutkit-webhook.rolloutkit-system.svc", "127.0.0.1"},
+		CertDir:        dir,
+		Configurations: []string{"rolloutkit-work-gate"},
+		Clock:          clk,
 	})
 	if err != nil {
 		panic(err)

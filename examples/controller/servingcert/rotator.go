@@ -6,6 +6,8 @@ import (
 	"net"
 	"time"
 
+	"slices"
+
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -13,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/client-go/informers"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -50,9 +53,11 @@ type Options struct {
 	// tls.crt and tls.key from. It must be writable; it is made if it is
 	// missing.
 	CertDir string
-	// Configuration names the ValidatingWebhookConfiguration whose
-	// webhooks get the CA bundle in clientConfig.caBundle; empty: none.
-	Configuration string
+	// Configurations name the webhook configurations whose webhooks get
+	// the CA bundle in clientConfig.caBundle: the
+	// ValidatingWebhookConfiguration and the MutatingWebhookConfiguration
+	// of each name, those that exist. Empty: none.
+	Configurations []string
 
 	// Validity is how long a serving certificate is valid.
 	Validity time.Duration
@@ -112,8 +117,10 @@ func (o Options) validate() field.ErrorList {
 	if o.CertDir == "" {
 		errs = append(errs, field.Required(field.NewPath("certDir"), "want the webhook server's certificate directory"))
 	}
-	if o.Configuration != "" && len(validation.IsDNS1123Subdomain(o.Configuration)) > 0 {
-		errs = append(errs, field.Invalid(field.NewPath("configuration"), o.Configuration, "want a ValidatingWebhookConfiguration name"))
+	for i, name := range o.Configurations {
+		if len(validation.IsDNS1123Subdomain(name)) > 0 {
+			errs = append(errs, field.Invalid(field.NewPath("configurations").Index(i), name, "want the name of a webhook configuration"))
+		}
 	}
 	for _, d := range []struct {
 		name string
@@ -134,11 +141,16 @@ func (o Options) validate() field.ErrorList {
 }
 
 // Rotator keeps a serving certificate in a Secret, in a directory and in
-// a ValidatingWebhookConfiguration's caBundle. Make one with New.
+// the caBundle of webhook configurations. Make one with New.
 type Rotator struct {
 	reader client.Reader
 	writer client.Writer
 	o      Options
+	// configurations are the names of Options.Configurations.
+	configurations map[string]bool
+	// factories are Watch's informers, one factory per configuration
+	// name; Start runs them.
+	factories []informers.SharedInformerFactory
 	// kick asks Start for a check now (Watch's events); it holds one.
 	kick chan struct{}
 }
@@ -157,8 +169,13 @@ func New(reader client.Reader, writer client.Writer, o Options) (*Rotator, error
 	if errs := o.validate(); len(errs) > 0 {
 		return nil, errs.ToAggregate()
 	}
-	o.Hosts = append([]string(nil), o.Hosts...)
-	return &Rotator{reader: reader, writer: writer, o: o, kick: make(chan struct{}, 1)}, nil
+	o.Hosts = slices.Clone(o.Hosts)
+	o.Configurations = slices.Clone(o.Configurations)
+	names := make(map[string]bool, len(o.Configurations))
+	for _, n := range o.Configurations {
+		names[n] = true
+	}
+	return &Rotator{reader: reader, writer: writer, o: o, configurations: names, kick: make(chan struct{}, 1)}, nil
 }
 
 // Result is what one Ensure found and did.
@@ -167,11 +184,11 @@ type Result struct {
 	Change Change
 	// Why says why it changed (empty when Unchanged).
 	Why string
-	// Injected is true when it patched the configuration's caBundle.
+	// Injected is true when it patched the caBundle of a configuration.
 	Injected bool
-	// NoConfiguration is true when the configuration was not found, so
-	// nothing was injected.
-	NoConfiguration bool
+	// Missing are the names of Options.Configurations of which there is
+	// no configuration of either kind, so nothing was injected there.
+	Missing []string
 	// WroteFiles is true when it wrote tls.crt and tls.key.
 	WroteFiles bool
 	// NotAfter is when the serving certificate expires.
@@ -182,15 +199,15 @@ type Result struct {
 // brings them up to date: the Secret first (created if missing, renewed
 // if due), then the CA bundle into the configuration, then the files, so
 // that no one serves a certificate the API server does not trust yet. A
-// configuration that does not exist is not an error (NoConfiguration);
+// configuration that does not exist is not an error (Missing);
 // when injecting fails, the files are left as they are.
 func (r *Rotator) Ensure(ctx context.Context) (Result, error) {
 	m, res, err := r.ensureSecret(ctx)
 	if err != nil {
 		return res, fmt.Errorf("secret %s: %w", r.o.Secret, err)
 	}
-	if res.Injected, res.NoConfiguration, err = r.inject(ctx, m.caBundle); err != nil {
-		return res, fmt.Errorf("validatingwebhookconfiguration %s: %w", r.o.Configuration, err)
+	if res.Injected, res.Missing, err = r.inject(ctx, m.caBundle); err != nil {
+		return res, err
 	}
 	if res.WroteFiles, err = writeFiles(r.o.CertDir, m); err != nil {
 		return res, fmt.Errorf("certificate directory %s: %w", r.o.CertDir, err)
@@ -255,6 +272,10 @@ func (r *Rotator) NeedLeaderElection() bool { return false }
 // done. It returns nil then: a failed check is logged and retried, never
 // fatal, since the files of the last good check are still served.
 func (r *Rotator) Start(ctx context.Context) error {
+	for _, f := range r.factories {
+		f.Start(ctx.Done())
+		defer f.Shutdown()
+	}
 	for {
 		wait := r.o.CheckEvery
 		res, err := r.Ensure(ctx)
@@ -268,8 +289,8 @@ func (r *Rotator) Start(ctx context.Context) error {
 			r.o.Logger.Info("serving certificate updated", "secret", r.o.Secret.String(), "change", res.Change.String(), "why", res.Why,
 				"injected", res.Injected, "wroteFiles", res.WroteFiles, "notAfter", res.NotAfter)
 		}
-		if res.NoConfiguration && err == nil {
-			r.o.Logger.Info("no ValidatingWebhookConfiguration to put the CA in yet", "name", r.o.Configuration)
+		if len(res.Missing) > 0 && err == nil {
+			r.o.Logger.Info("no webhook configuration to put the CA in yet", "names", res.Missing)
 		}
 		t := r.o.Clock.NewTimer(wait)
 		select {

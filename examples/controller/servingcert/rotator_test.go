@@ -16,12 +16,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	k8sfake "k8s.io/client-go/kubernetes/fake"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	certutil "k8s.io/client-go/util/cert"
 	clocktesting "k8s.io/utils/clock/testing"
-	"sigs.k8s.io/controller-runtime/pkg/cache/informertest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
@@ -48,7 +47,7 @@ func gate() *admissionregistrationv1.ValidatingWebhookConfiguration {
 }
 
 func options(dir string, clk *clocktesting.FakeClock) servingcert.Options {
-	return servingcert.Options{Secret: secretKey, Hosts: hosts, CertDir: dir, Configuration: configuration, Clock: clk}
+	return servingcert.Options{Secret: secretKey, Hosts: hosts, CertDir: dir, Configurations: []string{configuration}, Clock: clk}
 }
 
 // newClient is a fake client holding objs, with funcs in front of it.
@@ -108,11 +107,11 @@ func TestNew(t *testing.T) {
 		errs []string
 	}{
 		{"defaults", func(*servingcert.Options) {}, nil},
-		{"no configuration", func(o *servingcert.Options) { o.Configuration = "" }, nil},
+		{"no configuration", func(o *servingcert.Options) { o.Configurations = nil }, nil},
 		{"everything wrong", func(o *servingcert.Options) {
-			*o = servingcert.Options{Secret: types.NamespacedName{Namespace: "Team_A", Name: ""}, Hosts: []string{"ok.example", "not a host"}, Configuration: "Gate!"}
+			*o = servingcert.Options{Secret: types.NamespacedName{Namespace: "Team_A", Name: ""}, Hosts: []string{"ok.example", "not a host"}, Configurations: []string{"ok", "Gate!"}}
 		}, []string{`secret.namespace: Invalid value: "Team_A": want a namespace name`, `secret.name: Invalid value: "": want a Secret name`,
-			`hosts[1]: Invalid value: "not a host": want a DNS name or an IP address`, "certDir: Required value", `configuration: Invalid value: "Gate!"`}},
+			`hosts[1]: Invalid value: "not a host": want a DNS name or an IP address`, "certDir: Required value", `configurations[1]: Invalid value: "Gate!": want the name of a webhook configuration`}},
 		{"no hosts", func(o *servingcert.Options) { o.Hosts = nil }, []string{"hosts: Required value: want at least one DNS name or IP address"}},
 		{"renewal longer than validity", func(o *servingcert.Options) { o.Validity, o.RenewBefore = time.Hour, 2*time.Hour },
 			[]string{`renewBefore: Invalid value: "2h0m0s": want less than validity (1h0m0s)`}},
@@ -145,19 +144,19 @@ func TestEnsure(t *testing.T) {
 	for _, tc := range []struct {
 		name           string
 		objs           func(t *testing.T) []client.Object
-		configuration  string
+		configurations []string
 		want           servingcert.Result
 		noCheckServing bool
 	}{
-		{"a new hub", func(*testing.T) []client.Object { return []client.Object{gate()} }, configuration,
+		{"a new hub", func(*testing.T) []client.Object { return []client.Object{gate()} }, []string{configuration},
 			servingcert.Result{Change: servingcert.Created, Why: "no Secret", Injected: true, WroteFiles: true}, false},
-		{"no configuration yet", func(*testing.T) []client.Object { return nil }, configuration,
-			servingcert.Result{Change: servingcert.Created, Why: "no Secret", NoConfiguration: true, WroteFiles: true}, true},
-		{"no configuration wanted", func(*testing.T) []client.Object { return []client.Object{gate()} }, "",
+		{"no configuration yet", func(*testing.T) []client.Object { return nil }, []string{configuration},
+			servingcert.Result{Change: servingcert.Created, Why: "no Secret", Missing: []string{configuration}, WroteFiles: true}, true},
+		{"no configuration wanted", func(*testing.T) []client.Object { return []client.Object{gate()} }, nil,
 			servingcert.Result{Change: servingcert.Created, Why: "no Secret", WroteFiles: true}, true},
 		{"an empty Secret made by hand", func(*testing.T) []client.Object {
 			return []client.Object{gate(), &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: secretKey.Namespace, Name: secretKey.Name}, Type: corev1.SecretTypeOpaque}}
-		}, configuration, servingcert.Result{Change: servingcert.NewCA, Why: "no CA", Injected: true, WroteFiles: true}, false},
+		}, []string{configuration}, servingcert.Result{Change: servingcert.NewCA, Why: "no CA", Injected: true, WroteFiles: true}, false},
 		{"another replica's Secret", func(t *testing.T) []client.Object {
 			c := newClient(interceptor.Funcs{}, gate())
 			_, err := newRotator(t, c, options(t.TempDir(), clocktesting.NewFakeClock(t0))).Ensure(context.Background())
@@ -168,13 +167,13 @@ func TestEnsure(t *testing.T) {
 			s := secret(t, c)
 			s.ResourceVersion = ""
 			return []client.Object{&vwc, s}
-		}, configuration, servingcert.Result{Change: servingcert.Unchanged, WroteFiles: true}, false},
+		}, []string{configuration}, servingcert.Result{Change: servingcert.Unchanged, WroteFiles: true}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			c, dir := newClient(interceptor.Funcs{}, tc.objs(t)...), t.TempDir()
 			o := options(dir, clocktesting.NewFakeClock(t0))
-			o.Configuration = tc.configuration
+			o.Configurations = tc.configurations
 			r := newRotator(t, c, o)
 			got, err := r.Ensure(context.Background())
 			require.NoError(t, err)
@@ -192,9 +191,37 @@ func TestEnsure(t *testing.T) {
 			again, err := r.Ensure(context.Background())
 			require.NoError(t, err)
 			again.NotAfter = time.Time{}
-			assert.Equal(t, servingcert.Result{Change: servingcert.Unchanged, NoConfiguration: tc.want.NoConfiguration}, again, "a second check")
+			assert.Equal(t, servingcert.Result{Change: servingcert.Unchanged, Missing: tc.want.Missing}, again, "a second check")
 		})
 	}
+}
+
+// TestEnsureBothKinds: every name gets the CA in its validating and its
+// mutating configuration, those that exist; a name of neither is Missing.
+func TestEnsureBothKinds(t *testing.T) {
+	t.Parallel()
+	service := admissionregistrationv1.WebhookClientConfig{Service: &admissionregistrationv1.ServiceReference{Namespace: "rolloutkit-system", Name: "rolloutkit-webhook"}}
+	const admission = "rolloutkit-admission"
+	c := newClient(interceptor.Funcs{}, gate(),
+		&admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: admission},
+			Webhooks: []admissionregistrationv1.ValidatingWebhook{{Name: "addonrollouts.rolloutkit.io", ClientConfig: service}}},
+		&admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: admission},
+			Webhooks: []admissionregistrationv1.MutatingWebhook{{Name: "rolloutapprovals.rolloutkit.io", ClientConfig: service}}})
+	dir := t.TempDir()
+	o := options(dir, clocktesting.NewFakeClock(t0))
+	o.Configurations = []string{configuration, admission, "not-installed"}
+	res, err := newRotator(t, c, o).Ensure(context.Background())
+	require.NoError(t, err)
+	assert.True(t, res.Injected)
+	assert.Equal(t, []string{"not-installed"}, res.Missing)
+	served(t, c, dir, t0)
+	ca := secret(t, c).Data["ca.crt"]
+	var v admissionregistrationv1.ValidatingWebhookConfiguration
+	require.NoError(t, c.Get(context.Background(), types.NamespacedName{Name: admission}, &v))
+	assert.Equal(t, ca, v.Webhooks[0].ClientConfig.CABundle, "the validating configuration")
+	var m admissionregistrationv1.MutatingWebhookConfiguration
+	require.NoError(t, c.Get(context.Background(), types.NamespacedName{Name: admission}, &m))
+	assert.Equal(t, ca, m.Webhooks[0].ClientConfig.CABundle, "the mutating configuration")
 }
 
 // TestEnsureRotates: as time passes, the serving certificate is renewed
@@ -369,10 +396,9 @@ func TestStart(t *testing.T) {
 	dir := t.TempDir()
 	r := newRotator(t, c, options(dir, clk))
 	assert.False(t, r.NeedLeaderElection())
-	informers := &informertest.FakeInformers{Scheme: runtime.NewScheme()}
-	require.NoError(t, clientgoscheme.AddToScheme(informers.Scheme))
+	cs := k8sfake.NewClientset()
 	ctx, cancel := context.WithCancel(context.Background())
-	require.NoError(t, r.Watch(ctx, informers))
+	require.NoError(t, r.Watch(cs))
 	done := make(chan error, 1)
 	go func() { done <- r.Start(ctx) }()
 
@@ -385,10 +411,9 @@ func TestStart(t *testing.T) {
 	// The configuration is made after the start: Watch sees it.
 	vwc := gate()
 	require.NoError(t, c.Create(ctx, vwc))
-	fi, err := informers.FakeInformerFor(ctx, vwc)
-	require.NoError(t, err)
 	waitFor("Start waiting", clk.HasWaiters)
-	fi.Add(vwc)
+	_, err := cs.AdmissionregistrationV1().ValidatingWebhookConfigurations().Create(ctx, gate(), metav1.CreateOptions{})
+	require.NoError(t, err)
 	waitFor("the CA in the configuration", func() bool {
 		var got admissionregistrationv1.ValidatingWebhookConfiguration
 		return c.Get(ctx, client.ObjectKeyFromObject(vwc), &got) == nil && len(got.Webhooks[1].ClientConfig.CABundle) > 0

@@ -1,0 +1,126 @@
+package hubctl
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/rolloutkit/rolloutkit/addonrollout"
+	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
+)
+
+// Admission's paths on the controller's webhook server: the
+// clientConfig.service.path of the webhooks in config/webhook/admission.yaml.
+const (
+	// RolloutValidationPath is where AddOnRollouts are validated.
+	RolloutValidationPath = "/validate-rolloutkit-io-v1alpha1-addonrollout"
+	// ApprovalMutationPath is where a RolloutApproval being created gets
+	// its creator's name.
+	ApprovalMutationPath = "/mutate-rolloutkit-io-v1alpha1-rolloutapproval"
+)
+
+// Admission's names in config/webhook/admission.yaml: the API server
+// names the webhook in every refusal ("admission webhook ... denied the
+// request").
+const (
+	// AdmissionConfiguration is the name of both the
+	// ValidatingWebhookConfiguration and the MutatingWebhookConfiguration
+	// that install admission on a hub.
+	AdmissionConfiguration = "rolloutkit-admission"
+	// RolloutValidationWebhook is the name of the AddOnRollouts' webhook.
+	RolloutValidationWebhook = "addonrollouts.rolloutkit.io"
+	// ApprovalMutationWebhook is the name of the RolloutApprovals' webhook.
+	ApprovalMutationWebhook = "rolloutapprovals.rolloutkit.io"
+)
+
+// RegisterAdmission serves admission on the webhook server s, with the
+// types of scheme (NewScheme's): the AddOnRollouts' validation at
+// RolloutValidationPath (RolloutValidator, with PromQL) and the
+// RolloutApprovals' creators at ApprovalMutationPath (ApproverRecorder).
+// Neither reads the hub, so every replica serves both from the moment its
+// webhook server starts.
+func RegisterAdmission(s webhook.Server, scheme *runtime.Scheme) {
+	s.Register(RolloutValidationPath, admission.WithValidator[*v1alpha1.AddOnRollout](scheme, RolloutValidator{ValidateQuery: PromQL()}))
+	s.Register(ApprovalMutationPath, admission.WithDefaulter[*v1alpha1.RolloutApproval](scheme, ApproverRecorder{}))
+}
+
+// RolloutValidator refuses an AddOnRollout whose spec
+// addonrollout.ValidateSpec finds a problem with: what the controller
+// would otherwise report only in the Valid condition of its status. The
+// group names it gives are not judged, since a placement may have them
+// later.
+type RolloutValidator struct {
+	// ValidateQuery checks the PromQL queries of verifications (PromQL
+	// for the controller); nil: only that they are not blank.
+	ValidateQuery addonrollout.QueryValidator
+}
+
+var _ admission.Validator[*v1alpha1.AddOnRollout] = RolloutValidator{}
+
+// ValidateCreate refuses ar if its spec has a problem, naming every one.
+func (v RolloutValidator) ValidateCreate(_ context.Context, ar *v1alpha1.AddOnRollout) (admission.Warnings, error) {
+	return nil, v.validate(ar)
+}
+
+// ValidateUpdate refuses an update that changes the spec to one with a
+// problem. An update that leaves the spec as it was is admitted, so that
+// an object written before the webhook existed can still be labelled or
+// deleted through its finalizers; the controller reports its problems.
+func (v RolloutValidator) ValidateUpdate(_ context.Context, old, ar *v1alpha1.AddOnRollout) (admission.Warnings, error) {
+	if apiequality.Semantic.DeepEqual(old.Spec, ar.Spec) {
+		return nil, nil
+	}
+	return nil, v.validate(ar)
+}
+
+// ValidateDelete admits every delete.
+func (RolloutValidator) ValidateDelete(context.Context, *v1alpha1.AddOnRollout) (admission.Warnings, error) {
+	return nil, nil
+}
+
+// validate returns an Invalid status error that names every problem of
+// ar's spec, as the API server's own validation does; nil when it has
+// none.
+func (v RolloutValidator) validate(ar *v1alpha1.AddOnRollout) error {
+	errs := addonrollout.ValidateSpec(ar, v.ValidateQuery)
+	if len(errs) == 0 {
+		return nil
+	}
+	return apierrors.NewInvalid(schema.GroupKind{Group: v1alpha1.Group, Kind: "AddOnRollout"}, ar.Name, errs)
+}
+
+// ApproverRecorder records who creates a RolloutApproval: spec.username,
+// spec.uid and spec.groups become those of the user the API server
+// authenticated for the create, whatever the request said, as the API
+// server does for a CertificateSigningRequest. The CRD makes the spec
+// immutable, so that the record cannot be changed later.
+type ApproverRecorder struct{}
+
+var _ admission.Defaulter[*v1alpha1.RolloutApproval] = ApproverRecorder{}
+
+// Default sets the approver of a RolloutApproval being created from the
+// admission request in ctx; other operations are left as they are.
+func (ApproverRecorder) Default(ctx context.Context, a *v1alpha1.RolloutApproval) error {
+	req, err := admission.RequestFromContext(ctx)
+	if err != nil {
+		return fmt.Errorf("recording the approver: %w", err)
+	}
+	if req.Operation != admissionv1.Create {
+		return nil
+	}
+	u := req.UserInfo
+	a.Spec.Username, a.Spec.UID = u.Username, u.UID
+	a.Spec.Groups = nil
+	if len(u.Groups) > 0 {
+		a.Spec.Groups = slices.Clone(u.Groups)
+	}
+	return nil
+}
