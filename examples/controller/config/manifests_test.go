@@ -93,6 +93,7 @@ func TestManifests(t *testing.T) {
 		"CustomResourceDefinition /addonrollouts.rolloutkit.io",
 		"CustomResourceDefinition /rolloutapprovals.rolloutkit.io",
 		"Deployment " + namespace + "/rolloutkit-controller",
+		"MutatingWebhookConfiguration /" + hubctl.AdmissionConfiguration,
 		"Namespace /" + namespace,
 		"PodDisruptionBudget " + namespace + "/rolloutkit-controller",
 		"Role " + namespace + "/rolloutkit-controller-webhook",
@@ -102,6 +103,7 @@ func TestManifests(t *testing.T) {
 		"Service " + namespace + "/rolloutkit-controller-metrics",
 		"Service " + namespace + "/rolloutkit-webhook",
 		"ServiceAccount " + namespace + "/rolloutkit-controller",
+		"ValidatingWebhookConfiguration /" + hubctl.AdmissionConfiguration,
 		"ValidatingWebhookConfiguration /" + hubctl.WorkGateConfiguration,
 	}, ids(objs))
 	assert.Equal(t, "Namespace", objs[0].GetKind(), "kubectl apply -k creates the namespace first")
@@ -194,7 +196,8 @@ func TestManifests(t *testing.T) {
 				"proxy.open-cluster-management.io managedproxyconfigurations get,list,watch",
 			},
 			"ClusterRole rolloutkit-controller-webhook": {
-				"admissionregistration.k8s.io validatingwebhookconfigurations get,list,watch,patch " + hubctl.WorkGateConfiguration,
+				"admissionregistration.k8s.io validatingwebhookconfigurations,mutatingwebhookconfigurations get,list,watch,patch " +
+					hubctl.WorkGateConfiguration + "," + hubctl.AdmissionConfiguration,
 			},
 			"Role rolloutkit-controller-webhook": {
 				" secrets create",
@@ -225,13 +228,6 @@ func TestManifests(t *testing.T) {
 			"ClusterRole rolloutkit-approver-create": {
 				"rolloutkit.io rolloutapprovals create",
 			},
-			"ClusterRole rolloutkit-controller-metrics-auth": {
-				"authentication.k8s.io tokenreviews create",
-				"authorization.k8s.io subjectaccessreviews create",
-			},
-			"ClusterRole " + metricsReader: {
-				"/metrics get",
-			},
 			"ClusterRole rolloutkit-approver": {
 				"apiextensions.k8s.io customresourcedefinitions get clustermanagementaddons.addon.open-cluster-management.io,managedclusteraddons.addon.open-cluster-management.io",
 				"cluster.open-cluster-management.io managedclusters,managedclustersets,managedclustersetbindings,placements,placementdecisions,addonplacementscores get,list,watch",
@@ -241,6 +237,13 @@ func TestManifests(t *testing.T) {
 				"proxy.open-cluster-management.io managedproxyconfigurations get,list,watch",
 				"rolloutkit.io addonrollouts,rolloutapprovals get,list,watch",
 				"rolloutkit.io rolloutapprovals create",
+			},
+			"ClusterRole rolloutkit-controller-metrics-auth": {
+				"authentication.k8s.io tokenreviews create",
+				"authorization.k8s.io subjectaccessreviews create",
+			},
+			"ClusterRole " + metricsReader: {
+				"/metrics get",
 			},
 		}, got)
 	})
@@ -311,6 +314,7 @@ func TestManifests(t *testing.T) {
 	t.Run("work gate", func(t *testing.T) {
 		t.Parallel()
 		checkWorkGate(t, objs, namespace)
+		checkAdmission(t, objs, namespace)
 	})
 
 	t.Run("metrics", func(t *testing.T) {
@@ -371,6 +375,7 @@ func TestManifests(t *testing.T) {
 		}
 		assert.NotContains(t, where, namespace)
 		checkWorkGate(t, moved, "team-a")
+		checkAdmission(t, moved, "team-a")
 		checkMetrics(t, moved, "team-a")
 	})
 
@@ -489,6 +494,44 @@ func checkWorkGate(t *testing.T, objs []*unstructured.Unstructured, ns string) {
 	assert.Contains(t, c.Args, fmt.Sprintf("-webhook-bind-address=:%d", c.Ports[i].ContainerPort), "the webhook server listens on the Service's target")
 }
 
+// checkAdmission checks admission's webhook configurations in objs, the
+// controller being in ns: AddOnRollouts validated on create and update,
+// RolloutApprovals given their creator on create, both failing closed,
+// through the Service the work gate uses.
+func checkAdmission(t *testing.T, objs []*unstructured.Unstructured, ns string) {
+	t.Helper()
+	service := func(path string) admissionregistrationv1.ServiceReference {
+		return admissionregistrationv1.ServiceReference{Namespace: ns, Name: "rolloutkit-webhook", Path: ptr.To(path), Port: ptr.To[int32](443)}
+	}
+	rule := func(resource string, ops ...admissionregistrationv1.OperationType) []admissionregistrationv1.RuleWithOperations {
+		return []admissionregistrationv1.RuleWithOperations{{Operations: ops, Rule: admissionregistrationv1.Rule{APIGroups: []string{"rolloutkit.io"},
+			APIVersions: []string{"v1alpha1"}, Resources: []string{resource}, Scope: ptr.To(admissionregistrationv1.ClusterScope)}}}
+	}
+	vwc := as(t, object(t, objs, "ValidatingWebhookConfiguration", hubctl.AdmissionConfiguration), &admissionregistrationv1.ValidatingWebhookConfiguration{})
+	require.Len(t, vwc.Webhooks, 1)
+	v := vwc.Webhooks[0]
+	assert.Equal(t, hubctl.RolloutValidationWebhook, v.Name)
+	require.NotNil(t, v.ClientConfig.Service)
+	assert.Equal(t, service(hubctl.RolloutValidationPath), *v.ClientConfig.Service)
+	assert.Equal(t, rule("addonrollouts", admissionregistrationv1.Create, admissionregistrationv1.Update), v.Rules)
+	assert.Equal(t, admissionregistrationv1.Fail, *v.FailurePolicy)
+	assert.Equal(t, admissionregistrationv1.SideEffectClassNone, *v.SideEffects)
+
+	mwc := as(t, object(t, objs, "MutatingWebhookConfiguration", hubctl.AdmissionConfiguration), &admissionregistrationv1.MutatingWebhookConfiguration{})
+	require.Len(t, mwc.Webhooks, 1)
+	m := mwc.Webhooks[0]
+	assert.Equal(t, hubctl.ApprovalMutationWebhook, m.Name)
+	require.NotNil(t, m.ClientConfig.Service)
+	assert.Equal(t, service(hubctl.ApprovalMutationPath), *m.ClientConfig.Service)
+	assert.Equal(t, rule("rolloutapprovals", admissionregistrationv1.Create), m.Rules, "creates only: the CRD keeps the spec immutable")
+	assert.Equal(t, admissionregistrationv1.Fail, *m.FailurePolicy, "no approval without a recorded approver")
+	assert.Equal(t, admissionregistrationv1.SideEffectClassNone, *m.SideEffects)
+	for _, cc := range []admissionregistrationv1.WebhookClientConfig{v.ClientConfig, m.ClientConfig} {
+		assert.Nil(t, cc.URL)
+		assert.Empty(t, cc.CABundle, "the controller or cainjector puts the CA there")
+	}
+}
+
 // withCertManager renders a kustomization that lists base (a directory
 // under config, or a path) and components/cert-manager, as README shows.
 func withCertManager(t *testing.T, base string) []*unstructured.Unstructured {
@@ -549,7 +592,13 @@ func checkCertManager(t *testing.T, plain, with []*unstructured.Unstructured, ns
 	assert.Equal(t, certSecret, v.Secret.SecretName)
 
 	cert := object(t, with, "Certificate", certSecret)
-	assert.Equal(t, ns+"/"+cert.GetName(), object(t, with, "ValidatingWebhookConfiguration", hubctl.WorkGateConfiguration).GetAnnotations()["cert-manager.io/inject-ca-from"])
+	for _, c := range []struct{ kind, name string }{
+		{"ValidatingWebhookConfiguration", hubctl.WorkGateConfiguration},
+		{"ValidatingWebhookConfiguration", hubctl.AdmissionConfiguration},
+		{"MutatingWebhookConfiguration", hubctl.AdmissionConfiguration},
+	} {
+		assert.Equal(t, ns+"/"+cert.GetName(), object(t, with, c.kind, c.name).GetAnnotations()["cert-manager.io/inject-ca-from"], "%s %s", c.kind, c.name)
+	}
 	secretName, _, err := unstructured.NestedString(cert.Object, "spec", "secretName")
 	require.NoError(t, err)
 	assert.Equal(t, certSecret, secretName, "the Secret mounted")
@@ -557,6 +606,7 @@ func checkCertManager(t *testing.T, plain, with []*unstructured.Unstructured, ns
 	require.NoError(t, err)
 	assert.Equal(t, []string{"rolloutkit-webhook." + ns + ".svc", "rolloutkit-webhook." + ns + ".svc.cluster.local"}, dnsNames)
 	checkWorkGate(t, with, ns)
+	checkAdmission(t, with, ns)
 }
 
 // deployment returns the Deployment of objs.
