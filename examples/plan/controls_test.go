@@ -76,7 +76,7 @@ func TestPlanControls(t *testing.T) {
 				"  revision: " + fixtureRevision,
 				`  2      prod   Blocked   Approval   "prod-cluster"  held: waiting for approval of group "prod"`,
 				`  - placement "open-cluster-management/cluster-proxy-placement", group "prod", revision ` + fixtureRevision +
-					" (approve: rolloutctl approve cluster-proxy prod)",
+					" (approve: kubectl rolloutkit approve cluster-proxy prod --revision " + fixtureRevision + ")",
 				"clusters to start now: (none)",
 			},
 		},

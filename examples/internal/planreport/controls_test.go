@@ -89,12 +89,12 @@ func TestPlanControlled(t *testing.T) {
 			pending: prodPending, progressing: addonrollout.ReasonWaitingForApproval,
 			text: []string{
 				`controlled by AddOnRollout "cluster-proxy", generation 2` + "\n",
-				"  revision: " + rev + "\n",
+				"  revision: " + rev + "\n  config managedproxyconfigurations.proxy.open-cluster-management.io cluster-proxy: spec hash " + newHash + ", image quay.io/open-cluster-management/cluster-proxy:v2\n",
 				"  INDEX  GROUP  PHASE     WAITS FOR  CLUSTERS        REASON\n",
 				`  2      prod   Blocked   Approval   "prod-cluster"  held: waiting for approval of group "prod"`,
 				`  held: group "prod", waits for Approval: waiting for approval of group "prod"`,
 				"pending approvals:\n  - placement \"open-cluster-management/cluster-proxy-placement\", group \"prod\", revision " + rev +
-					" (approve: rolloutctl approve cluster-proxy prod)\n",
+					" (approve: kubectl rolloutkit approve cluster-proxy prod --revision " + rev + ")\n",
 				"verifications due now: (none)\n",
 				"conditions:\n  Valid=True (Valid): the spec is valid\n  Paused=False (NotPaused): spec.paused is false\n  Progressing=True (WaitingForApproval): ",
 			},

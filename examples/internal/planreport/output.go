@@ -22,7 +22,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 // WriteText writes r for a person: per placement a table of its groups,
 // the held groups, the clusters to start now and those in flight, then the
 // totals and the warnings. Under an AddOnRollout it also says which, the
-// problems of its spec, each placement's revision, each group's phase and
+// problems of its spec, each placement's revision and its configs, each group's phase and
 // what it waits for as the AddOnRollout's status says them, the approvals
 // pending, the verifications due and the conditions.
 // It writes once, when the text is complete.
@@ -38,6 +38,9 @@ func (r *Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(&b, "  revision: %s (rendering: new content of unchanged configs, held by the work gate until released)\n", p.Revision)
 		} else if p.Revision != "" {
 			fmt.Fprintf(&b, "  revision: %s\n", p.Revision)
+		}
+		for _, c := range p.Configs {
+			fmt.Fprintf(&b, "  %s\n", configLine(c))
 		}
 		if p.NotPlanned != nil {
 			fmt.Fprintf(&b, "  not planned (%s): %s\n", p.NotPlanned.Reason, p.NotPlanned.Message)
@@ -125,8 +128,8 @@ func writeRolloutTail(b *strings.Builder, addOn string, r *Rollout) {
 	} else {
 		fmt.Fprintln(b, "\npending approvals:")
 		for _, pa := range r.PendingApprovals {
-			fmt.Fprintf(b, "  - placement %q, group %q, revision %s (approve: rolloutctl approve %s %s)\n",
-				pa.Placement.Namespace+"/"+pa.Placement.Name, pa.Group, pa.Revision, addOn, pa.Group)
+			fmt.Fprintf(b, "  - placement %q, group %q, revision %s (approve: kubectl rolloutkit approve %s %s --revision %s)\n",
+				pa.Placement.Namespace+"/"+pa.Placement.Name, pa.Group, pa.Revision, addOn, pa.Group, pa.Revision)
 		}
 	}
 	if len(r.Checks) == 0 {

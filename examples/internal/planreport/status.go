@@ -67,20 +67,26 @@ func writeConfigs(b *strings.Builder, pl Placement) {
 		return
 	}
 	for _, c := range pl.Configs {
-		what := c.Resource
-		if c.Group != "" {
-			what += "." + c.Group
-		}
-		name := c.Name
-		if c.Namespace != "" {
-			name = c.Namespace + "/" + name
-		}
-		fmt.Fprintf(b, "  config %s %s: spec hash %s", what, name, c.SpecHash)
-		if c.Image != "" {
-			fmt.Fprintf(b, ", image %s", c.Image)
-		}
-		fmt.Fprintln(b)
+		fmt.Fprintf(b, "  %s\n", configLine(c))
 	}
+}
+
+// configLine says one config of a revision: its resource, its name, its
+// spec hash and the image it gives.
+func configLine(c v1alpha1.RevisionConfig) string {
+	what := c.Resource
+	if c.Group != "" {
+		what += "." + c.Group
+	}
+	name := c.Name
+	if c.Namespace != "" {
+		name = c.Namespace + "/" + name
+	}
+	line := fmt.Sprintf("config %s %s: spec hash %s", what, name, c.SpecHash)
+	if c.Image != "" {
+		line += ", image " + c.Image
+	}
+	return line
 }
 
 // placementState says whether a placement was planned, and at which
