@@ -207,3 +207,23 @@ func TestAddOnNotFound(t *testing.T) {
 	assert.Equal(t, int32(2), writes.Load(), "nothing changed: nothing written")
 	assert.Empty(t, rec.take())
 }
+
+// TestAddOnAppears: an AddOnRollout written before its add-on says
+// AddOnNotFound; once the add-on is created it gets the usual status.
+func TestAddOnAppears(t *testing.T) {
+	t.Parallel()
+	h := newAddonHub(t, V1beta1, nil, hubObjects([]client.Object{proxyConfig(t, "cluster-proxy", "v1.0.0"), seedRollout(v1alpha1.AddOnRolloutSpec{})},
+		seedPlacement(t), freshAddons(seedAddonName, seedClusters...))...)
+	clk := clockfake.New(start)
+	rh := &rolloutHub{addonHub: h, clk: clk, r: h.addonReconciler(clk, &keyRecorder{})}
+	rh.reconcile()
+	progressing := func() string {
+		return meta.FindStatusCondition(rh.rollout().Status.Conditions, addonrollout.ConditionProgressing).Reason
+	}
+	assert.Equal(t, addonrollout.ReasonAddOnNotFound, progressing())
+	require.NoError(t, h.client.Create(context.Background(), seedAddon(t, DefaultLifecycle)))
+	rh.reconcile()
+	assert.Equal(t, addonrollout.ReasonRollingOut, progressing())
+	require.Len(t, rh.rollout().Status.Placements, 1)
+	assert.NotEmpty(t, rh.rollout().Status.Placements[0].Configs)
+}
