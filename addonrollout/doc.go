@@ -20,9 +20,20 @@
 //		// s.Releases: each add-on's ReleaseAnnotation (a rendering rollout)
 //		// s.Progression: the placement's install progression
 //	}
-//	// p.Status: the AddOnRollout's status; p.Approvals: the approvals'
+//	// p.Status: the AddOnRollout's status (unchanged, as read, until its recheckTime); p.Approvals: the approvals'
 //	// p.Checks: run each verification, then p.Record(ctl, results) and plan again
+//	// p.Expired: delete each approval past Controls.ApprovalRetention
 //	// p.RecheckAfter: when to plan again if nothing else happens
+//
+// # Status
+//
+// The status says per placement what its revision is made of (its
+// configs, spec hashes and images, [ConfigImage]) and where each group
+// stands, and when it was last confirmed and is due to be again
+// (lastConfirmedTime, recheckTime: the soonest end of a wait on the clock,
+// or [ConfirmInterval]): a status past its recheckTime is stale. Without
+// the add-on, [PlanMissing] gives the AddOnRollout's and the approvals'
+// statuses (reason AddOnNotFound).
 //
 // # Gates
 //

@@ -63,7 +63,8 @@
 //  4. writes status.configReferences[].desiredConfig and the Configured
 //     condition of the add-ons the step changes, and the
 //     ClusterManagementAddOn's status.installProgressions;
-//  5. asks to be called again after the plan's RecheckAfter.
+//  5. asks to be called again after the plan's RecheckAfter (with an
+//     AddOnRollout, by its status's recheckTime at the latest).
 //
 // For an add-on whose install strategy is Manual it installs and removes
 // nothing, and configures the add-ons made by hand with the default
@@ -90,11 +91,24 @@
 // Prometheus query) a group must pass before the groups after it start.
 // The reconciler runs the checks the plan finds due ([Verifier]), records
 // their results and plans again in the same reconcile; it writes the
-// AddOnRollout's status (per placement its revision and each group's
-// phase, what it waits for and why) and each approval's Approved
-// condition, and sends events ([EventGroupPhase], [EventBreached],
-// [EventVerificationFailed], [EventApprovalRequested], [EventApprovalUsed],
-// ...). [Metrics] export each group's phase, clusters and what it waits
+// AddOnRollout's status (per placement its revision, the configs it is
+// made of with their spec hashes and images, and each group's phase, what
+// it waits for and why; when it last confirmed the status and when it will
+// again at the latest) and each approval's Approved condition. An
+// unchanged status is written again only at its recheckTime (at most
+// addonrollout.ConfirmInterval after the last write), and the reconcile is
+// queued for then: a status past its recheckTime is stale. Once the status
+// is written it sends an event for each change ([EventGroupPhase],
+// [EventBreached], [EventVerificationFailed], [EventApprovalRequested],
+// [EventApprovalUsed], ...), each with an action naming its subject (the
+// placement, the group, from and to, the revision), so that client-go's
+// event broadcaster, which merges the events of one key into a series
+// showing the first message, never merges two transitions (see
+// docs/semantics.md §6.10b). It deletes the approvals of superseded
+// revisions past Options.ApprovalRetention ([EventApprovalDeleted]). An
+// AddOnRollout or a RolloutApproval naming an add-on the hub does not have
+// is reconciled through that name too: it gets a condition with reason
+// AddOnNotFound ([EventAddOnNotFound]) until the add-on exists. [Metrics] export each group's phase, clusters and what it waits
 // for, pending approvals, breaches, verification results, the time from a
 // revision's start to its completion, and whether each AddOnRollout is
 // valid and paused. An add-on without an AddOnRollout is
