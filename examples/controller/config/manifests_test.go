@@ -229,6 +229,7 @@ func TestManifests(t *testing.T) {
 				"rolloutkit.io rolloutapprovals create",
 			},
 			"ClusterRole rolloutkit-approver": {
+				"rolloutkit.io rolloutapprovals create",
 				"apiextensions.k8s.io customresourcedefinitions get clustermanagementaddons.addon.open-cluster-management.io,managedclusteraddons.addon.open-cluster-management.io",
 				"cluster.open-cluster-management.io managedclusters,managedclustersets,managedclustersetbindings,placements,placementdecisions,addonplacementscores get,list,watch",
 				"addon.open-cluster-management.io clustermanagementaddons,managedclusteraddons get,list,watch",
@@ -236,7 +237,6 @@ func TestManifests(t *testing.T) {
 				"addon.open-cluster-management.io addondeploymentconfigs,addontemplates get,list,watch",
 				"proxy.open-cluster-management.io managedproxyconfigurations get,list,watch",
 				"rolloutkit.io addonrollouts,rolloutapprovals get,list,watch",
-				"rolloutkit.io rolloutapprovals create",
 			},
 			"ClusterRole rolloutkit-controller-metrics-auth": {
 				"authentication.k8s.io tokenreviews create",
