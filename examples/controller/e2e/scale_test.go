@@ -125,7 +125,7 @@ func rollout1000(b *testing.B, sizes [3]int, soak, apply time.Duration, qps int)
 
 // waitInstalled polls (every second, with one LIST) until every add-on has
 // applied h and the install progression is Completed.
-func waitInstalled(b *testing.B, e *env, o seeded, h string, timeout time.Duration) {
+func waitInstalled(b testing.TB, e *env, o seeded, h string, timeout time.Duration) {
 	b.Helper()
 	want := len(o.Clusters())
 	deadline := time.Now().Add(timeout)
@@ -160,11 +160,13 @@ func waitInstalled(b *testing.B, e *env, o seeded, h string, timeout time.Durati
 	}
 }
 
-// counters are the controller's own metrics that the benchmark reads.
-type counters struct{ writes, reads, reconciles float64 }
+// counters are the controller's own metrics that the benchmarks read:
+// its API requests and reconciles so far, its resident memory in bytes
+// and its goroutines now.
+type counters struct{ writes, reads, reconciles, rss, goroutines float64 }
 
 // scrape reads the controller's /metrics, as expfmt parses them.
-func scrape(b *testing.B, addr string) counters {
+func scrape(b testing.TB, addr string) counters {
 	b.Helper()
 	resp, err := http.Get("http://" + addr + "/metrics")
 	require.NoError(b, err)
@@ -190,12 +192,18 @@ func scrape(b *testing.B, addr string) counters {
 	for _, m := range families["controller_runtime_reconcile_total"].GetMetric() {
 		c.reconciles += m.GetCounter().GetValue()
 	}
+	for _, m := range families["process_resident_memory_bytes"].GetMetric() {
+		c.rss = m.GetGauge().GetValue()
+	}
+	for _, m := range families["go_goroutines"].GetMetric() {
+		c.goroutines = m.GetGauge().GetValue()
+	}
 	return c
 }
 
 // peakRSS is a process's peak resident memory in MiB (VmHWM), as procfs
 // reads it.
-func peakRSS(b *testing.B, pid int) float64 {
+func peakRSS(b testing.TB, pid int) float64 {
 	b.Helper()
 	p, err := procfs.NewProc(pid)
 	require.NoError(b, err)
@@ -204,7 +212,7 @@ func peakRSS(b *testing.B, pid int) float64 {
 	return float64(st.VmHWM) / (1 << 20)
 }
 
-func freePort(b *testing.B) string {
+func freePort(b testing.TB) string {
 	b.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(b, err)
