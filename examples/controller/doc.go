@@ -3,9 +3,11 @@
 // the decision groups of each ClusterManagementAddOn's placements, as OCM's
 // placement controller and add-on manager do; and it serves the work gate,
 // a validating webhook that holds the updates of those add-ons'
-// ManifestWorks that run ahead of the rollout (-webhook-bind-address; its
-// certificate from -webhook-cert-dir, or kept by the controller with
-// -webhook-cert-secret). See package hubctl.
+// ManifestWorks that run ahead of the rollout, and admission, which
+// refuses invalid AddOnRollouts and records who creates each
+// RolloutApproval (-webhook-bind-address; its certificate from
+// -webhook-cert-dir, or kept by the controller with -webhook-cert-secret).
+// See package hubctl.
 //
 //	go -C examples/controller run . -kubeconfig FILE
 //

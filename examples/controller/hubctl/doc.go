@@ -115,6 +115,12 @@
 // rolled out as OCM would; on a hub without the CRDs, the controller says
 // so once and rolls every add-on out that way.
 //
+// [RegisterAdmission] serves the same objects' admission on the webhook
+// server: [RolloutValidator] refuses an AddOnRollout whose spec
+// addonrollout.ValidateSpec finds wrong (the reconciler's own checks but
+// group names), and [ApproverRecorder] writes into a new RolloutApproval
+// the user who creates it (config/webhook/admission.yaml installs both).
+//
 // The progress reconciler ([ProgressReconciler]) does what OCM's
 // addonprogressing controller does: it writes each taken add-on's
 // Progressing condition and, once the add-on's ManifestWorks carry its
