@@ -119,19 +119,28 @@ func approve(ctx context.Context, c client.Client, e env, p planned, o approval)
 		if err := reportJudged(ctx, c, e.stdout, stored, head, o.wait); err != nil {
 			return err
 		}
+		if _, err := fmt.Fprintf(e.stdout, "  revision %s: %s\n", pa.Revision, revisionConfigs(rep, pa.Placement)); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// revisionConfigs words the configs of the revision of placement ref, or
+// says the status lists none.
+func revisionConfigs(rep *planreport.Report, ref v1alpha1.PlacementRef) string {
+	for _, pl := range rep.Placements {
+		if pl.Namespace == ref.Namespace && pl.Name == ref.Name && len(pl.Configs) > 0 {
+			return "its configs: " + configsText(pl.Configs)
+		}
+	}
+	return "the status lists no configs of it"
 }
 
 // otherRevision says that pa waits at another revision than the one
 // reviewed, and what its revision is made of.
 func otherRevision(rep *planreport.Report, pa v1alpha1.PendingApproval, reviewed, self string) string {
-	configs := "the status lists no configs of it"
-	for _, pl := range rep.Placements {
-		if pl.Namespace == pa.Placement.Namespace && pl.Name == pa.Placement.Name && len(pl.Configs) > 0 {
-			configs = "its configs: " + configsText(pl.Configs)
-		}
-	}
+	configs := revisionConfigs(rep, pa.Placement)
 	return fmt.Sprintf("not approved: group %q of placement %s/%s waits at revision %s, not %s (%s); review it (%s status %s) and approve --revision %s",
 		pa.Group, pa.Placement.Namespace, pa.Placement.Name, pa.Revision, reviewed, configs, self, rep.Addon, pa.Revision)
 }

@@ -58,7 +58,8 @@ func TestApprove(t *testing.T) {
 		{
 			name: "prod waits: approved", objs: []client.Object{needProd()}, args: []string{"prod"},
 			out: `approved group "prod" of placement open-cluster-management/cluster-proxy-placement at revision ` + revision +
-				`: RolloutApproval "cluster-proxy-prod-` + revision + `" created; the controller has not judged it yet: it starts the group at its next reconcile`,
+				`: RolloutApproval "cluster-proxy-prod-` + revision + `" created; the controller has not judged it yet: it starts the group at its next reconcile` +
+				"\n  revision " + revision + ": its configs: managedproxyconfigurations.proxy.open-cluster-management.io cluster-proxy spec hash ",
 			approvals: map[string]v1alpha1.RolloutApprovalSpec{"cluster-proxy-prod-" + revision: prod},
 		},
 		{
