@@ -227,3 +227,29 @@ func TestAddOnAppears(t *testing.T) {
 	require.Len(t, rh.rollout().Status.Placements, 1)
 	assert.NotEmpty(t, rh.rollout().Status.Placements[0].Configs)
 }
+
+// TestAction: an event's action is its words, within events.k8s.io's 128
+// characters; two long ones that differ only at the end still differ.
+func TestAction(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("n", 63) + "/" + strings.Repeat("p", 63)
+	for _, tc := range []struct {
+		name  string
+		words []string
+		want  string
+	}{
+		{"short", []string{"ns/p", `"stg"`, "Waiting->Active", "1a2b3c4d5e6f"}, `ns/p "stg" Waiting->Active 1a2b3c4d5e6f`},
+		{"at the limit", []string{strings.Repeat("a", maxAction)}, strings.Repeat("a", maxAction)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tc.want, action(tc.words...))
+		})
+	}
+	a := action(long, `"stg"`, "Waiting->Active", "1a2b3c4d5e6f")
+	b := action(long, `"stg"`, "Active->Complete", "1a2b3c4d5e6f")
+	assert.Len(t, a, maxAction)
+	assert.Len(t, b, maxAction)
+	assert.NotEqual(t, a, b)
+	assert.Equal(t, long[:maxAction-13], a[:maxAction-13])
+}
