@@ -93,7 +93,8 @@ func decision(ref addonv1beta1.PlacementRef, g grouping.GroupKey, clusters ...st
 // with groups in its status alone has none); a missing Placement is a zero
 // input; the works are read only when the hub read them; a config the hub
 // cannot give fails its placement's plan (ConfigurationError), with the
-// hub's reason; a failed read is an error.
+// hub's reason; a failed read is an error. The images of the configs are
+// read through the hub too.
 func TestReadInputs(t *testing.T) {
 	t.Parallel()
 	cma := addontest.SeedCMA(t)
@@ -116,6 +117,9 @@ func TestReadInputs(t *testing.T) {
 	got, err := in.SpecHash(addontest.ProxyGR(), addontest.ProxyReferent())
 	require.NoError(t, err)
 	assert.Equal(t, want, got)
+	require.NotNil(t, in.Controls.Images)
+	assert.Equal(t, "v2", in.Controls.Images(addontest.ProxyGR(), addontest.ProxyReferent()), "the config's image")
+	assert.Empty(t, in.Controls.Images(addontest.ProxyGR(), addonv1beta1.ConfigReferent{Name: "missing"}), "a config that cannot be read")
 
 	in, err = addonrollout.ReadInputs(mapHub{placements: []*clusterv1beta1.Placement{withStatus}, works: []*workv1.ManifestWork{}}, cma)
 	require.NoError(t, err)
