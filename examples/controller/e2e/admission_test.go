@@ -71,7 +71,7 @@ func TestAdmissionSchema(t *testing.T) {
 		doc  bool     // docs/errors.md quotes the refusal
 	}{
 		{"a day that is not one", spoilt(func(w *v1alpha1.RolloutWindow) { w.Days = []string{"Mon", "Fry"} }),
-			[]string{"spec.windows[0].days: Invalid value", "want days such as Mon, Sat,Sun or Mon-Fri"}, true},
+			[]string{`spec.windows[0].days[1]: Invalid value: "Fry": want days such as Mon, Sat,Sun or Mon-Fri`}, true},
 		{"a time that is not HH:MM", spoilt(func(w *v1alpha1.RolloutWindow) { w.Start = "9am" }),
 			[]string{`spec.windows[0].start: Invalid value: "9am"`, "should match"}, false},
 		{"an hour past 23", spoilt(func(w *v1alpha1.RolloutWindow) { w.End = "24:00" }),
