@@ -2,7 +2,7 @@
 # Starts a throwaway OCM hub on 127.0.0.1 with the seed's story loaded, for
 # trying the controller by hand (see the README), and writes its kubeconfig.
 #
-#   hack/test-hub.sh /tmp/hub.kubeconfig [-soak 30s] [-deadline 2m] [-lifecycle rolloutkit]
+#   hack/test-hub.sh /tmp/hub.kubeconfig [-soak 30s] [-deadline 2m] [-lifecycle rolloutkit] [-gc]
 #
 # The first run builds etcd and kube-apiserver (several minutes); later runs
 # start in seconds. Ctrl-C stops the hub. The options are checked before
@@ -25,6 +25,9 @@ testhub flags (go -C examples/controller run ./cmd/testhub -h says more):
   -lifecycle VALUE    the add-on's addon.open-cluster-management.io/lifecycle
                       annotation (default rolloutkit, the controller's)
   -seed=false         OCM's CRDs only, nothing seeded
+  -gc                 also run kube-controller-manager's garbage collector, as a
+                      real hub does; without it, deleting a ClusterManagementAddOn
+                      leaves its ManagedClusterAddOns behind
   -work-gate URL      install the work gate calling the controller at URL,
                       such as https://127.0.0.1:9443
 
@@ -62,7 +65,7 @@ while [ $# -gt 0 ]; do
         shift
       fi
       ;;
-    seed) ;;
+    seed | gc) ;;
     kubeconfig) bad "$arg: the kubeconfig file is the first argument" ;;
     set-agent-image) bad "$arg changes a running hub: go -C examples/controller run ./cmd/testhub -kubeconfig FILE $arg IMAGE" ;;
     *) bad "unknown option $arg" ;;

@@ -35,6 +35,7 @@ type options struct {
 	setImage   string
 	seed       bool
 	workGate   string
+	gc         bool
 }
 
 func parse(args []string, stderr io.Writer) (options, error) {
@@ -50,10 +51,14 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.setImage, "set-agent-image", "", "do not start a hub: set spec.proxyAgent.image of the running hub's ManagedProxyConfiguration, and exit")
 	fs.StringVar(&o.workGate, "work-gate", "", "install the work gate (config/webhook/manifests.yaml) calling the controller at this base URL, "+
 		"such as https://127.0.0.1:9443, instead of its in-cluster Service; the controller puts its CA in (-webhook-cert-secret)")
+	fs.BoolVar(&o.gc, "gc", false, "also run kube-controller-manager's garbage collector, as a real hub does: deleting a ClusterManagementAddOn then deletes "+
+		"its add-ons, through their owner references (without it they stay)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
 	switch {
+	case o.gc && o.setImage != "":
+		return o, errors.New("-gc starts a hub's garbage collector; -set-agent-image changes a running hub: give one")
 	case fs.NArg() > 0:
 		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
 	case o.kubeconfig == "":
@@ -143,6 +148,11 @@ func serve(ctx context.Context, o options, stdout io.Writer) error {
 		return err
 	}
 	defer func() { _ = h.Stop() }()
+	gc, err := startGC(h, o.gc)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = gc.Stop() }() // before the hub
 	kc, err := h.KubeConfig()
 	if err != nil {
 		return err
@@ -181,6 +191,7 @@ func serve(ctx context.Context, o options, stdout io.Writer) error {
   cluster set: %s, bound in the Placement's namespace
   add-ons served in v1alpha1 (stored) and v1beta1 (what kubectl get prints), converted by the hub's webhook at %s, as OCM's add-on manager converts them
   kubeconfig: %s
+  %s
 
 run the controller with a simulated add-on manager and work agents (in another terminal, from the repository root):
   go -C examples/controller run . -kubeconfig %s%s -simulate-agents 2s -zap-devel
@@ -190,7 +201,7 @@ see the next step at any time:
   go -C examples/controller run . -kubeconfig %s%s -dry-run
 
 Ctrl-C stops the hub.
-`, h.Describe(), so.Clusters(), o.soak, o.deadline, o.lifecycle, testhub.GlobalSetName, h.ConversionURL(), o.kubeconfig,
+`, h.Describe(), so.Clusters(), o.soak, o.deadline, o.lifecycle, testhub.GlobalSetName, h.ConversionURL(), o.kubeconfig, gcLine(o.gc),
 		o.kubeconfig, takeFlag(o.lifecycle)+gateFlags(o.workGate), o.kubeconfig, o.kubeconfig, takeFlag(o.lifecycle))
 	<-ctx.Done()
 	return nil
@@ -215,4 +226,25 @@ func takeFlag(lifecycle string) string {
 		return ""
 	}
 	return " -lifecycle " + lifecycle
+}
+
+// startGC starts the hub's garbage collector when on is true, and
+// otherwise returns nil, whose Stop does nothing.
+func startGC(h *testhub.Hub, on bool) (*testhub.GC, error) {
+	if !on {
+		return nil, nil
+	}
+	gc, err := h.StartGC()
+	if err != nil {
+		return nil, fmt.Errorf("-gc: %w", err)
+	}
+	return gc, nil
+}
+
+// gcLine says whether the hub collects garbage.
+func gcLine(on bool) string {
+	if on {
+		return "garbage collector: kube-controller-manager's, alone: deleting a ClusterManagementAddOn deletes its add-ons, as on a real hub"
+	}
+	return "garbage collector: none (start the hub with -gc for one): deleting a ClusterManagementAddOn leaves its add-ons, unlike a real hub"
 }

@@ -10,11 +10,16 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
 )
@@ -119,6 +124,7 @@ func TestParseErrors(t *testing.T) {
 		{"an argument", []string{"-kubeconfig", "k", "x"}, 2, `unexpected arguments ["x"]`},
 		{"a negative soak", []string{"-kubeconfig", "k", "-soak", "-1s"}, 2, "want a soak of 0 or more"},
 		{"a gate over http", []string{"-kubeconfig", "k", "-work-gate", "http://127.0.0.1:9443"}, 2, "want the https:// base URL"},
+		{"-gc on a running hub", []string{"-kubeconfig", "k", "-gc", "-set-agent-image", "x"}, 2, "-gc starts a hub's garbage collector"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -152,4 +158,78 @@ func TestSetAgentImage(t *testing.T) {
 	out.Reset()
 	require.Equal(t, 0, run(ctx, args, &out, &errOut), errOut.String())
 	assert.Equal(t, `ManagedProxyConfiguration "cluster-proxy": spec.proxyAgent.image is already `+image+": nothing changed, nothing to roll out\n", out.String())
+}
+
+// TestServeGC: with -gc the hub runs kube-controller-manager's garbage
+// collector and says so: a ManagedClusterAddOn owned by the seed's
+// ClusterManagementAddOn goes with it, as on a real hub. Without -gc the
+// hub says it has none (TestServeNoGC).
+func TestServeGC(t *testing.T) {
+	t.Parallel()
+	if _, err := testhub.Assets(); err != nil {
+		if os.Getenv(testhub.EnvRequire) != "" {
+			t.Fatalf("no test API server: %v", err)
+		}
+		t.Skipf("SKIP (no test API server): %v", err)
+	}
+	for _, tt := range []struct {
+		name string
+		gc   bool
+		says string
+	}{
+		{"-gc", true, "garbage collector: kube-controller-manager's, alone"},
+		{"no -gc", false, "garbage collector: none (start the hub with -gc for one)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			file := filepath.Join(t.TempDir(), "hub.kubeconfig")
+			ctx, cancel := context.WithCancel(context.Background())
+			out := &syncBuffer{}
+			done := make(chan int, 1)
+			args := []string{"-kubeconfig", file, "-soak", "5s"}
+			if tt.gc {
+				args = append(args, "-gc")
+			}
+			go func() { done <- run(ctx, args, out, out) }()
+			t.Cleanup(func() { cancel(); <-done })
+			require.EventuallyWithT(t, func(ct *assert.CollectT) {
+				assert.Contains(ct, out.String(), "Ctrl-C stops the hub")
+			}, 2*time.Minute, 200*time.Millisecond, "the hub did not start")
+			assert.Contains(t, out.String(), tt.says)
+			if !tt.gc {
+				return
+			}
+			c, err := newClient(file)
+			require.NoError(t, err)
+			cma := &addonv1alpha1.ClusterManagementAddOn{}
+			require.NoError(t, c.Get(ctx, client.ObjectKey{Name: "cluster-proxy"}, cma))
+			mca := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: "dev-cluster", Name: "cluster-proxy",
+				OwnerReferences: []metav1.OwnerReference{{APIVersion: "addon.open-cluster-management.io/v1alpha1", Kind: "ClusterManagementAddOn",
+					Name: cma.Name, UID: cma.UID}}}}
+			require.NoError(t, c.Create(ctx, mca))
+			require.NoError(t, c.Delete(ctx, cma))
+			require.EventuallyWithT(t, func(ct *assert.CollectT) {
+				err := c.Get(ctx, client.ObjectKeyFromObject(mca), &addonv1alpha1.ManagedClusterAddOn{})
+				assert.True(ct, apierrors.IsNotFound(err), "the add-on is still there: %v", err)
+			}, time.Minute, 200*time.Millisecond, "the garbage collector did not delete the add-on")
+		})
+	}
+}
+
+// syncBuffer is a bytes.Buffer that run may write while the test reads.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

@@ -173,8 +173,11 @@ func (g *GC) probe(c client.Client) error {
 }
 
 // Stop stops kube-controller-manager (SIGTERM, then SIGKILL after 10
-// seconds) and removes its files.
+// seconds) and removes its files. A nil GC has nothing to stop.
 func (g *GC) Stop() error {
+	if g == nil {
+		return nil
+	}
 	var err error
 	select {
 	case <-g.done:
