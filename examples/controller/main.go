@@ -176,6 +176,9 @@ func (o *options) complete(t *textFlags, set map[string]bool) error {
 // alone and together; failSet tells whether -fail-clusters was given.
 func (o *options) validate(failSet bool) []error {
 	var errs []error
+	if o.retention < 0 {
+		errs = append(errs, fmt.Errorf("-approval-retention %s: want a duration of 0 (keep superseded approvals forever) or more, such as 168h", o.retention))
+	}
 	if o.simulateAgents < 0 {
 		errs = append(errs, fmt.Errorf("-simulate-agents %s: want a positive duration such as 2s", o.simulateAgents))
 	}

@@ -50,6 +50,7 @@ func TestFlags(t *testing.T) {
 		{"version", []string{"-addon-version", "v2"}, 2, `-addon-version "v2": want v1alpha1 or v1beta1`},
 		{"fail without agents", []string{"-fail-clusters", "stg-cluster"}, 2, "-fail-clusters needs -simulate-agents"},
 		{"negative delay", []string{"-simulate-agents", "-1s"}, 2, "-simulate-agents -1s: want a positive duration"},
+		{"negative approval retention", []string{"-approval-retention", "-1h"}, 2, "-approval-retention -1h0m0s: want a duration of 0"},
 		{"nothing to run", []string{"-placements=false", "-addons=false"}, 2, "nothing to run"},
 		{"no kubeconfig", []string{"-kubeconfig", "/nonexistent/kubeconfig"}, 2, `-kubeconfig "/nonexistent/kubeconfig"`},
 		{"empty lifecycle", []string{"-lifecycle", ""}, 2, `-lifecycle "": want comma-separated annotation values, none empty`},

@@ -188,7 +188,7 @@ func (r *AddonReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	r.Metrics.observe(cma.Name, p.Status)
+	r.Metrics.observe(cma.Name, ctl.Rollout != nil, p.Status)
 	renderingErr := r.writeRendering(ctx, snap, obj, p.Plan)
 	controlsErr := r.writeControls(ctx, ctl, p)
 	return r.write(ctx, snap, obj, cma, mcas, p.Steps, errors.Join(installErr, renderingErr, controlsErr), recheckOf(ctl, p.Plan))

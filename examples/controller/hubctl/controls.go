@@ -181,7 +181,7 @@ func (r *AddonReconciler) report(ctx context.Context, ar *v1alpha1.AddOnRollout,
 		if !pendingIn(old, pa) {
 			where := pa.Placement.Namespace + "/" + pa.Placement.Name
 			r.event(ar, nil, corev1.EventTypeNormal, EventApprovalRequested, action(where, strconv.Quote(pa.Group), "approval", pa.Revision),
-				"placement %s group %q waits for an approval of revision %s (%s): create a RolloutApproval (rolloutctl approve %s %s --revision %s)",
+				"placement %s group %q waits for an approval of revision %s (%s): create a RolloutApproval (kubectl rolloutkit approve %s %s --revision %s)",
 				where, pa.Group, pa.Revision, addonrollout.ConfigsText(pa.Configs), ar.Name, pa.Group, pa.Revision)
 		}
 	}

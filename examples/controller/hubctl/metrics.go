@@ -120,16 +120,17 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	return m, errors.Join(errs...)
 }
 
-// observe sets the gauges of an add-on's status: those of the add-on,
-// and those of every group, deleting the series of its groups no longer
-// there. A nil Metrics does nothing.
-func (m *Metrics) observe(addOn string, st v1alpha1.AddOnRolloutStatus) {
+// observe sets the gauges of an add-on's status: those of the add-on
+// (when it has an AddOnRollout: hasRollout), and those of every group,
+// deleting the series of its groups no longer there. A nil Metrics does
+// nothing.
+func (m *Metrics) observe(addOn string, hasRollout bool, st v1alpha1.AddOnRolloutStatus) {
 	if m == nil {
 		return
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.observeRollout(addOn, st)
+	m.observeRollout(addOn, hasRollout, st)
 	was := m.groups[addOn]
 	now := make(map[groupSeries]string)
 	pending := make(map[groupSeries]bool)
@@ -155,13 +156,12 @@ func (m *Metrics) observe(addOn string, st v1alpha1.AddOnRolloutStatus) {
 }
 
 // observeRollout sets the add-on's gauges of its AddOnRollout's
-// conditions, or deletes them when it has none. An add-on without an
-// AddOnRollout is planned under a view of generation 0 (withView), whose
-// status is never written; the API server gives every object it stores a
-// generation of 1 or more.
-func (m *Metrics) observeRollout(addOn string, st v1alpha1.AddOnRolloutStatus) {
+// conditions, or deletes them when it has none (hasRollout false: the
+// status is the view an add-on without one is planned under (withView),
+// which is never written).
+func (m *Metrics) observeRollout(addOn string, hasRollout bool, st v1alpha1.AddOnRolloutStatus) {
 	valid := meta.FindStatusCondition(st.Conditions, addonrollout.ConditionValid)
-	if st.ObservedGeneration == 0 || valid == nil {
+	if !hasRollout || valid == nil {
 		m.valid.DeleteLabelValues(addOn)
 		m.paused.DeleteLabelValues(addOn)
 		return

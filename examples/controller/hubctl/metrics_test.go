@@ -110,7 +110,7 @@ func TestMetricsWaitingValidPaused(t *testing.T) {
 			m, err := NewMetrics(reg)
 			require.NoError(t, err)
 			for _, st := range tc.seen {
-				m.observe("a", st)
+				m.observe("a", st.ObservedGeneration > 0, st) // generation 0: the view of an add-on without an AddOnRollout
 			}
 			if tc.forget {
 				m.forget("a")
@@ -127,9 +127,9 @@ func TestMetricsOtherAddOns(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	m, err := NewMetrics(reg)
 	require.NoError(t, err)
-	m.observe("a", metricsStatus(1, metav1.ConditionTrue, metav1.ConditionFalse, map[string]string{"prod": "Approval"}, "prod"))
-	m.observe("b", metricsStatus(1, metav1.ConditionFalse, metav1.ConditionTrue, map[string]string{"prod": "Invalid"}, "prod"))
-	m.observe("a", metricsStatus(1, metav1.ConditionTrue, metav1.ConditionFalse, nil, "prod"))
+	m.observe("a", true, metricsStatus(1, metav1.ConditionTrue, metav1.ConditionFalse, map[string]string{"prod": "Approval"}, "prod"))
+	m.observe("b", true, metricsStatus(1, metav1.ConditionFalse, metav1.ConditionTrue, map[string]string{"prod": "Invalid"}, "prod"))
+	m.observe("a", true, metricsStatus(1, metav1.ConditionTrue, metav1.ConditionFalse, nil, "prod"))
 	m.forget("a")
 	assert.Equal(t, 1.0, testutil.ToFloat64(m.waiting.WithLabelValues("b", "ns/p", "prod", "Invalid")))
 	assert.Equal(t, 0.0, testutil.ToFloat64(m.valid.WithLabelValues("b")))
