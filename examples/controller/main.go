@@ -36,7 +36,25 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(runProcess(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// runProcess is run as the process's own: client-go's log lines (klog)
+// and the standard library's (an HTTP server's "TLS handshake error")
+// go to the controller's logger too, in its format. Those loggers are the
+// process's, so tests, which run run beside their own clients, leave them
+// alone.
+func runProcess(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return runWith(ctx, args, stdout, stderr, func(logger logr.Logger, raw *uberzap.Logger) func() {
+		klog.SetLogger(logger)
+		return uberzap.RedirectStdLog(raw)
+	})
+}
+
+// run runs the controller with args, its output to stdout and its logs
+// to stderr, and returns its exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return runWith(ctx, args, stdout, stderr, nil)
 }
 
 // options are the parsed flags.
@@ -203,7 +221,9 @@ func (o *options) validate(failSet bool) []error {
 	return errs
 }
 
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+// runWith is run, with process calling on the process's loggers (nil:
+// none); what it returns undoes it.
+func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, process func(logr.Logger, *uberzap.Logger) func()) int {
 	o, err := parseFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
@@ -235,10 +255,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cfg.QPS, cfg.Burst = float32(o.qps), o.burst
 	logger, raw := newLogger(&o.zap, stderr)
 	ctrl.SetLogger(logger)
-	// client-go's lines, and the standard library's (an HTTP server's
-	// "TLS handshake error"), in the same format.
-	klog.SetLogger(logger)
-	defer uberzap.RedirectStdLog(raw)()
+	if process != nil {
+		defer process(logger, raw)()
+	}
 	if o.dryRun {
 		if err := dryRun(ctx, cfg, o, stdout); err != nil {
 			fmt.Fprintf(stderr, "controller: %v\n", err)

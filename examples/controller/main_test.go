@@ -437,7 +437,7 @@ func TestMain(m *testing.M) {
 func runAsMain(args []string) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	os.Exit(run(ctx, args, os.Stdout, os.Stderr))
+	os.Exit(runProcess(ctx, args, os.Stdout, os.Stderr))
 }
 
 // startController runs the controller with args in a process of its own,
