@@ -17,8 +17,7 @@ import (
 // +kubebuilder:printcolumn:name="Valid",type=string,JSONPath=`.status.conditions[?(@.type=="Valid")].status`
 // +kubebuilder:printcolumn:name="Paused",type=boolean,JSONPath=`.spec.paused`
 // +kubebuilder:printcolumn:name="Progressing",type=string,JSONPath=`.status.conditions[?(@.type=="Progressing")].reason`
-// +kubebuilder:printcolumn:name="Confirmed",type=date,JSONPath=`.status.lastConfirmedTime`,description="How long ago the controller last confirmed the status"
-// +kubebuilder:printcolumn:name="Stale-For",type=date,JSONPath=`.status.recheckTime`,priority=1,description="How long the status has been stale: the time since recheckTime passed unconfirmed (<invalid> while it lies ahead)"
+// +kubebuilder:printcolumn:name="Confirmed",type=date,JSONPath=`.status.lastConfirmedTime`,description="How long ago the controller last confirmed the status; it does at least every 5 minutes, so an older status is stale: no controller is confirming it"
 // +kubebuilder:printcolumn:name="Message",type=string,JSONPath=`.status.conditions[?(@.type=="Progressing")].message`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type AddOnRollout struct {
