@@ -30,6 +30,9 @@ testhub flags (go -C examples/controller run ./cmd/testhub -h says more):
                       leaves its ManagedClusterAddOns behind
   -work-gate URL      install the work gate calling the controller at URL,
                       such as https://127.0.0.1:9443
+  -admission URL      install admission's webhooks calling the controller at URL
+                      (AddOnRollouts validated, approvers recorded); with
+                      -work-gate, the same URL
 
 Exit code: 0 after Ctrl-C (or -h), 1 when the hub fails, 2 on bad usage.
 USAGE
@@ -59,7 +62,7 @@ while [ $# -gt 0 ]; do
   name=${arg#-}; name=${name#-}; name=${name%%=*}
   case "$arg" in -*) ;; *) bad "unexpected argument \"$arg\": want testhub flags after the kubeconfig file" ;; esac
   case "$name" in
-    soak | deadline | lifecycle | work-gate)
+    soak | deadline | lifecycle | work-gate | admission)
       if [[ "$arg" != *=* ]]; then
         [ $# -gt 0 ] || bad "$arg needs a value"
         shift

@@ -1,13 +1,8 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"errors"
-	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -17,11 +12,9 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	"k8s.io/utils/ptr"
-	"sigs.k8s.io/yaml"
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
+	"github.com/rolloutkit/rolloutkit/examples/controller/config"
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
 )
 
@@ -37,7 +30,8 @@ func TestRunAdmission(t *testing.T) {
 	kubeconfig, c := hubFor(t)
 	ctx := context.Background()
 	addr, probe := freeAddr(t), freeAddr(t)
-	vwc, mwc := shippedAdmissionAt(t, "https://"+addr)
+	vwc, mwc, err := config.AdmissionAt("https://" + addr)
+	require.NoError(t, err)
 	require.NoError(t, c.Create(ctx, vwc))
 	require.NoError(t, c.Create(ctx, mwc))
 
@@ -76,39 +70,4 @@ func TestRunAdmission(t *testing.T) {
 
 	assert.Equal(t, 0, stop(), logs.String())
 	assert.NotContains(t, logs.String(), hubctl.WorkGatePath, "no work gate without -addons")
-}
-
-// shippedAdmissionAt reads config/webhook/admission.yaml's two
-// configurations, each webhook calling base at its service's path, with
-// no CA: the controller puts its own in.
-func shippedAdmissionAt(t *testing.T, base string) (*admissionregistrationv1.ValidatingWebhookConfiguration, *admissionregistrationv1.MutatingWebhookConfiguration) {
-	t.Helper()
-	data, err := os.ReadFile("config/webhook/admission.yaml")
-	require.NoError(t, err)
-	vwc, mwc := &admissionregistrationv1.ValidatingWebhookConfiguration{}, &admissionregistrationv1.MutatingWebhookConfiguration{}
-	docs := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
-	for {
-		doc, err := docs.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		require.NoError(t, err)
-		var meta metav1.TypeMeta
-		require.NoError(t, yaml.Unmarshal(doc, &meta))
-		switch meta.Kind {
-		case "ValidatingWebhookConfiguration":
-			require.NoError(t, yaml.UnmarshalStrict(doc, vwc))
-		case "MutatingWebhookConfiguration":
-			require.NoError(t, yaml.UnmarshalStrict(doc, mwc))
-		}
-	}
-	at := func(cc *admissionregistrationv1.WebhookClientConfig) {
-		require.NotNil(t, cc.Service)
-		*cc = admissionregistrationv1.WebhookClientConfig{URL: ptr.To(base + ptr.Deref(cc.Service.Path, ""))}
-	}
-	require.Len(t, vwc.Webhooks, 1)
-	require.Len(t, mwc.Webhooks, 1)
-	at(&vwc.Webhooks[0].ClientConfig)
-	at(&mwc.Webhooks[0].ClientConfig)
-	return vwc, mwc
 }

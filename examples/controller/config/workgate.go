@@ -33,12 +33,9 @@ func WorkGateAt(base string) (*admissionregistrationv1.ValidatingWebhookConfigur
 		return nil, err
 	}
 	for i := range vwc.Webhooks {
-		cc := &vwc.Webhooks[i].ClientConfig
-		if cc.Service == nil || cc.Service.Path == nil {
-			return nil, fmt.Errorf("config/webhook/manifests.yaml: webhook %s calls no service path", vwc.Webhooks[i].Name)
+		if err := callAt(base, vwc.Webhooks[i].Name, &vwc.Webhooks[i].ClientConfig); err != nil {
+			return nil, err
 		}
-		url := base + *cc.Service.Path
-		*cc = admissionregistrationv1.WebhookClientConfig{URL: &url}
 	}
 	return vwc, nil
 }

@@ -1,12 +1,8 @@
 package e2e_test
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"testing"
@@ -14,20 +10,17 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/rest"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
-	"sigs.k8s.io/yaml"
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
+	"github.com/rolloutkit/rolloutkit/examples/controller/config"
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
 )
@@ -294,16 +287,13 @@ func (e *env) startAdmission(t *testing.T) {
 		hubctl.RegisterAdmission(mgr.GetWebhookServer(), mgr.GetScheme())
 		return nil
 	})
-	vwc, mwc := shippedAdmission(t)
-	at := func(cc *admissionregistrationv1.WebhookClientConfig) {
-		require.NotNil(t, cc.Service, "%s: the webhook calls no service", admissionManifest)
-		*cc = admissionregistrationv1.WebhookClientConfig{URL: ptr.To(fmt.Sprintf("https://127.0.0.1:%d%s", port, ptr.Deref(cc.Service.Path, ""))), CABundle: ca}
-	}
+	vwc, mwc, err := config.AdmissionAt(fmt.Sprintf("https://127.0.0.1:%d", port))
+	require.NoError(t, err)
 	for i := range vwc.Webhooks {
-		at(&vwc.Webhooks[i].ClientConfig)
+		vwc.Webhooks[i].ClientConfig.CABundle = ca
 	}
 	for i := range mwc.Webhooks {
-		at(&mwc.Webhooks[i].ClientConfig)
+		mwc.Webhooks[i].ClientConfig.CABundle = ca
 	}
 	ctx := context.Background()
 	require.NoError(t, e.c.Create(ctx, vwc))
@@ -322,35 +312,4 @@ func (e *env) startAdmission(t *testing.T) {
 			assert.NotEmpty(ct, p.Spec.Username, "the approvals' webhook answers")
 		}
 	}, 60*time.Second, poll, "admission answers")
-}
-
-// shippedAdmission reads admission's webhook configurations from the
-// controller's manifests.
-func shippedAdmission(t *testing.T) (*admissionregistrationv1.ValidatingWebhookConfiguration, *admissionregistrationv1.MutatingWebhookConfiguration) {
-	t.Helper()
-	data, err := os.ReadFile(admissionManifest)
-	require.NoError(t, err)
-	var vwc *admissionregistrationv1.ValidatingWebhookConfiguration
-	var mwc *admissionregistrationv1.MutatingWebhookConfiguration
-	docs := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
-	for {
-		doc, err := docs.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		require.NoError(t, err)
-		var meta metav1.TypeMeta
-		require.NoError(t, yaml.Unmarshal(doc, &meta))
-		switch meta.Kind {
-		case "ValidatingWebhookConfiguration":
-			vwc = &admissionregistrationv1.ValidatingWebhookConfiguration{}
-			require.NoError(t, yaml.UnmarshalStrict(doc, vwc), "%s", admissionManifest)
-		case "MutatingWebhookConfiguration":
-			mwc = &admissionregistrationv1.MutatingWebhookConfiguration{}
-			require.NoError(t, yaml.UnmarshalStrict(doc, mwc), "%s", admissionManifest)
-		}
-	}
-	require.NotNil(t, vwc, "no ValidatingWebhookConfiguration in %s", admissionManifest)
-	require.NotNil(t, mwc, "no MutatingWebhookConfiguration in %s", admissionManifest)
-	return vwc, mwc
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -35,6 +36,7 @@ type options struct {
 	setImage   string
 	seed       bool
 	workGate   string
+	admission  string
 	gc         bool
 }
 
@@ -51,6 +53,8 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.setImage, "set-agent-image", "", "do not start a hub: set spec.proxyAgent.image of the running hub's ManagedProxyConfiguration, and exit")
 	fs.StringVar(&o.workGate, "work-gate", "", "install the work gate (config/webhook/manifests.yaml) calling the controller at this base URL, "+
 		"such as https://127.0.0.1:9443, instead of its in-cluster Service; the controller puts its CA in (-webhook-cert-secret)")
+	fs.StringVar(&o.admission, "admission", "", "install admission's webhook configurations (config/webhook/admission.yaml: AddOnRollouts validated, "+
+		"each RolloutApproval's creator recorded) calling the controller at this base URL, such as https://127.0.0.1:9443; the controller puts its CA in (-webhook-cert-secret)")
 	fs.BoolVar(&o.gc, "gc", false, "also run kube-controller-manager's garbage collector, as a real hub does: deleting a ClusterManagementAddOn then deletes "+
 		"its add-ons, through their owner references (without it they stay)")
 	if err := fs.Parse(args); err != nil {
@@ -69,6 +73,10 @@ func parse(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("-soak %s, -deadline %s: want a soak of 0 or more and a positive deadline", o.soak, o.deadline)
 	case o.workGate != "" && !strings.HasPrefix(o.workGate, "https://"):
 		return o, fmt.Errorf("-work-gate %q: want the https:// base URL the API server calls the controller's webhook server at, such as https://127.0.0.1:9443", o.workGate)
+	case o.admission != "" && !strings.HasPrefix(o.admission, "https://"):
+		return o, fmt.Errorf("-admission %q: want the https:// base URL the API server calls the controller's webhook server at, such as https://127.0.0.1:9443", o.admission)
+	case o.workGate != "" && o.admission != "" && o.workGate != o.admission:
+		return o, fmt.Errorf("-work-gate %q, -admission %q: want one base URL: one webhook server serves both", o.workGate, o.admission)
 	}
 	return o, nil
 }
@@ -174,6 +182,9 @@ func serve(ctx context.Context, o options, stdout io.Writer) error {
 	if err := testhub.Seed(ctx, c, so); err != nil {
 		return err
 	}
+	if err := installAdmission(ctx, c, o.admission, stdout); err != nil {
+		return err
+	}
 	if o.workGate != "" {
 		vwc, err := config.WorkGateAt(o.workGate)
 		if err != nil {
@@ -202,21 +213,48 @@ see the next step at any time:
 
 Ctrl-C stops the hub.
 `, h.Describe(), so.Clusters(), o.soak, o.deadline, o.lifecycle, testhub.GlobalSetName, h.ConversionURL(), o.kubeconfig, gcLine(o.gc),
-		o.kubeconfig, takeFlag(o.lifecycle)+gateFlags(o.workGate), o.kubeconfig, o.kubeconfig, takeFlag(o.lifecycle))
+		o.kubeconfig, takeFlag(o.lifecycle)+webhookFlags(o.workGate, o.admission), o.kubeconfig, o.kubeconfig, takeFlag(o.lifecycle))
 	<-ctx.Done()
 	return nil
 }
 
-// gateFlags are the controller flags that serve the work gate where the
-// hub calls it (base, as -work-gate gave it; "": no gate), with a
-// certificate the controller makes itself.
-func gateFlags(base string) string {
+// webhookFlags are the controller flags that serve its webhooks where the
+// hub calls them (gate and admission, as -work-gate and -admission gave
+// them; "": not installed), with a certificate the controller makes
+// itself; and, with the work gate, the simulated manager's rendering by
+// name that the gate holds back.
+func webhookFlags(gate, admission string) string {
+	base := cmp.Or(gate, admission)
 	if base == "" {
 		return ""
 	}
+	flags := ""
+	if gate != "" {
+		flags = " -simulate-render-by-name"
+	}
 	host := strings.TrimPrefix(base, "https://")
-	return fmt.Sprintf(" -simulate-render-by-name -webhook-bind-address %s -webhook-cert-secret default/rolloutkit-webhook-cert"+
+	return flags + fmt.Sprintf(" -webhook-bind-address %s -webhook-cert-secret default/rolloutkit-webhook-cert"+
 		" -webhook-cert-hosts %s -webhook-cert-dir /tmp/rolloutkit-webhook-certs", host, strings.Split(host, ":")[0])
+}
+
+// installAdmission installs admission's webhook configurations calling
+// base ("": none), and says so.
+func installAdmission(ctx context.Context, c client.Client, base string, stdout io.Writer) error {
+	if base == "" {
+		return nil
+	}
+	vwc, mwc, err := config.AdmissionAt(base)
+	if err != nil {
+		return err
+	}
+	for _, obj := range []client.Object{vwc, mwc} {
+		if err := c.Create(ctx, obj); err != nil {
+			return fmt.Errorf("installing admission: %w", err)
+		}
+	}
+	fmt.Fprintf(stdout, "admission installed: ValidatingWebhookConfiguration and MutatingWebhookConfiguration %s call %s "+
+		"(failurePolicy Fail: AddOnRollouts and RolloutApprovals cannot be created until the controller serves them)\n", vwc.Name, base)
+	return nil
 }
 
 // takeFlag is the controller flag that takes an add-on annotated

@@ -16,11 +16,14 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
 )
 
@@ -125,6 +128,9 @@ func TestParseErrors(t *testing.T) {
 		{"a negative soak", []string{"-kubeconfig", "k", "-soak", "-1s"}, 2, "want a soak of 0 or more"},
 		{"a gate over http", []string{"-kubeconfig", "k", "-work-gate", "http://127.0.0.1:9443"}, 2, "want the https:// base URL"},
 		{"-gc on a running hub", []string{"-kubeconfig", "k", "-gc", "-set-agent-image", "x"}, 2, "-gc starts a hub's garbage collector"},
+		{"admission over http", []string{"-kubeconfig", "k", "-admission", "http://127.0.0.1:9443"}, 2, `-admission "http://127.0.0.1:9443": want the https:// base URL`},
+		{"two webhook servers", []string{"-kubeconfig", "k", "-admission", "https://127.0.0.1:9443", "-work-gate", "https://127.0.0.1:9444"}, 2,
+			"want one base URL: one webhook server serves both"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -160,11 +166,14 @@ func TestSetAgentImage(t *testing.T) {
 	assert.Equal(t, `ManagedProxyConfiguration "cluster-proxy": spec.proxyAgent.image is already `+image+": nothing changed, nothing to roll out\n", out.String())
 }
 
-// TestServeGC: with -gc the hub runs kube-controller-manager's garbage
+// TestServe starts hubs as hack/test-hub.sh does, and checks what the
+// options add. With -gc the hub runs kube-controller-manager's garbage
 // collector and says so: a ManagedClusterAddOn owned by the seed's
-// ClusterManagementAddOn goes with it, as on a real hub. Without -gc the
-// hub says it has none (TestServeNoGC).
-func TestServeGC(t *testing.T) {
+// ClusterManagementAddOn goes with it, as on a real hub; without, it says
+// it has none. With -admission the hub has admission's two webhook
+// configurations, calling the URL given, and the controller command it
+// suggests serves them.
+func TestServe(t *testing.T) {
 	t.Parallel()
 	if _, err := testhub.Assets(); err != nil {
 		if os.Getenv(testhub.EnvRequire) != "" {
@@ -172,13 +181,23 @@ func TestServeGC(t *testing.T) {
 		}
 		t.Skipf("SKIP (no test API server): %v", err)
 	}
+	const base = "https://127.0.0.1:9443"
 	for _, tt := range []struct {
-		name string
-		gc   bool
-		says string
+		name  string
+		args  []string
+		says  []string
+		check func(t *testing.T, ctx context.Context, c client.Client)
 	}{
-		{"-gc", true, "garbage collector: kube-controller-manager's, alone"},
-		{"no -gc", false, "garbage collector: none (start the hub with -gc for one)"},
+		{"-gc", []string{"-gc"}, []string{"garbage collector: kube-controller-manager's, alone"}, collects},
+		{"no -gc", nil, []string{"garbage collector: none (start the hub with -gc for one)"}, nil},
+		{"-admission", []string{"-admission", base}, []string{"admission installed: ValidatingWebhookConfiguration and MutatingWebhookConfiguration rolloutkit-admission call " + base,
+			"-webhook-bind-address 127.0.0.1:9443 -webhook-cert-secret default/rolloutkit-webhook-cert"}, func(t *testing.T, ctx context.Context, c client.Client) {
+			vwc, mwc := &admissionregistrationv1.ValidatingWebhookConfiguration{}, &admissionregistrationv1.MutatingWebhookConfiguration{}
+			require.NoError(t, c.Get(ctx, client.ObjectKey{Name: "rolloutkit-admission"}, vwc))
+			require.NoError(t, c.Get(ctx, client.ObjectKey{Name: "rolloutkit-admission"}, mwc))
+			assert.Equal(t, base+hubctl.RolloutValidationPath, ptr.Deref(vwc.Webhooks[0].ClientConfig.URL, ""))
+			assert.Equal(t, base+hubctl.ApprovalMutationPath, ptr.Deref(mwc.Webhooks[0].ClientConfig.URL, ""))
+		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -186,34 +205,38 @@ func TestServeGC(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			out := &syncBuffer{}
 			done := make(chan int, 1)
-			args := []string{"-kubeconfig", file, "-soak", "5s"}
-			if tt.gc {
-				args = append(args, "-gc")
-			}
-			go func() { done <- run(ctx, args, out, out) }()
+			go func() { done <- run(ctx, append([]string{"-kubeconfig", file, "-soak", "5s"}, tt.args...), out, out) }()
 			t.Cleanup(func() { cancel(); <-done })
 			require.EventuallyWithT(t, func(ct *assert.CollectT) {
 				assert.Contains(ct, out.String(), "Ctrl-C stops the hub")
 			}, 2*time.Minute, 200*time.Millisecond, "the hub did not start")
-			assert.Contains(t, out.String(), tt.says)
-			if !tt.gc {
-				return
+			for _, s := range tt.says {
+				assert.Contains(t, out.String(), s)
 			}
-			c, err := newClient(file)
-			require.NoError(t, err)
-			cma := &addonv1alpha1.ClusterManagementAddOn{}
-			require.NoError(t, c.Get(ctx, client.ObjectKey{Name: "cluster-proxy"}, cma))
-			mca := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: "dev-cluster", Name: "cluster-proxy",
-				OwnerReferences: []metav1.OwnerReference{{APIVersion: "addon.open-cluster-management.io/v1alpha1", Kind: "ClusterManagementAddOn",
-					Name: cma.Name, UID: cma.UID}}}}
-			require.NoError(t, c.Create(ctx, mca))
-			require.NoError(t, c.Delete(ctx, cma))
-			require.EventuallyWithT(t, func(ct *assert.CollectT) {
-				err := c.Get(ctx, client.ObjectKeyFromObject(mca), &addonv1alpha1.ManagedClusterAddOn{})
-				assert.True(ct, apierrors.IsNotFound(err), "the add-on is still there: %v", err)
-			}, time.Minute, 200*time.Millisecond, "the garbage collector did not delete the add-on")
+			if tt.check != nil {
+				c, err := newClient(file)
+				require.NoError(t, err)
+				tt.check(t, ctx, c)
+			}
 		})
 	}
+}
+
+// collects checks that the hub's garbage collector deletes an add-on
+// owned by the seed's ClusterManagementAddOn once that is deleted.
+func collects(t *testing.T, ctx context.Context, c client.Client) {
+	t.Helper()
+	cma := &addonv1alpha1.ClusterManagementAddOn{}
+	require.NoError(t, c.Get(ctx, client.ObjectKey{Name: "cluster-proxy"}, cma))
+	mca := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: "dev-cluster", Name: "cluster-proxy",
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: "addon.open-cluster-management.io/v1alpha1", Kind: "ClusterManagementAddOn",
+			Name: cma.Name, UID: cma.UID}}}}
+	require.NoError(t, c.Create(ctx, mca))
+	require.NoError(t, c.Delete(ctx, cma))
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		err := c.Get(ctx, client.ObjectKeyFromObject(mca), &addonv1alpha1.ManagedClusterAddOn{})
+		assert.True(ct, apierrors.IsNotFound(err), "the add-on is still there: %v", err)
+	}, time.Minute, 200*time.Millisecond, "the garbage collector did not delete the add-on")
 }
 
 // syncBuffer is a bytes.Buffer that run may write while the test reads.
