@@ -28,6 +28,7 @@ var (
 	benchQPS        = flag.Int("sidebyside.qps", 0, "BenchmarkAddOnManagerSideBySide: the client rate limit of both sides (0: each its own default: rolloutkit 500, OCM 50)")
 	benchController = flag.String("sidebyside.controller", "", "BenchmarkAddOnManagerSideBySide: run this rolloutkit controller binary on our side (an older build, to compare); the shared agents stay this tree's")
 	benchProfile    = flag.String("sidebyside.apiserver-profile", "", "BenchmarkAddOnManagerSideBySide: write a 20s CPU profile of kube-apiserver, taken from the config change on, to this file prefix (one file per run)")
+	benchWait       = flag.Duration("sidebyside.wait", 30*time.Minute, "BenchmarkAddOnManagerSideBySide: how long each side may take to install, and then to roll the change out, before the run fails naming where it stands")
 	benchClusters   = flag.String("sidebyside.clusters", "1000,3500", "BenchmarkAddOnManagerSideBySide: the hub sizes to run, comma-separated (each at least 10)")
 	benchGate       = flag.String("sidebyside.gate", "off", "BenchmarkAddOnManagerSideBySide: our side's work gate: off; on (our side serves it, installed on the hub, and it answers every work update); "+
 		"both (our side without it, then with it, and their ratios)")
@@ -106,6 +107,7 @@ const (
 //   - apiserver-cpu-s, etcd-cpu-s, agents-cpu-s: the CPU the rest of the
 //     hub spent in the meantime, and write-ms: the API server's mean time
 //     for a write of a ManagedClusterAddOn (apiserver_request_duration_seconds);
+//     apiserver-peak-MiB, etcd-peak-MiB: their peak resident memory;
 //   - with the work gate (side=rolloutkit-gate): gate-calls and
 //     gate-rejected, the API server's calls of the gate during the
 //     rollout, gate-ms their mean duration
@@ -172,6 +174,8 @@ func reportRollout(b *testing.B, n int, vr benchVariant, m rolloutMeasure, measu
 	b.ReportMetric(m.side.peakMiB, "peak-MiB")
 	b.ReportMetric(m.side.cpuSeconds, "cpu-s")
 	b.ReportMetric(m.apiserver.cpuSeconds, "apiserver-cpu-s")
+	b.ReportMetric(m.apiserver.peakMiB, "apiserver-peak-MiB")
+	b.ReportMetric(m.etcd.peakMiB, "etcd-peak-MiB")
 	b.ReportMetric(m.etcd.cpuSeconds, "etcd-cpu-s")
 	b.ReportMetric(m.agents.cpuSeconds, "agents-cpu-s")
 	b.ReportMetric(m.writeMillis, "write-ms")
@@ -239,8 +243,8 @@ type rolloutMeasure struct {
 	// handlerMillis: the mean time the gate's handler took in our side's
 	// webhook server, of gate.meanMillis() as the API server timed a call.
 	handlerMillis float64
-	// side: peak memory over its whole life, CPU during the rollout; the
-	// others: CPU during the rollout.
+	// side, apiserver, etcd: peak memory over their whole life; each: CPU
+	// during the rollout.
 	side, apiserver, etcd, agents usage
 }
 
@@ -319,7 +323,7 @@ func measureRollout(b *testing.B, vr benchVariant, sizes [3]int) rolloutMeasure 
 		b.Fatal(err)
 	}
 	v1, v2 := configHash(b, "v1"), configHash(b, "v2")
-	rec.waitFor(b, 30*time.Minute, "install", func(v view) (bool, string) {
+	rec.waitFor(b, *benchWait, "install", func(v view) (bool, string) {
 		ok, msg := rolledOut(v, s.addon, clusters, v1)
 		return ok, msg + exited()
 	})
@@ -341,7 +345,7 @@ func measureRollout(b *testing.B, vr benchVariant, sizes [3]int) rolloutMeasure 
 	} else {
 		profiled <- nil
 	}
-	rec.waitFor(b, 30*time.Minute, "rollout", func(v view) (bool, string) {
+	rec.waitFor(b, *benchWait, "rollout", func(v view) (bool, string) {
 		ok, msg := rolledOut(v, s.addon, clusters, v2)
 		return ok, msg + exited()
 	})
@@ -370,8 +374,8 @@ func measureRollout(b *testing.B, vr benchVariant, sizes [3]int) rolloutMeasure 
 		writes:    after.client.writes - before.client.writes,
 		reads:     after.client.reads - before.client.reads,
 		side:      usage{peakMiB: after.side.peakMiB, cpuSeconds: after.side.cpuSeconds - before.side.cpuSeconds},
-		apiserver: usage{cpuSeconds: after.apiserver.cpuSeconds - before.apiserver.cpuSeconds},
-		etcd:      usage{cpuSeconds: after.etcd.cpuSeconds - before.etcd.cpuSeconds},
+		apiserver: usage{peakMiB: after.apiserver.peakMiB, cpuSeconds: after.apiserver.cpuSeconds - before.apiserver.cpuSeconds},
+		etcd:      usage{peakMiB: after.etcd.peakMiB, cpuSeconds: after.etcd.cpuSeconds - before.etcd.cpuSeconds},
 		agents:    usage{cpuSeconds: after.agents.cpuSeconds - before.agents.cpuSeconds},
 	}
 	if gate != nil {
