@@ -176,6 +176,11 @@ func (e *env) approve(t testing.TB) *v1alpha1.RolloutApproval {
 //   - the seed's rollout passes under it, with leader election and under an
 //     AddOnRollout, as TestSeedRollout's does under the administrator, and
 //     not one of its writes is refused;
+//   - it adopts add-ons made by hand before it started (OCM issue 1156):
+//     one of the seed's Placements strategy, and a Manual add-on's, each
+//     then controlled by its ClusterManagementAddOn (an owner reference
+//     that blocks its deletion, which the hub lets it set only with the
+//     shipped roles' finalizers permission);
 //   - an approver (the approver role bound to a group) may create a
 //     RolloutApproval and read it, and do nothing else with it;
 //   - it may not read Secrets, write ManagedClusters or write
@@ -199,6 +204,12 @@ func TestRBACLeastPrivilege(t *testing.T) {
 	require.NoError(t, err)
 
 	o := seedHub(t, e, "30s")
+	// Made before the controller starts (OCM issue 1156): the seed's add-on
+	// on dev-cluster, by hand, and a Manual add-on's on two clusters.
+	const manual = "rbac-manual"
+	e.byHand(t, addonName, "dev-cluster")
+	e.gcAddon(t, manual, testhub.Lifecycle, true)
+	e.byHand(t, manual, "dev-cluster", "stg-cluster")
 	ctl := e.startAs(t, sa, func(mgr ctrl.Manager) error {
 		_, err := hubctl.Setup(ctx, mgr, hubctl.Options{Placements: true, Addons: true, Lifecycles: []string{testhub.Lifecycle}})
 		return err
@@ -206,6 +217,8 @@ func TestRBACLeastPrivilege(t *testing.T) {
 	e.agents(t, applyTime, nil) // the add-on's manager and the work agents: not the controller's job
 	oldHash, newHash := specHash(t, testhub.Image), specHash(t, newImage)
 	e.installed(t, o, addonName, oldHash, 60*time.Second)
+	e.adopted(t, addonName, "dev-cluster")
+	e.adopted(t, manual, "dev-cluster", "stg-cluster")
 
 	// The add-on under an AddOnRollout without gates, and an approval it
 	// does not need: the controller writes the status of both.
@@ -269,6 +282,24 @@ func TestRBACLeastPrivilege(t *testing.T) {
 	forbidden(t, asSA.Delete(ctx, &d), "deleting a PlacementDecision")
 
 	e.configNotReadable(t, sa)
+}
+
+// adopted waits until the add-on name on each of clusters, made by hand,
+// is controlled by its ClusterManagementAddOn, as the controller adopts
+// it (the owner reference OCM's addonowner controller sets).
+func (e *env) adopted(t *testing.T, name string, clusters ...string) {
+	t.Helper()
+	var cma addonv1beta1.ClusterManagementAddOn
+	require.NoError(t, e.c.Get(context.Background(), types.NamespacedName{Name: name}, &cma))
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		mcas, _ := e.addonObjects(ct, name)
+		for _, c := range clusters {
+			owner := metav1.GetControllerOf(ptr.To(mcas[c]))
+			if assert.NotNil(ct, owner, "%s/%s: no controller", c, name) {
+				assert.Equal(ct, cma.UID, owner.UID, "%s/%s: controlled by another", c, name)
+			}
+		}
+	}, 30*time.Second, poll, "the add-ons %s made by hand adopted", name)
 }
 
 // configNotReadable runs the controller with -placements=false as the
