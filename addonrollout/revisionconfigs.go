@@ -51,6 +51,19 @@ func revisionConfigs(cma *addonv1beta1.ClusterManagementAddOn, ref addonv1beta1.
 	return out, nil
 }
 
+// ConfigRef names a config of a revision: resource[.group]
+// [namespace/]name, e.g. "managedproxyconfigurations.proxy.open-cluster-management.io cluster-proxy".
+func ConfigRef(c v1alpha1.RevisionConfig) string {
+	what := c.Resource
+	if c.Group != "" {
+		what += "." + c.Group
+	}
+	if c.Namespace != "" {
+		return what + " " + c.Namespace + "/" + c.Name
+	}
+	return what + " " + c.Name
+}
+
 // ConfigsText words a revision's configs on one line, for an event or a
 // CLI: each as resource[.group] [namespace/]name, the first 12 digits of
 // its spec hash and its image, "; " between them.
@@ -60,19 +73,11 @@ func ConfigsText(configs []v1alpha1.RevisionConfig) string {
 	}
 	parts := make([]string, len(configs))
 	for i, c := range configs {
-		what := c.Resource
-		if c.Group != "" {
-			what += "." + c.Group
-		}
-		name := c.Name
-		if c.Namespace != "" {
-			name = c.Namespace + "/" + name
-		}
 		hash := c.SpecHash
 		if len(hash) > 12 {
 			hash = hash[:12]
 		}
-		parts[i] = fmt.Sprintf("%s %s spec %s", what, name, hash)
+		parts[i] = fmt.Sprintf("%s spec %s", ConfigRef(c), hash)
 		if c.Image != "" {
 			parts[i] += " image " + c.Image
 		}

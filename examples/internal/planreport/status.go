@@ -74,15 +74,7 @@ func writeConfigs(b *strings.Builder, pl Placement) {
 // configLine says one config of a revision: its resource, its name, its
 // spec hash and the image it gives.
 func configLine(c v1alpha1.RevisionConfig) string {
-	what := c.Resource
-	if c.Group != "" {
-		what += "." + c.Group
-	}
-	name := c.Name
-	if c.Namespace != "" {
-		name = c.Namespace + "/" + name
-	}
-	line := fmt.Sprintf("config %s %s: spec hash %s", what, name, c.SpecHash)
+	line := fmt.Sprintf("config %s: spec hash %s", addonrollout.ConfigRef(c), c.SpecHash)
 	if c.Image != "" {
 		line += ", image " + c.Image
 	}

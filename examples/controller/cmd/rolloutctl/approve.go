@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/examples/internal/planreport"
 )
@@ -150,15 +151,7 @@ func otherRevision(rep *planreport.Report, pa v1alpha1.PendingApproval, reviewed
 func configsText(configs []v1alpha1.RevisionConfig) string {
 	parts := make([]string, len(configs))
 	for i, c := range configs {
-		what := c.Resource
-		if c.Group != "" {
-			what += "." + c.Group
-		}
-		name := c.Name
-		if c.Namespace != "" {
-			name = c.Namespace + "/" + name
-		}
-		parts[i] = fmt.Sprintf("%s %s spec hash %s", what, name, c.SpecHash)
+		parts[i] = fmt.Sprintf("%s spec hash %s", addonrollout.ConfigRef(c), c.SpecHash)
 		if c.Image != "" {
 			parts[i] += " image " + c.Image
 		}
