@@ -185,16 +185,8 @@ func serve(ctx context.Context, o options, stdout io.Writer) error {
 	if err := installAdmission(ctx, c, o.admission, stdout); err != nil {
 		return err
 	}
-	if o.workGate != "" {
-		vwc, err := config.WorkGateAt(o.workGate)
-		if err != nil {
-			return err
-		}
-		if err := c.Create(ctx, vwc); err != nil {
-			return fmt.Errorf("installing the work gate: %w", err)
-		}
-		fmt.Fprintf(stdout, "work gate installed: ValidatingWebhookConfiguration %s calls %s%s (failurePolicy Fail: add-ons' works cannot change until the controller serves it)\n",
-			vwc.Name, o.workGate, hubctl.WorkGatePath)
+	if err := installGate(ctx, c, o.workGate, stdout); err != nil {
+		return err
 	}
 	fmt.Fprintf(stdout, `hub running at %s with OCM's CRDs and the seed's story
   clusters: %v (ProgressivePerGroup, soak %s, deadline %s, maxFailures 0)
@@ -235,6 +227,24 @@ func webhookFlags(gate, admission string) string {
 	host := strings.TrimPrefix(base, "https://")
 	return flags + fmt.Sprintf(" -webhook-bind-address %s -webhook-cert-secret default/rolloutkit-webhook-cert"+
 		" -webhook-cert-hosts %s -webhook-cert-dir /tmp/rolloutkit-webhook-certs", host, strings.Split(host, ":")[0])
+}
+
+// installGate installs the work gate calling base ("": none), and says
+// so.
+func installGate(ctx context.Context, c client.Client, base string, stdout io.Writer) error {
+	if base == "" {
+		return nil
+	}
+	vwc, err := config.WorkGateAt(base)
+	if err != nil {
+		return err
+	}
+	if err := c.Create(ctx, vwc); err != nil {
+		return fmt.Errorf("installing the work gate: %w", err)
+	}
+	fmt.Fprintf(stdout, "work gate installed: ValidatingWebhookConfiguration %s calls %s%s (failurePolicy Fail: add-ons' works cannot change until the controller serves it)\n",
+		vwc.Name, base, hubctl.WorkGatePath)
+	return nil
 }
 
 // installAdmission installs admission's webhook configurations calling
