@@ -25,10 +25,6 @@ import (
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
 )
 
-// admissionManifest holds admission's webhook configurations as the
-// controller ships them.
-const admissionManifest = "../config/webhook/admission.yaml"
-
 // window is a valid window, for specs to spoil one field of.
 func window() v1alpha1.RolloutWindow {
 	return v1alpha1.RolloutWindow{Days: []string{"Mon-Fri"}, Start: "09:00", End: "17:00", TimeZone: "Europe/Berlin"}
