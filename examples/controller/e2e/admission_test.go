@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
@@ -141,18 +142,30 @@ func TestAdmissionSchema(t *testing.T) {
 			"another revision": func(s *v1alpha1.RolloutApprovalSpec) { s.Revision = "r2" },
 			"another approver": func(s *v1alpha1.RolloutApprovalSpec) { s.Username = "mallory" },
 		} {
-			changed := a.DeepCopy()
-			edit(&changed.Spec)
-			err := e.c.Update(ctx, changed)
+			// a fresh read at each try: a controller on the shared hub may
+			// write the approval's status meanwhile (AddOnNotFound)
+			err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+				changed := &v1alpha1.RolloutApproval{}
+				if err := e.c.Get(ctx, client.ObjectKeyFromObject(a), changed); err != nil {
+					return err
+				}
+				edit(&changed.Spec)
+				return e.c.Update(ctx, changed)
+			})
 			require.Error(t, err, what)
 			t.Logf("refused: %v", err)
 			assert.True(t, apierrors.IsInvalid(err), "%s: %v", what, err)
 			assert.Contains(t, err.Error(), "a RolloutApproval's spec is immutable: create another one", what)
 			assert.Contains(t, errorsDoc(t), problems(t, err), "docs/errors.md does not give this example")
 		}
-		labelled := a.DeepCopy()
-		labelled.Labels = map[string]string{"team": "platform"}
-		assert.NoError(t, e.c.Update(ctx, labelled), "metadata may change")
+		assert.NoError(t, retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			labelled := &v1alpha1.RolloutApproval{}
+			if err := e.c.Get(ctx, client.ObjectKeyFromObject(a), labelled); err != nil {
+				return err
+			}
+			labelled.Labels = map[string]string{"team": "platform"}
+			return e.c.Update(ctx, labelled)
+		}), "metadata may change")
 	})
 }
 
