@@ -46,10 +46,11 @@ type Plan struct {
 	// Expired are the approvals of the add-on past Controls'
 	// ApprovalRetention, by name: delete each.
 	Expired []Expiry
-	// NewRendering is the rendering revision this call opened: write it
-	// as the ClusterManagementAddOn's RenderingAnnotation before any of
-	// the steps' Releases. Nil when none opened.
-	NewRendering *RenderingRevision
+	// Rendering is the rendering revision to write as the
+	// ClusterManagementAddOn's RenderingAnnotation, before any of the
+	// steps' Releases and Writes: one this call opened, or the one in
+	// flight, now complete (CompletedAt). Nil when it does not change.
+	Rendering *RenderingRevision
 }
 
 // Step is what [PlanControlled] decides for one install-strategy
@@ -58,17 +59,24 @@ type Plan struct {
 // once that is done, of its rendering rollout.
 type Step struct {
 	addon.Step
-	// Kind is the kind of revision Result rolls out: KindConfig, or
-	// KindRendering once the config rollout is done and a rendering
-	// revision is in flight, or is complete and the AddOnRollout's status
-	// still shows it. Empty for a step that could not be planned (Err).
-	// While the placement rolls a rendering out, Revision is the
-	// rendering revision's.
+	// Kind is the kind of revision Result rolls out: KindConfig;
+	// KindRendering or KindConfigAndRendering while a rendering revision
+	// is in flight (or is complete and the AddOnRollout's status still
+	// shows it), joined to the configs' revision. Empty for a step that
+	// could not be planned (Err). While the placement rolls a rendering
+	// out, Revision is the CombinedRevision of its configs' revision and
+	// the rendering revision.
 	Kind string
+	// Rendering is the rendering revision the step rolls out, joined to
+	// its configs' (Revision is their CombinedRevision); empty for a
+	// config revision.
+	Rendering string
 	// Releases are the rendering rollout's new releases, sorted by
-	// cluster: write each as its add-on's ReleaseAnnotation. Only under
-	// KindRendering.
+	// cluster: write each as its add-on's ReleaseAnnotation. Only with a
+	// Rendering.
 	Releases []ReleaseWrite
+
+	renderingDone bool // every cluster took the Rendering
 }
 
 // stepsOf wraps the config steps addon.PlanAddon or addon.PlanGated
@@ -192,7 +200,7 @@ func PlanControlled(planner rollout.Planner, ctl Controls, cma *addonv1beta1.Clu
 			return Plan{Steps: steps, RecheckAfter: stepsRecheck(steps)}, err
 		}
 		p := Plan{}
-		p.Steps, p.NewRendering = newRenderings(cma, placements, mcas, ctl.Works, ctl.ReleaseSettle, now).stage(planner, steps, nil, nil)
+		p.Steps, p.Rendering = newRenderings(cma, placements, mcas, ctl, now).stage(planner, steps, nil)
 		p.RecheckAfter = stepsRecheck(p.Steps)
 		return p, nil
 	}
@@ -214,11 +222,14 @@ func PlanControlled(planner rollout.Planner, ctl Controls, cma *addonv1beta1.Clu
 	}
 	p := Plan{Invalid: invalid}
 	if ctl.Works != nil {
-		shown := func(s Step) bool { return placementStatusOf(ar.Status, s.Ref, s.Revision) != nil }
-		steps, p.NewRendering = newRenderings(cma, placements, mcas, ctl.Works, ctl.ReleaseSettle, now).stage(planner, steps, gates, shown)
+		r := newRenderings(cma, placements, mcas, ctl, now)
+		r.checked = func(s Step, ps *v1alpha1.PlacementStatus) bool {
+			return invalid == nil && len(c.pending(s.Groups, ps)) == 0
+		}
+		steps, p.Rendering = r.stage(planner, steps, gates)
 	}
 	p.Steps, p.RecheckAfter = steps, stepsRecheck(steps)
-	v := view{c: c, now: now, base: base, invalid: invalid, addOn: cma.Name, held: heldClusters(cma.Name, mcas), gate: ctl.WorkGate}
+	v := view{c: c, now: now, base: base, invalid: invalid, addOn: cma.Name, held: heldClusters(cma.Name, mcas, ctl.Works), works: ctl.Works, gate: ctl.WorkGate}
 	if err := p.addPlacements(v, ctl, cma, kinds, specHash); err != nil {
 		return Plan{}, err
 	}

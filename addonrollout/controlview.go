@@ -3,6 +3,7 @@ package addonrollout
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -22,9 +23,10 @@ type view struct {
 	now     time.Time
 	base    int // the index in Planner.Gates of the AddOnRollout's first gate
 	invalid error
-	addOn   string          // the ClusterManagementAddOn's name
-	held    map[string]bool // the clusters whose work the work gate holds
-	gate    *GateCheck      // whether the work gate guards the works; nil: not known
+	addOn   string           // the ClusterManagementAddOn's name
+	held    map[string]Hold  // the clusters whose works the work gate holds
+	works   map[string]Works // what each cluster's works say; nil: not known
+	gate    *GateCheck       // whether the work gate guards the works; nil: not known
 }
 
 // gatePriority orders the kinds of gate a group can be held by: WaitsFor
@@ -46,7 +48,7 @@ func (v view) placement(s Step, kinds []gateKind, prev *v1alpha1.PlacementStatus
 	verified := true
 	for _, gp := range groups {
 		gs := v.group(gp, kinds)
-		gs.Counts.Held = v.heldIn(s, gp.GroupKey)
+		v.holdsIn(s, gp.GroupKey, &gs)
 		if gp.Phase == rollout.Blocked && v.holds(gp.Wait.HeldBy, kinds, gateApproval) {
 			out.approve = append(out.approve, gp.Name)
 		}
@@ -72,7 +74,7 @@ func (v view) placement(s Step, kinds []gateKind, prev *v1alpha1.PlacementStatus
 // its revision, and when the revision started and completed (prev's, for
 // the same revision; a new revision starts now).
 func (v view) placementStart(s Step, prev *v1alpha1.PlacementStatus) v1alpha1.PlacementStatus {
-	ps := v1alpha1.PlacementStatus{Namespace: s.Ref.Namespace, Name: s.Ref.Name, Revision: s.Revision, Kind: s.Kind}
+	ps := v1alpha1.PlacementStatus{Namespace: s.Ref.Namespace, Name: s.Ref.Name, Revision: s.Revision, Kind: s.Kind, Rendering: s.Rendering}
 	if prev != nil {
 		ps.RevisionStartTime, ps.CompletionTime = prev.RevisionStartTime.DeepCopy(), prev.CompletionTime.DeepCopy()
 		ps.Verifications = slices.Clone(prev.Verifications)
@@ -146,21 +148,53 @@ func (v view) groupChecks(s Step, gp rollout.GroupProgress, ps *v1alpha1.Placeme
 	return out
 }
 
-// heldIn counts the clusters of group key of step s whose work the work
-// gate holds.
-func (v view) heldIn(s Step, key grouping.GroupKey) int32 {
-	var n int32
+// maxHolds is how many held clusters a group's status lists.
+const maxHolds = 10
+
+// holdsIn sets the work gate's holds of the clusters of group key of
+// step s in gs: their counts, since when the oldest has waited, and the
+// longest held of them.
+func (v view) holdsIn(s Step, key grouping.GroupKey, gs *v1alpha1.GroupStatus) {
+	var holds []v1alpha1.ClusterHold
 	for _, g := range s.Groups {
 		if g.GroupKey != key {
 			continue
 		}
 		for _, c := range g.Clusters {
-			if v.held[c] {
-				n++
+			h, ok := v.held[c]
+			if !ok {
+				continue
 			}
+			ch := v1alpha1.ClusterHold{Cluster: c, Reason: h.Reason, Since: h.Since, Message: h.Why}
+			if h.Works != nil {
+				var content map[string]string
+				if v.works != nil {
+					content = contentOf(v.works[c])
+				}
+				ch.Works, ch.Missing = h.Held(content), h.Missing(content)
+				if content == nil {
+					ch.Works = slices.Sorted(maps.Keys(h.Works))
+				}
+			}
+			if len(ch.Missing) > 0 {
+				gs.Counts.Missing++
+			}
+			holds = append(holds, ch)
 		}
 	}
-	return n
+	gs.Counts.Held = int32(len(holds))
+	if len(holds) == 0 {
+		return
+	}
+	slices.SortFunc(holds, func(a, b v1alpha1.ClusterHold) int {
+		if c := a.Since.Compare(b.Since.Time); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Cluster, b.Cluster)
+	})
+	since := holds[0].Since
+	gs.HeldSince = &since
+	gs.Holds = holds[:min(len(holds), maxHolds)]
 }
 
 // placementView is what the status says of one placement, and what it

@@ -14,7 +14,7 @@
 //
 //	ctl := addonrollout.Controls{Rollout: ar, Approvals: approvals, Works: addonrollout.WorksOf(cma.Name, works)}
 //	p, err := addonrollout.PlanControlled(planner, ctl, cma, placements, mcas, specHash)
-//	// p.NewRendering != nil: write it as cma's RenderingAnnotation first
+//	// p.Rendering != nil: write it as cma's RenderingAnnotation first
 //	for _, s := range p.Steps {
 //		// s.Writes: each add-on's status.configReferences, as PlanAddon's
 //		// s.Releases: each add-on's ReleaseAnnotation (a rendering rollout)
@@ -49,12 +49,20 @@
 //
 // # Rendering rollouts
 //
-// With Controls.Works, a placement whose config rollout is done and whose
-// add-on's manager has new content that the work gate holds ([Held])
-// opens a rendering revision ([RenderingRevision]), rolled out through the
-// same groups, strategy and gates; each cluster is released by an
-// annotation on its add-on ([Release]). The state lives in those
-// annotations, so a restarted controller carries on.
+// With Controls.Works, new content of the add-on's works under unchanged
+// configs that the work gate holds (its record on the add-on, [Hold],
+// reason RenderingHeld) opens a rendering revision ([RenderingRevision]),
+// rolled out through the same groups, strategy and gates; each cluster is
+// released by an annotation on its add-on ([Release]) and is done once its
+// works took new content and are ready ([ReachOf]). A revision is joined
+// to each placement's config revision ([CombinedRevision]): a config
+// change and a rendering arriving together, in either order, roll out as
+// one revision from the first group, so that no config handover carries a
+// rendering the groups before it have not taken; a placement whose config
+// revision is done but not yet verified finishes that first. A further
+// rendering held on a cluster that took the one in flight opens a new
+// revision in its place. The state lives in those annotations, so a
+// restarted controller carries on.
 //
 // Every function is pure: no I/O, times from the planner's clock, inputs
 // never modified.

@@ -18,8 +18,10 @@ import (
 
 // ExamplePlanControlled_rendering: every cluster runs the current config,
 // and the add-on's manager has new content for them (a new agent chart).
-// The work gate refused it on prod, so PlanControlled opens a rendering
-// revision and rolls it out like a config: dev is released first. dev's
+// The work gate refused it on prod, and recorded the hold on prod's
+// add-on, so PlanControlled opens a rendering revision and rolls it out
+// like a config, as a revision of its own (CombinedRevision of the
+// configs' and the rendering's): dev is released first. dev's
 // work was not held, and no Controls.ReleaseSettle is given, so it has
 // nothing to take and is done at its release (a controller gives
 // DefaultReleaseSettle: dev would wait that long for its manager); stg
@@ -52,11 +54,14 @@ func ExamplePlanControlled_rendering() {
 		}
 	}
 	prod := applied("prod-cluster")
-	// addon-framework says why the manager's update of prod's work failed
-	prod.Status.Conditions = append(prod.Status.Conditions, metav1.Condition{
-		Type: addonv1beta1.ManagedClusterAddOnManifestApplied, Status: metav1.ConditionFalse, Reason: "ManifestWorkApplyFailed",
-		Message: "admission webhook denied the request: " + addonrollout.WorkGateMarker + ": held until the rollout reaches prod",
-	})
+	// the work gate's record of the hold, as it writes it on prod's add-on
+	hold, err := addonrollout.Hold{Since: metav1.NewTime(now.Add(-time.Minute)), Reason: addonrollout.HoldRenderingHeld,
+		Why: "a new rendering of unchanged configs", Works: map[string]string{"addon-cluster-proxy-deploy-0": "sha256:v1"}}.Annotation()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	prod.Annotations = map[string]string{addonrollout.HoldAnnotation: hold}
 	mcas := []*addonv1beta1.ManagedClusterAddOn{applied("dev-cluster"), applied("stg-cluster"), prod}
 	placements := []addon.PlacementInput{{
 		Placement: &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: ref.Namespace, Name: ref.Name}},
@@ -70,23 +75,22 @@ func ExamplePlanControlled_rendering() {
 		return "current", nil
 	}
 	// what each cluster's works say (addonrollout.WorksOf, in a controller)
-	ctl := addonrollout.Controls{Works: map[string]addonrollout.Works{
-		"dev-cluster": {Generation: 1, Ready: true}, "stg-cluster": {Generation: 1, Ready: true}, "prod-cluster": {Generation: 1, Ready: true},
-	}}
+	works := addonrollout.Works{Generation: 1, Ready: true, Content: map[string]string{"addon-cluster-proxy-deploy-0": "sha256:v1"}}
+	ctl := addonrollout.Controls{Works: map[string]addonrollout.Works{"dev-cluster": works, "stg-cluster": works, "prod-cluster": works}}
 
 	plan, err := addonrollout.PlanControlled(rollout.Planner{Clock: fake.New(now)}, ctl, cma, placements, mcas, specHash)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	annotation, err := plan.NewRendering.Annotation()
+	annotation, err := plan.Rendering.Annotation()
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	fmt.Printf("opened: %s=%s\n", addonrollout.RenderingAnnotation, annotation)
 	step := plan.Steps[0]
-	fmt.Printf("step: %s revision %s\n", step.Kind, step.Revision)
+	fmt.Printf("step: %s revision %s, of rendering %s\n", step.Kind, step.Revision, step.Rendering)
 	for _, w := range step.Releases {
 		fmt.Printf("release %s: held %t, done at %s\n", w.Cluster, w.Release.Held, w.Release.DoneAt.UTC().Format(time.TimeOnly))
 	}
@@ -95,7 +99,7 @@ func ExamplePlanControlled_rendering() {
 	}
 	// Output:
 	// opened: rolloutkit.io/rendering={"revision":"f32264736876","since":"2026-11-30T12:00:00Z"}
-	// step: Rendering revision f32264736876
+	// step: Rendering revision d1c336a7aa3d, of rendering f32264736876
 	// release dev-cluster: held false, done at 12:00:00
 	// dev Active: rolling out: 1 starting now
 	// stg Waiting: waiting for group "dev": "dev-cluster" starting now

@@ -16,6 +16,7 @@ import (
 	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/internal/addontest"
+	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
 
 // renderHub is a controlHub whose config rollout is over: every add-on
@@ -28,6 +29,9 @@ type renderHub struct {
 	*controlHub
 }
 
+// deployWork is the name of each cluster's work of the add-on.
+const deployWork = "addon-cluster-proxy-deploy-0"
+
 // newRenderHub is a hub whose AddOnRollout has spec, or none when spec is
 // nil.
 func newRenderHub(t *testing.T, spec *v1alpha1.AddOnRolloutSpec) *renderHub {
@@ -37,9 +41,15 @@ func newRenderHub(t *testing.T, spec *v1alpha1.AddOnRolloutSpec) *renderHub {
 	h.ctl.Works = make(map[string]addonrollout.Works, len(h.mcas))
 	for c := range h.mcas {
 		h.mcas[c] = addontest.AppliedAddon(c, "v2", addontest.PlanNow.Add(-time.Hour))
-		h.ctl.Works[c] = addonrollout.Works{Generation: 1, Ready: true}
+		h.ctl.Works[c] = worksAt(1, true)
 	}
 	return h
+}
+
+// worksAt is what a cluster's one work says at generation gen: its
+// content is that generation's.
+func worksAt(gen int64, ready bool) addonrollout.Works {
+	return addonrollout.Works{Generation: gen, Ready: ready, Content: map[string]string{deployWork: fmt.Sprintf("sha256:gen%d", gen)}}
 }
 
 // refusal is a ManifestApplied message of addon-framework when the work
@@ -47,16 +57,59 @@ func newRenderHub(t *testing.T, spec *v1alpha1.AddOnRolloutSpec) *renderHub {
 const refusal = `admission webhook "manifestworks.rolloutkit.io" denied the request: ` + addonrollout.WorkGateMarker +
 	`: the work of add-on cluster-proxy on cluster prod-cluster changes its content ahead of the rollout`
 
-// hold plays the work gate refusing the add-on manager's new content of
-// cluster's work: addon-framework's ManifestApplied condition says so.
+// unavailable is a ManifestApplied message of addon-framework when the API
+// server could not ask the work gate (no replica answered).
+const unavailable = `Internal error occurred: failed calling webhook "` + addonrollout.WorkGateWebhook +
+	`": failed to call webhook: Post "https://rolloutkit-webhook.rolloutkit-system.svc:443/validate": connection refused`
+
+// hold plays the work gate holding the add-on manager's new rendering of
+// cluster's work: its record on the cluster's add-on, with the reason the
+// gate gives where the rendering rollout stands on the cluster
+// (RenderingHeld with none in flight or once the cluster took it,
+// RenderingPending before its release, RenderingTaken after it).
 func (h *renderHub) hold(cluster string) {
-	h.manifestApplied(cluster, metav1.ConditionFalse, "ManifestWorkApplyFailed", refusal)
+	reason := addonrollout.HoldRenderingHeld
+	switch r, _, _ := addonrollout.ReachOf(h.cma, h.mcas[cluster]); r {
+	case addonrollout.ReachPending:
+		reason = "RenderingPending"
+	case addonrollout.ReachReleased:
+		reason = addonrollout.HoldRenderingTaken
+	}
+	h.holdFor(cluster, reason)
 }
 
-// admit plays addon-framework once the manager's update of cluster's work
-// landed: ManifestApplied is True again.
+// holdFor plays the work gate holding the add-on manager's new content of
+// cluster's work for reason: its record on the cluster's add-on of the
+// work as it is now, under the rendering revision in flight.
+func (h *renderHub) holdFor(cluster, reason string) {
+	var inFlight string
+	if rev, ok := addonrollout.ReadRenderingRevision(h.cma); ok && rev.CompletedAt == nil {
+		inFlight = rev.Revision
+	}
+	var prev *addonrollout.Hold
+	if held, ok := addonrollout.ReadHold(h.mcas[cluster]); ok {
+		prev = &held
+	}
+	next, _ := addonrollout.WithHeld(prev, addonrollout.HeldWrite{Work: deployWork, Content: h.ctl.Works[cluster].Content[deployWork],
+		Reason: reason, Key: "k-" + reason, Why: "held for " + reason, Rendering: inFlight}, h.clock.Now())
+	v, err := next.Annotation()
+	require.NoError(h.t, err)
+	h.setMCAAnnotation(cluster, addonrollout.HoldAnnotation, v)
+}
+
+// admit plays the work gate once it admitted the manager's new content of
+// cluster's work: its record of the hold goes.
 func (h *renderHub) admit(cluster string) {
-	h.manifestApplied(cluster, metav1.ConditionTrue, "AddonManifestApplied", "manifests of addon are applied successfully")
+	m := h.mcas[cluster].DeepCopy()
+	delete(m.Annotations, addonrollout.HoldAnnotation)
+	h.mcas[cluster] = m
+}
+
+// refused plays addon-framework reporting a write of cluster's work refused
+// by the gate: its ManifestApplied condition, which says nothing the
+// rollout counts on beyond a hold the gate could not record.
+func (h *renderHub) refused(cluster string) {
+	h.manifestApplied(cluster, metav1.ConditionFalse, "ManifestWorkApplyFailed", refusal)
 }
 
 // manifestApplied sets the ManifestApplied condition of cluster's add-on.
@@ -71,7 +124,7 @@ func (h *renderHub) manifestApplied(cluster string, status metav1.ConditionStatu
 // not changed: copies taken before stay as they were.
 func (h *renderHub) works(cluster string, generation int64, ready bool) {
 	w := maps.Clone(h.ctl.Works)
-	w[cluster] = addonrollout.Works{Generation: generation, Ready: ready}
+	w[cluster] = worksAt(generation, ready)
 	h.ctl.Works = w
 }
 
@@ -102,16 +155,21 @@ func (h *renderHub) release(cluster string, rel addonrollout.Release) {
 
 // annotateMCA sets the ReleaseAnnotation of cluster's add-on to v.
 func (h *renderHub) annotateMCA(cluster, v string) {
+	h.setMCAAnnotation(cluster, addonrollout.ReleaseAnnotation, v)
+}
+
+// setMCAAnnotation sets annotation key of cluster's add-on to v.
+func (h *renderHub) setMCAAnnotation(cluster, key, v string) {
 	m := h.mcas[cluster].DeepCopy()
-	m.Annotations = withAnnotation(m.Annotations, addonrollout.ReleaseAnnotation, v)
+	m.Annotations = withAnnotation(m.Annotations, key, v)
 	h.mcas[cluster] = m
 }
 
 // write writes what the plan decides of the rendering rollout: the
-// revision it opened, then every release.
+// revision it opened or completed, then every release.
 func (h *renderHub) write(p addonrollout.Plan) {
-	if p.NewRendering != nil {
-		h.open(*p.NewRendering)
+	if p.Rendering != nil {
+		h.open(*p.Rendering)
 	}
 	for _, s := range p.Steps {
 		for _, w := range s.Releases {
@@ -194,7 +252,7 @@ func releaseLine(w addonrollout.ReleaseWrite) string {
 	r := w.Release
 	s := fmt.Sprintf("%s released %s", w.Cluster, r.ReleasedAt.UTC().Format(time.TimeOnly))
 	if r.Held {
-		s += fmt.Sprintf(" held gen %d", r.Generation)
+		s += fmt.Sprintf(" held %s", r.Works[deployWork])
 	}
 	if r.DoneAt != nil {
 		s += " done " + r.DoneAt.UTC().Format(time.TimeOnly)
@@ -234,13 +292,14 @@ type renderCall struct {
 	before func(h *renderHub)                                    // changes on the hub before the call
 	then   func(t *testing.T, h *renderHub, p addonrollout.Plan) // more checks
 
-	kind     string   // the step's Kind
-	opens    bool     // whether the call opens a rendering revision
-	releases []string // releaseLines
-	phases   []string // phases
-	released []string // the clusters addonrollout.Released reports after the writes
-	due      []string // the checks due, "group/name"; each one passes
-	groups   []string // the status's groupLines; not checked when nil
+	kind      string   // the step's Kind
+	opens     bool     // whether the call opens a rendering revision
+	completes bool     // whether the call completes the rendering revision in flight
+	releases  []string // releaseLines
+	phases    []string // phases
+	released  []string // the clusters addonrollout.Released reports after the writes
+	due       []string // the checks due, "group/name"; each one passes
+	groups    []string // the status's groupLines; not checked when nil
 }
 
 // run runs the calls of a scenario, in order, on h.
@@ -255,15 +314,18 @@ func (h *renderHub) run(t *testing.T, calls []renderCall) {
 		require.Len(t, p.Steps, 1, label)
 		s := p.Steps[0]
 		assert.Equal(t, c.kind, s.Kind, "%s: kind", label)
-		assert.Equal(t, c.opens, p.NewRendering != nil, "%s: opens a revision", label)
+		assert.Equal(t, c.opens, p.Rendering != nil && p.Rendering.CompletedAt == nil, "%s: opens a revision", label)
+		assert.Equal(t, c.completes, p.Rendering != nil && p.Rendering.CompletedAt != nil, "%s: completes the revision", label)
 		assert.Equal(t, c.releases, releaseLines(p), "%s: releases", label)
 		assert.Equal(t, c.phases, phases(p), "%s: phases", label)
 		assert.Equal(t, c.released, h.released(), "%s: released", label)
-		for _, w := range s.Releases {
-			assert.Equal(t, s.Revision, w.Release.Revision, "%s: a release names the step's revision", label)
+		if p.Rendering != nil && p.Rendering.CompletedAt == nil {
+			assert.Equal(t, addonrollout.CombinedRevision(addon.Revision(s.Configs), p.Rendering.Revision), s.Revision,
+				"%s: the step rolls out the revision opened", label)
 		}
-		if p.NewRendering != nil {
-			assert.Equal(t, p.NewRendering.Revision, s.Revision, "%s: the step rolls out the revision opened", label)
+		for _, w := range s.Releases {
+			assert.Equal(t, addonrollout.CombinedRevision(addon.Revision(s.Configs), w.Release.Revision), s.Revision,
+				"%s: a release names the rendering revision of the step's", label)
 		}
 		var due []string
 		for _, ch := range p.Checks {

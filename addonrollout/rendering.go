@@ -5,17 +5,15 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
-	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 	workv1 "open-cluster-management.io/api/work/v1"
 
-	"github.com/rolloutkit/rolloutkit/rollout"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
 
@@ -32,8 +30,7 @@ const (
 
 // WorkGateMarker starts every refusal of the work gate (workgate.Marker):
 // addon-framework's agentdeploy puts the refusal in the add-on's
-// ManifestApplied condition, which is how the rollout learns that the
-// add-on's manager has new content for the cluster.
+// ManifestApplied condition.
 const WorkGateMarker = "rolloutkit work gate"
 
 // WorkGateWebhook is the name of the work gate's webhook in its
@@ -48,8 +45,15 @@ const (
 	// KindConfig: a change of the configs' spec hashes.
 	KindConfig = "Config"
 	// KindRendering: new content of the add-on's works under unchanged
-	// configs (a new agent chart, a new manager version).
+	// configs (a new agent chart, a new manager version), on a placement
+	// whose every cluster runs its configs.
 	KindRendering = "Rendering"
+	// KindConfigAndRendering: a rendering revision joined to a config
+	// change that had not reached every cluster yet (or that came after
+	// it): one revision of both, rolled out from the first group, so that
+	// no config handover carries a rendering the groups before it have
+	// not taken.
+	KindConfigAndRendering = "ConfigAndRendering"
 )
 
 // RenderingRevision is an add-on's rendering revision: opened when the work
@@ -61,6 +65,11 @@ type RenderingRevision struct {
 	Revision string `json:"revision"`
 	// Since is when it was opened.
 	Since metav1.Time `json:"since"`
+	// CompletedAt is when every placement had rolled it out, complete and
+	// verified; nil while it is in flight. A complete revision releases
+	// nothing more: the work gate judges every cluster's works as if no
+	// rendering rollout were under way.
+	CompletedAt *metav1.Time `json:"completedAt,omitempty"`
 }
 
 // Release is the rendering rollout's release of one cluster.
@@ -70,9 +79,14 @@ type Release struct {
 	// ReleasedAt is when: the start of the cluster's progress deadline.
 	ReleasedAt metav1.Time `json:"releasedAt"`
 	// Generation is the sum of the generations of the cluster's works of
-	// the add-on at the release: the work has taken the new content once
-	// it is past it.
+	// the add-on at the release. It is how a release written before Works
+	// tells that the works moved.
 	Generation int64 `json:"generation"`
+	// Works are the cluster's works at the release, by name: each with
+	// its [WorkContent]. The work gate admits the first change of each
+	// from that content, and nothing after it: a further rendering waits
+	// for the next revision.
+	Works map[string]string `json:"works,omitempty"`
 	// Held reports whether the gate held the cluster's work at the
 	// release. A cluster that was not held may have nothing to take, or
 	// its manager may not have tried yet: it is done once its works move
@@ -81,7 +95,7 @@ type Release struct {
 	Held bool `json:"held,omitempty"`
 	// DoneAt is when the cluster was done (its works took the new content
 	// and are Applied and Available): the start of its soak. Nil while it
-	// is not; the gate admits new content only then.
+	// is not.
 	DoneAt *metav1.Time `json:"doneAt,omitempty"`
 }
 
@@ -93,6 +107,8 @@ type Works struct {
 	// Ready reports whether every one of them is Applied and Available at
 	// its generation (and there is at least one).
 	Ready bool
+	// Content is each work's [WorkContent], by name.
+	Content map[string]string
 }
 
 // NewRenderingRevision opens a rendering revision at now.
@@ -100,6 +116,15 @@ func NewRenderingRevision(now time.Time) RenderingRevision {
 	since := metav1.NewTime(now.UTC().Truncate(time.Second))
 	sum := sha256.Sum256([]byte("rendering " + since.Format(time.RFC3339)))
 	return RenderingRevision{Revision: hex.EncodeToString(sum[:])[:12], Since: since}
+}
+
+// CombinedRevision is the revision of a placement that rolls out its
+// configs' revision config (addon.Revision) with the rendering revision
+// rendering: the first 12 hex digits of the SHA-256 of both. A change of
+// either is a new revision, with no approval and no verification.
+func CombinedRevision(config, rendering string) string {
+	sum := sha256.Sum256([]byte("config " + config + " rendering " + rendering))
+	return hex.EncodeToString(sum[:])[:12]
 }
 
 // ReadRenderingRevision reads cma's rendering revision; false when it has
@@ -123,29 +148,81 @@ func ReadRelease(mca *addonv1beta1.ManagedClusterAddOn) (Release, bool) {
 	return r, true
 }
 
-// Released reports whether the rendering rollout has released new content
-// to mca's cluster, and is waiting for it: what the work gate admits a
-// new rendering on.
-func Released(cma *addonv1beta1.ClusterManagementAddOn, mca *addonv1beta1.ManagedClusterAddOn) bool {
-	rev, ok := ReadRenderingRevision(cma)
-	if !ok {
-		return false
+// Reach is where an add-on's rendering rollout stands on one cluster: what
+// the work gate admits of the cluster's new content.
+type Reach int
+
+const (
+	// ReachNone: no rendering revision is in flight.
+	ReachNone Reach = iota
+	// ReachPending: a rendering revision is in flight and has not released
+	// the cluster yet. Any new content of its works would carry the new
+	// rendering ahead of its group.
+	ReachPending
+	// ReachReleased: released, and not done yet: the first change of each
+	// work since the release lands, and nothing after it.
+	ReachReleased
+	// ReachDone: released, and done: the cluster took the rendering.
+	ReachDone
+)
+
+// String names the reach.
+func (r Reach) String() string {
+	switch r {
+	case ReachNone:
+		return "None"
+	case ReachPending:
+		return "Pending"
+	case ReachReleased:
+		return "Released"
+	case ReachDone:
+		return "Done"
 	}
-	rel, ok := ReadRelease(mca)
-	return ok && rel.Revision == rev.Revision && rel.DoneAt == nil
+	return fmt.Sprintf("Reach(%d)", int(r))
 }
 
-// Held reports whether the work gate holds mca's work: its manager's last
-// write of the work was refused by the gate, or refused because the gate
-// could not be asked (addon-framework's ManifestApplied condition is False
-// with the gate's refusal, or with an error naming its webhook).
-func Held(mca *addonv1beta1.ManagedClusterAddOn) bool {
+// ReachOf says where cma's rendering rollout stands on mca's cluster, and
+// gives the revision in flight and its release of the cluster (zero when
+// there is none).
+func ReachOf(cma *addonv1beta1.ClusterManagementAddOn, mca *addonv1beta1.ManagedClusterAddOn) (Reach, RenderingRevision, Release) {
+	rev, ok := ReadRenderingRevision(cma)
+	if !ok || rev.CompletedAt != nil {
+		return ReachNone, RenderingRevision{}, Release{}
+	}
+	rel, ok := ReadRelease(mca)
+	switch {
+	case !ok || rel.Revision != rev.Revision:
+		return ReachPending, rev, Release{}
+	case rel.DoneAt != nil:
+		return ReachDone, rev, rel
+	}
+	return ReachReleased, rev, rel
+}
+
+// Released reports whether the rendering rollout has released new content
+// to mca's cluster, and is waiting for it (ReachOf is ReachReleased).
+func Released(cma *addonv1beta1.ClusterManagementAddOn, mca *addonv1beta1.ManagedClusterAddOn) bool {
+	r, _, _ := ReachOf(cma, mca)
+	return r == ReachReleased
+}
+
+// Held reports whether the work gate holds a write of mca's cluster's
+// works, given what they hold now (content: [Works.Content]; nil when not
+// known, and every recorded hold counts): the gate's record on the add-on
+// ([ReadHold]) of a work whose content is still what it was when the gate
+// held its write; or, when the gate could record nothing (no replica
+// answered), the add-on's manager reporting its last write of a work
+// refused for want of the gate (its ManifestApplied or
+// HostingManifestApplied condition, ReasonGateUnavailable).
+func Held(mca *addonv1beta1.ManagedClusterAddOn, content map[string]string) bool {
 	if mca == nil {
 		return false
 	}
-	c := meta.FindStatusCondition(mca.Status.Conditions, addonv1beta1.ManagedClusterAddOnManifestApplied)
-	return c != nil && c.Status == metav1.ConditionFalse &&
-		(strings.Contains(c.Message, WorkGateMarker) || strings.Contains(c.Message, `"`+WorkGateWebhook+`"`))
+	if h, ok := ReadHold(mca); ok && (content == nil || len(h.Held(content)) > 0) {
+		return true
+	}
+	_, ok := reported(mca)
+	return ok
 }
 
 // readJSONAnnotation decodes annotation key of as into out; false when
@@ -182,222 +259,19 @@ func (r RenderingRevision) Annotation() (string, error) {
 	return string(b), nil
 }
 
-// renderings holds what one call knows of the add-on's rendering rollout.
-type renderings struct {
-	cma       *addonv1beta1.ClusterManagementAddOn
-	inputs    []addon.PlacementInput
-	byCluster map[string]*addonv1beta1.ManagedClusterAddOn
-	works     map[string]Works
-	settle    time.Duration // Controls.ReleaseSettle
-	now       time.Time
-}
-
-// newRenderings gathers what one call knows of cma's rendering rollout.
-func newRenderings(cma *addonv1beta1.ClusterManagementAddOn, inputs []addon.PlacementInput, mcas []*addonv1beta1.ManagedClusterAddOn,
-	works map[string]Works, settle time.Duration, now time.Time) renderings {
-	byCluster := make(map[string]*addonv1beta1.ManagedClusterAddOn, len(mcas))
-	for _, m := range mcas {
-		if m != nil && m.Name == cma.Name {
-			byCluster[m.Namespace] = m
-		}
+// moved reports whether works have moved past the release r: a work's
+// content is another than at the release, or a work is new; for a
+// release written before Works, their generations passed its own.
+func (r Release) moved(w Works) bool {
+	if r.Works == nil {
+		return w.Generation > r.Generation
 	}
-	return renderings{cma: cma, inputs: inputs, byCluster: byCluster, works: works, settle: settle, now: now}
-}
-
-// heldClusters is the set of clusters whose work of add-on name the gate
-// holds.
-func heldClusters(name string, mcas []*addonv1beta1.ManagedClusterAddOn) map[string]bool {
-	out := make(map[string]bool)
-	for _, m := range mcas {
-		if m != nil && m.Name == name && Held(m) {
-			out[m.Namespace] = true
-		}
-	}
-	return out
-}
-
-// stage returns steps with the placements whose config rollout is done
-// rolling the add-on's rendering revision out instead, and the rendering
-// revision to write on the ClusterManagementAddOn when it opens one (nil:
-// none). A revision opens when the gate holds a cluster's work whose
-// configs are current and the add-on has no rendering revision in flight;
-// one is in flight until every placement has rolled it out to every
-// cluster, soak included. Once complete, it stays the step of the
-// placements whose AddOnRollout status shows it (shown; nil: none) until a
-// config change or a new revision moves them on, so that the checks of its
-// last groups run under its name and its completion is recorded, rather
-// than the config revision's status starting afresh.
-func (r renderings) stage(planner rollout.Planner, steps []Step, gates addon.GatesFunc, shown func(Step) bool) ([]Step, *RenderingRevision) {
-	for i := range steps {
-		if steps[i].Err == nil {
-			steps[i].Kind = KindConfig
-		}
-	}
-	rev, ok := ReadRenderingRevision(r.cma)
-	var staged []Step
-	if ok {
-		staged = r.planAll(planner, steps, rev, gates)
-		if !r.complete(steps, staged) {
-			return staged, nil
-		}
-	}
-	if !r.heldAny(steps) {
-		return kept(steps, staged, shown), nil
-	}
-	next := NewRenderingRevision(r.now)
-	if ok && next.Revision == rev.Revision {
-		return staged, nil // opened and done within one second: wait for the next
-	}
-	return r.planAll(planner, steps, next, gates), &next
-}
-
-// planAll plans rev on every placement whose config rollout is done.
-func (r renderings) planAll(planner rollout.Planner, steps []Step, rev RenderingRevision, gates addon.GatesFunc) []Step {
-	out := slices.Clone(steps)
-	for i, s := range steps {
-		if s.Err == nil && s.Result.Done() && len(s.Addons) > 0 {
-			out[i] = r.plan(planner, s, rev, gates)
-		}
-	}
-	return out
-}
-
-// kept returns steps, but with the complete rendering revision of staged
-// on the placements whose status shows it.
-func kept(steps, staged []Step, shown func(Step) bool) []Step {
-	if shown == nil || staged == nil {
-		return steps
-	}
-	out := slices.Clone(steps)
-	for i, s := range staged {
-		if s.Kind == KindRendering && shown(s) {
-			out[i] = s
-		}
-	}
-	return out
-}
-
-// complete reports whether the rendering revision is rolled out: every
-// placement that was planned rolls it out (its config rollout is done),
-// and it is done there.
-func (r renderings) complete(configs, staged []Step) bool {
-	for i, s := range staged {
-		if configs[i].Err != nil || len(configs[i].Addons) == 0 {
-			continue
-		}
-		if s.Kind != KindRendering || !s.Result.Done() {
-			return false
-		}
-	}
-	return true
-}
-
-// heldAny reports whether the gate holds new content of a cluster whose
-// configs are current, on a placement whose config rollout is done.
-func (r renderings) heldAny(steps []Step) bool {
-	for _, s := range steps {
-		if s.Err != nil || !s.Result.Done() {
-			continue
-		}
-		for _, a := range s.Addons {
-			if a.Status.Status == rollout.Succeeded && Held(r.byCluster[a.Status.Cluster]) {
-				return true
-			}
+	for name, c := range w.Content {
+		if was, ok := r.Works[name]; !ok || was != c {
+			return true
 		}
 	}
 	return false
-}
-
-// plan rolls rendering revision rev out over step s's groups, with the
-// placement's strategy and the gates of revision rev.
-func (r renderings) plan(planner rollout.Planner, s Step, rev RenderingRevision, gates addon.GatesFunc) Step {
-	strategy := clusterv1alpha1.RolloutStrategy{Type: clusterv1alpha1.All}
-	if s.Index >= 0 {
-		strategy = r.cma.Spec.InstallStrategy.Placements[s.Index].RolloutStrategy
-		planner.DefaultConcurrency = addon.DefaultConcurrency(strategy, r.inputs[s.Index].Placement)
-	}
-	statuses := make([]rollout.ClusterStatus, 0, len(s.Addons))
-	done := make(map[string]bool)
-	var settle time.Duration // until the first released cluster settles
-	for _, a := range s.Addons {
-		st, justDone, left := r.status(a.Status.Cluster, rev)
-		if justDone {
-			done[a.Status.Cluster] = true
-		}
-		settle = rollout.Sooner(settle, left)
-		statuses = append(statuses, st)
-	}
-	if gates != nil {
-		planner.Gates = append(slices.Clip(planner.Gates), gates(s.Index, s.Ref, rev.Revision, strategy, s.Groups)...)
-	}
-	res, err := planner.Plan(strategy, s.Groups, statuses)
-	if err != nil {
-		return s // the config plan of the same groups passed: cannot happen
-	}
-	s.Releases = r.releases(rev, res, done)
-	for _, w := range s.Releases {
-		if !w.Release.Held && w.Release.DoneAt == nil {
-			settle = rollout.Sooner(settle, r.settle) // released now: settled then
-		}
-	}
-	res.RecheckAfter = rollout.Sooner(res.RecheckAfter, settle)
-	s.Kind, s.Revision, s.Result = KindRendering, rev.Revision, res
-	return s
-}
-
-// status is cluster's status in rendering revision rev, whether it is
-// done now without its release saying so yet, and, for a cluster released
-// with nothing held that has not settled yet (Controls.ReleaseSettle),
-// how long until it has (0: none).
-func (r renderings) status(cluster string, rev RenderingRevision) (rollout.ClusterStatus, bool, time.Duration) {
-	st := rollout.ClusterStatus{Cluster: cluster, Status: rollout.ToApply}
-	mca := r.byCluster[cluster]
-	rel, ok := ReadRelease(mca)
-	switch {
-	case !ok || rel.Revision != rev.Revision:
-		return st, false, 0
-	case rel.DoneAt != nil:
-		st.Status, st.LastTransitionTime = rollout.Succeeded, rel.DoneAt.Time
-		return st, false, 0
-	}
-	w := r.works[cluster]
-	var left time.Duration
-	if !rel.Held {
-		left = max(rel.ReleasedAt.Add(r.settle).Sub(r.now), 0)
-	}
-	if !Held(mca) && w.Ready && (w.Generation > rel.Generation || (!rel.Held && left == 0)) {
-		st.Status, st.LastTransitionTime = rollout.Succeeded, r.now
-		return st, true, 0
-	}
-	st.Status, st.LastTransitionTime = rollout.Progressing, rel.ReleasedAt.Time
-	return st, false, left
-}
-
-// releases are the release annotations the plan res changes: a release of
-// every cluster it starts (done at once when the gate does not hold its
-// work and there is no time to settle), and the done time of every
-// cluster done now.
-func (r renderings) releases(rev RenderingRevision, res rollout.Result, done map[string]bool) []ReleaseWrite {
-	var out []ReleaseWrite
-	now := metav1.NewTime(r.now)
-	for _, c := range res.ToRollout {
-		if c.Status != rollout.ToApply {
-			continue
-		}
-		mca := r.byCluster[c.Cluster]
-		rel := Release{Revision: rev.Revision, ReleasedAt: now, Generation: r.works[c.Cluster].Generation, Held: Held(mca)}
-		if !rel.Held && r.settle <= 0 {
-			rel.DoneAt = &now // nothing held, and no time to settle: done at its release
-		}
-		out = append(out, ReleaseWrite{Cluster: c.Cluster, Release: rel})
-	}
-	for c := range done {
-		rel, _ := ReadRelease(r.byCluster[c]) // status read it
-		rel.DoneAt = &now
-		out = append(out, ReleaseWrite{Cluster: c, Release: rel})
-	}
-	slices.SortFunc(out, func(a, b ReleaseWrite) int { return strings.Compare(a.Cluster, b.Cluster) })
-	return out
 }
 
 // DefaultReleaseSettle is the Controls.ReleaseSettle a controller gives a
@@ -431,7 +305,34 @@ func WorksOf(name string, works []*workv1.ManifestWork) map[string]Works {
 		s, seen := out[cluster]
 		s.Generation += w.Generation
 		s.Ready = (s.Ready || !seen) && addon.WorkReady(w)
+		if s.Content == nil {
+			s.Content = make(map[string]string, 1)
+		}
+		s.Content[w.Name] = WorkContent(w)
 		out[cluster] = s
 	}
 	return out
+}
+
+// contentOf is the content of works, nil-safe, as Held takes it: an
+// empty map (no works) when the cluster has none.
+func contentOf(w Works) map[string]string {
+	if w.Content == nil {
+		return map[string]string{}
+	}
+	return w.Content
+}
+
+// sortedReleases sorts out by cluster.
+func sortedReleases(out []ReleaseWrite) []ReleaseWrite {
+	slices.SortFunc(out, func(a, b ReleaseWrite) int { return strings.Compare(a.Cluster, b.Cluster) })
+	return out
+}
+
+// cloneContent copies a Works.Content map for a release.
+func cloneContent(m map[string]string) map[string]string {
+	if m == nil {
+		return map[string]string{}
+	}
+	return maps.Clone(m)
 }

@@ -22,7 +22,7 @@ func TestPlanControlledRenderingSettle(t *testing.T) {
 	h.ctl.ReleaseSettle = addonrollout.DefaultReleaseSettle
 	h.hold("prod-cluster")
 	p := h.step(0)
-	require.NotNil(t, p.NewRendering, "prod held: a revision opens")
+	require.NotNil(t, p.Rendering, "prod held: a revision opens")
 	dev, ok := addonrollout.ReadRelease(h.mcas["dev-cluster"])
 	require.True(t, ok, "dev is released first")
 	assert.False(t, dev.Held)

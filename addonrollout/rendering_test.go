@@ -1,8 +1,10 @@
 package addonrollout_test
 
 import (
+	"cmp"
 	"maps"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -26,16 +28,32 @@ func TestPlanControlledRendering(t *testing.T) {
 	t.Parallel()
 	opened := addonrollout.NewRenderingRevision(addontest.PlanNow)
 	earlier := addonrollout.NewRenderingRevision(addontest.PlanNow.Add(-time.Hour))
+	complete := earlier
+	complete.CompletedAt = doneAt(-30 * time.Minute)
+	devDone := func(h *renderHub) {
+		h.release("dev-cluster", addonrollout.Release{Revision: earlier.Revision, ReleasedAt: renderAt(-10 * time.Minute),
+			Generation: 1, Works: worksAt(1, true).Content, DoneAt: doneAt(-10 * time.Minute)})
+	}
+	allDone := func(h *renderHub) {
+		for _, c := range []string{"dev-cluster", "stg-cluster"} {
+			h.release(c, addonrollout.Release{Revision: earlier.Revision, ReleasedAt: renderAt(-50 * time.Minute), Generation: 1,
+				Works: worksAt(1, true).Content, DoneAt: doneAt(-50 * time.Minute)})
+		}
+		h.release("prod-cluster", addonrollout.Release{Revision: earlier.Revision, ReleasedAt: renderAt(-40 * time.Minute), Generation: 1,
+			Works: worksAt(1, true).Content, Held: true, DoneAt: doneAt(-30 * time.Minute)})
+		h.works("prod-cluster", 2, true)
+	}
 	tests := []struct {
-		name     string
-		setup    func(h *renderHub)
-		kind     string
-		revision string // the step's revision: "new" for the one opened; the config revision when empty
-		opens    bool
-		releases []string
-		phases   []string
-		held     []int32 // the status's Counts.Held, in rollout order
-		then     func(t *testing.T, h *renderHub, p addonrollout.Plan)
+		name      string
+		setup     func(h *renderHub)
+		kind      string
+		config    string // the config spec of the step's revision: "v2" when empty
+		rendering string // the rendering revision of the step's: none (a config revision) when empty
+		opens     bool
+		releases  []string
+		phases    []string
+		held      []int32 // the status's Counts.Held, in rollout order
+		then      func(t *testing.T, h *renderHub, p addonrollout.Plan)
 	}{
 		{
 			name: "no cluster held: no revision, the config rollout is the step",
@@ -44,16 +62,24 @@ func TestPlanControlledRendering(t *testing.T) {
 		{
 			name:  "prod held: a revision opens and dev, not held, is released and done at once",
 			setup: func(h *renderHub) { h.hold("prod-cluster") },
-			kind:  addonrollout.KindRendering, revision: "new", opens: true,
+			kind:  addonrollout.KindRendering, rendering: opened.Revision, opens: true,
 			releases: []string{"dev-cluster released 12:00:00 done 12:00:00"},
 			phases:   []string{"dev Active", "stg Waiting", "prod Waiting"}, held: []int32{0, 0, 1},
 			then: func(t *testing.T, h *renderHub, p addonrollout.Plan) {
-				assert.Regexp(t, regexp.MustCompile(`^[0-9a-f]{12}$`), p.NewRendering.Revision)
-				assert.Equal(t, opened, *p.NewRendering)
+				assert.Regexp(t, regexp.MustCompile(`^[0-9a-f]{12}$`), p.Rendering.Revision)
+				assert.Equal(t, opened, *p.Rendering)
 				assert.Equal(t, []string{"dev-cluster"}, addontest.StartingNow(p.Steps[0].Result))
-				assert.Equal(t, addonrollout.Release{Revision: opened.Revision, ReleasedAt: renderAt(0), Generation: 1, DoneAt: doneAt(0)},
-					p.Steps[0].Releases[0].Release)
+				assert.Equal(t, addonrollout.Release{Revision: opened.Revision, ReleasedAt: renderAt(0), Generation: 1,
+					Works: worksAt(1, true).Content, DoneAt: doneAt(0)}, p.Steps[0].Releases[0].Release)
 				assert.Equal(t, addonrollout.ReasonRollingOut, reasonOf(p, addonrollout.ConditionProgressing))
+				prod := p.Status.Placements[0].Groups[2]
+				require.Len(t, prod.Holds, 1)
+				hold := prod.Holds[0]
+				assert.True(t, hold.Since.Equal(&metav1.Time{Time: addontest.PlanNow}), "since %v", hold.Since)
+				hold.Since = metav1.Time{}
+				assert.Equal(t, v1alpha1.ClusterHold{Cluster: "prod-cluster", Works: []string{deployWork}, Reason: addonrollout.HoldRenderingHeld,
+					Message: "held for RenderingHeld"}, hold)
+				assert.True(t, prod.HeldSince.Equal(&metav1.Time{Time: addontest.PlanNow}), "held since %v", prod.HeldSince)
 			},
 		},
 		{
@@ -62,7 +88,7 @@ func TestPlanControlledRendering(t *testing.T) {
 				h.hold("stg-cluster")
 				h.hold("prod-cluster")
 			},
-			kind: addonrollout.KindRendering, revision: "new", opens: true,
+			kind: addonrollout.KindRendering, rendering: opened.Revision, opens: true,
 			releases: []string{"dev-cluster released 12:00:00 done 12:00:00"},
 			phases:   []string{"dev Active", "stg Waiting", "prod Waiting"}, held: []int32{0, 1, 1},
 		},
@@ -72,59 +98,114 @@ func TestPlanControlledRendering(t *testing.T) {
 				h.hold("prod-cluster")
 				h.works("dev-cluster", 3, false)
 			},
-			kind: addonrollout.KindRendering, revision: "new", opens: true,
+			kind: addonrollout.KindRendering, rendering: opened.Revision, opens: true,
 			releases: []string{"dev-cluster released 12:00:00 done 12:00:00"},
 			phases:   []string{"dev Active", "stg Waiting", "prod Waiting"}, held: []int32{0, 0, 1},
 			then: func(t *testing.T, _ *renderHub, p addonrollout.Plan) {
 				assert.Equal(t, int64(3), p.Steps[0].Releases[0].Release.Generation)
+				assert.Equal(t, worksAt(3, false).Content, p.Steps[0].Releases[0].Release.Works)
 			},
 		},
 		{
-			name: "a config rollout due: it goes first, and the held cluster opens no revision",
+			name: "a config change and a held rendering: one revision of both, dev handed the config and released",
 			setup: func(h *renderHub) {
-				h.hash = "v3"
 				h.hold("prod-cluster")
+				h.hash = "v3"
 			},
-			kind: addonrollout.KindConfig, revision: revision("v3"),
-			phases: []string{"dev Active", "stg Waiting", "prod Waiting"}, held: []int32{0, 0, 1},
+			kind: addonrollout.KindConfigAndRendering, config: "v3", rendering: opened.Revision, opens: true,
+			releases: []string{"dev-cluster released 12:00:00 done 12:00:00"},
+			phases:   []string{"dev Active", "stg Waiting", "prod Waiting"}, held: []int32{0, 0, 1},
 			then: func(t *testing.T, _ *renderHub, p addonrollout.Plan) {
 				assert.Equal(t, []string{"dev-cluster"}, givenNew(p, "v3"))
+				ip := p.Steps[0].Progression
+				require.Len(t, ip.Conditions, 1)
+				assert.Equal(t, "selected clusters 3. configured addons 1/3 progressing..., 0 failed 0 timeout.", ip.Conditions[0].Message,
+					"the install progression counts the config handovers")
 			},
 		},
 		{
-			name: "a cluster still applying its config: no revision",
+			name: "a cluster still applying its config: joined to the rendering, it waits for dev",
 			setup: func(h *renderHub) {
 				m := addontest.AppliedAddon("stg-cluster", "v1", addontest.PlanNow.Add(-time.Hour))
 				m.Status.ConfigReferences[0].DesiredConfig.SpecHash = "v2"
 				h.mcas["stg-cluster"] = m
 				h.hold("prod-cluster")
 			},
-			kind:   addonrollout.KindConfig,
-			phases: []string{"dev Complete", "stg Active", "prod Complete"}, held: []int32{0, 0, 1},
+			kind: addonrollout.KindConfigAndRendering, rendering: opened.Revision, opens: true,
+			releases: []string{"dev-cluster released 12:00:00 done 12:00:00"},
+			phases:   []string{"dev Active", "stg Waiting", "prod Waiting"}, held: []int32{0, 0, 1},
+		},
+		{
+			name: "a hold for a config that moved on opens no revision",
+			setup: func(h *renderHub) {
+				h.holdFor("prod-cluster", "ConfigMovedOn")
+			},
+			kind: addonrollout.KindConfig, phases: []string{"dev Complete", "stg Complete", "prod Complete"}, held: []int32{0, 0, 1},
+		},
+		{
+			name: "a hold whose work changed since is over: no revision, nothing held",
+			setup: func(h *renderHub) {
+				h.hold("prod-cluster")
+				h.works("prod-cluster", 2, true)
+			},
+			kind: addonrollout.KindConfig, phases: []string{"dev Complete", "stg Complete", "prod Complete"}, held: []int32{0, 0, 0},
+		},
+		{
+			name: "the manager reports the gate's refusal, the gate recorded none: an old report, nothing held",
+			setup: func(h *renderHub) {
+				h.refused("prod-cluster")
+			},
+			kind: addonrollout.KindConfig, phases: []string{"dev Complete", "stg Complete", "prod Complete"}, held: []int32{0, 0, 0},
+		},
+		{
+			name: "the manager reports the gate unavailable: counted held, no revision",
+			setup: func(h *renderHub) {
+				h.manifestApplied("prod-cluster", metav1.ConditionFalse, "ManifestWorkApplyFailed", unavailable)
+			},
+			kind: addonrollout.KindConfig, phases: []string{"dev Complete", "stg Complete", "prod Complete"}, held: []int32{0, 0, 1},
+			then: func(t *testing.T, _ *renderHub, p addonrollout.Plan) {
+				prod := p.Status.Placements[0].Groups[2]
+				require.Len(t, prod.Holds, 1)
+				assert.Equal(t, addonrollout.ReasonGateUnavailable, prod.Holds[0].Reason)
+				assert.Equal(t, unavailable, prod.Holds[0].Message)
+				assert.Empty(t, prod.Holds[0].Works)
+			},
 		},
 		{
 			name: "a revision in flight goes on: dev soaked, stg is released; no second revision",
 			setup: func(h *renderHub) {
 				h.open(earlier)
-				h.release("dev-cluster", addonrollout.Release{Revision: earlier.Revision, ReleasedAt: renderAt(-10 * time.Minute),
-					Generation: 1, DoneAt: doneAt(-10 * time.Minute)})
+				devDone(h)
 				h.hold("prod-cluster")
 			},
-			kind: addonrollout.KindRendering, revision: earlier.Revision,
+			kind: addonrollout.KindRendering, rendering: earlier.Revision,
 			releases: []string{"stg-cluster released 12:00:00 done 12:00:00"},
 			phases:   []string{"dev Complete", "stg Active", "prod Waiting"}, held: []int32{0, 0, 1},
 		},
 		{
-			name: "a config change while a revision is in flight: the config rolls out first, nothing is released",
+			name: "a further rendering held under the revision in flight, on dev, which took it: a new revision, from dev",
 			setup: func(h *renderHub) {
 				h.open(earlier)
-				h.release("dev-cluster", addonrollout.Release{Revision: earlier.Revision, ReleasedAt: renderAt(-10 * time.Minute),
-					Generation: 1, DoneAt: doneAt(-10 * time.Minute)})
+				devDone(h)
+				h.hold("dev-cluster")
+			},
+			kind: addonrollout.KindRendering, rendering: opened.Revision, opens: true,
+			releases: []string{"dev-cluster released 12:00:00 held sha256:gen1"},
+			phases:   []string{"dev Active", "stg Waiting", "prod Waiting"}, held: []int32{1, 0, 0},
+		},
+		{
+			name: "a config change while a revision is in flight: one revision of both, dev (done) is handed the config alone",
+			setup: func(h *renderHub) {
+				h.open(earlier)
+				devDone(h)
 				h.hold("prod-cluster")
 				h.hash = "v3"
 			},
-			kind: addonrollout.KindConfig, revision: revision("v3"),
+			kind: addonrollout.KindConfigAndRendering, config: "v3", rendering: earlier.Revision,
 			phases: []string{"dev Active", "stg Waiting", "prod Waiting"}, held: []int32{0, 0, 1},
+			then: func(t *testing.T, _ *renderHub, p addonrollout.Plan) {
+				assert.Equal(t, []string{"dev-cluster"}, givenNew(p, "v3"))
+			},
 		},
 		{
 			name: "a release of another revision is no release: dev is released again",
@@ -134,7 +215,7 @@ func TestPlanControlledRendering(t *testing.T) {
 					Generation: 1, DoneAt: doneAt(-2 * time.Hour)})
 				h.hold("prod-cluster")
 			},
-			kind: addonrollout.KindRendering, revision: earlier.Revision,
+			kind: addonrollout.KindRendering, rendering: earlier.Revision,
 			releases: []string{"dev-cluster released 12:00:00 done 12:00:00"},
 			phases:   []string{"dev Active", "stg Waiting", "prod Waiting"}, held: []int32{0, 0, 1},
 		},
@@ -145,28 +226,34 @@ func TestPlanControlledRendering(t *testing.T) {
 				h.annotateMCA("dev-cluster", `not json`)
 				h.hold("prod-cluster")
 			},
-			kind: addonrollout.KindRendering, revision: "new", opens: true,
+			kind: addonrollout.KindRendering, rendering: opened.Revision, opens: true,
 			releases: []string{"dev-cluster released 12:00:00 done 12:00:00"},
 			phases:   []string{"dev Active", "stg Waiting", "prod Waiting"}, held: []int32{0, 0, 1},
 		},
 		{
 			name: "the revision complete, prod held again: a new revision opens",
 			setup: func(h *renderHub) {
-				h.open(earlier)
-				for _, c := range []string{"dev-cluster", "stg-cluster"} {
-					h.release(c, addonrollout.Release{Revision: earlier.Revision, ReleasedAt: renderAt(-50 * time.Minute), Generation: 1,
-						DoneAt: doneAt(-50 * time.Minute)})
-				}
-				h.release("prod-cluster", addonrollout.Release{Revision: earlier.Revision, ReleasedAt: renderAt(-40 * time.Minute), Generation: 1,
-					Held: true, DoneAt: doneAt(-30 * time.Minute)})
-				h.works("prod-cluster", 2, true)
+				h.open(complete)
+				allDone(h)
 				h.hold("prod-cluster")
 			},
-			kind: addonrollout.KindRendering, revision: "new", opens: true,
+			kind: addonrollout.KindRendering, rendering: opened.Revision, opens: true,
 			releases: []string{"dev-cluster released 12:00:00 done 12:00:00"},
 			phases:   []string{"dev Active", "stg Waiting", "prod Waiting"}, held: []int32{0, 0, 1},
 			then: func(t *testing.T, _ *renderHub, p addonrollout.Plan) {
-				assert.NotEqual(t, earlier.Revision, p.NewRendering.Revision)
+				assert.NotEqual(t, earlier.Revision, p.Rendering.Revision)
+			},
+		},
+		{
+			name: "every cluster done, the status not yet complete: not complete yet",
+			setup: func(h *renderHub) {
+				h.open(earlier)
+				allDone(h)
+			},
+			kind: addonrollout.KindRendering, rendering: earlier.Revision,
+			phases: []string{"dev Complete", "stg Complete", "prod Complete"}, held: []int32{0, 0, 0},
+			then: func(t *testing.T, _ *renderHub, p addonrollout.Plan) {
+				assert.Nil(t, p.Rendering)
 			},
 		},
 		{
@@ -177,10 +264,10 @@ func TestPlanControlledRendering(t *testing.T) {
 					h.release(c, addonrollout.Release{Revision: earlier.Revision, ReleasedAt: renderAt(-50 * time.Minute), Generation: 1,
 						DoneAt: doneAt(-50 * time.Minute)})
 				}
+				h.hold("prod-cluster") // before its release, and never admitted since
 				h.release("prod-cluster", addonrollout.Release{Revision: earlier.Revision, ReleasedAt: renderAt(-16 * time.Minute), Generation: 1, Held: true})
-				h.hold("prod-cluster")
 			},
-			kind: addonrollout.KindRendering, revision: earlier.Revision,
+			kind: addonrollout.KindRendering, rendering: earlier.Revision,
 			phases: []string{"dev Complete", "stg Complete", "prod Breached"}, held: []int32{0, 0, 1},
 			then: func(t *testing.T, _ *renderHub, p addonrollout.Plan) {
 				res := p.Steps[0].Result
@@ -188,6 +275,23 @@ func TestPlanControlledRendering(t *testing.T) {
 				assert.Equal(t, addontest.PlanNow.Add(-time.Minute), res.TimedOut[0].RecheckTime.UTC(), "15m from the release")
 				assert.True(t, res.MaxFailureBreach)
 			},
+		},
+		{
+			name: "released prod's works took new content and are ready: done, whatever its ManifestApplied says",
+			setup: func(h *renderHub) {
+				h.open(earlier)
+				for _, c := range []string{"dev-cluster", "stg-cluster"} {
+					h.release(c, addonrollout.Release{Revision: earlier.Revision, ReleasedAt: renderAt(-50 * time.Minute), Generation: 1,
+						Works: worksAt(1, true).Content, DoneAt: doneAt(-50 * time.Minute)})
+				}
+				h.release("prod-cluster", addonrollout.Release{Revision: earlier.Revision, ReleasedAt: renderAt(-time.Minute), Generation: 1,
+					Works: worksAt(1, true).Content, Held: true})
+				h.works("prod-cluster", 2, true)
+				h.refused("prod-cluster")
+			},
+			kind: addonrollout.KindRendering, rendering: earlier.Revision,
+			releases: []string{"prod-cluster released 11:59:00 held sha256:gen1 done 12:00:00"},
+			phases:   []string{"dev Complete", "stg Complete", "prod Active"}, held: []int32{0, 0, 0},
 		},
 		{
 			name: "ManifestApplied False for another reason is no hold: no revision",
@@ -208,16 +312,14 @@ func TestPlanControlledRendering(t *testing.T) {
 			require.Len(t, p.Steps, 1)
 			s := p.Steps[0]
 			require.NoError(t, s.Err)
-			want := tt.revision
-			switch want {
-			case "":
-				want = revision("v2")
-			case "new":
-				want = opened.Revision
+			config := cmp.Or(tt.config, "v2")
+			want := revision(config)
+			if tt.rendering != "" {
+				want = addonrollout.CombinedRevision(want, tt.rendering)
 			}
 			assert.Equal(t, tt.kind, s.Kind)
 			assert.Equal(t, want, s.Revision)
-			assert.Equal(t, tt.opens, p.NewRendering != nil)
+			assert.Equal(t, tt.opens, p.Rendering != nil && p.Rendering.CompletedAt == nil)
 			assert.Equal(t, tt.releases, releaseLines(p))
 			assert.Equal(t, tt.phases, phases(p))
 			require.Len(t, p.Status.Placements, 1)
@@ -238,7 +340,7 @@ func TestPlanControlledRendering(t *testing.T) {
 // until its works took the new content, and soaks from then.
 func TestPlanControlledRenderingWalk(t *testing.T) {
 	t.Parallel()
-	rev := addonrollout.NewRenderingRevision(addontest.PlanNow).Revision
+	rev := addonrollout.CombinedRevision(revision("v2"), addonrollout.NewRenderingRevision(addontest.PlanNow).Revision)
 	// until prod's soak ends, the plan is the same with or without an
 	// AddOnRollout without controls
 	inFlight := []renderCall{
@@ -255,9 +357,9 @@ func TestPlanControlledRenderingWalk(t *testing.T) {
 			kind: addonrollout.KindRendering, releases: []string{"stg-cluster released 12:06:00 done 12:06:00"},
 			phases: []string{"dev Complete", "stg Active", "prod Waiting"}},
 		{name: "stg soaked: prod is released, held", after: 6 * time.Minute,
-			kind: addonrollout.KindRendering, releases: []string{"prod-cluster released 12:12:00 held gen 1"},
+			kind: addonrollout.KindRendering, releases: []string{"prod-cluster released 12:12:00 held sha256:gen1"},
 			phases: []string{"dev Complete", "stg Complete", "prod Active"}, released: []string{"prod-cluster"}},
-		{name: "admitted, but its works not past the release's generation: Progressing", after: time.Minute,
+		{name: "admitted, but its works not past the release: Progressing", after: time.Minute,
 			before: func(h *renderHub) { h.admit("prod-cluster") },
 			kind:   addonrollout.KindRendering, phases: []string{"dev Complete", "stg Complete", "prod Active"}, released: []string{"prod-cluster"},
 			then: func(t *testing.T, _ *renderHub, p addonrollout.Plan) {
@@ -275,28 +377,22 @@ func TestPlanControlledRenderingWalk(t *testing.T) {
 		{name: "its works took the new content, not applied yet: Progressing", after: time.Minute,
 			before: func(h *renderHub) { h.works("prod-cluster", 2, false) },
 			kind:   addonrollout.KindRendering, phases: []string{"dev Complete", "stg Complete", "prod Active"}, released: []string{"prod-cluster"}},
-		{name: "its works ready, but ManifestApplied still the gate's refusal: Progressing", after: time.Minute,
+		{name: "its works ready past the release, ManifestApplied still the gate's refusal: prod is done now", after: time.Minute,
 			before: func(h *renderHub) {
 				h.works("prod-cluster", 2, true)
-				h.hold("prod-cluster")
+				h.refused("prod-cluster")
 			},
-			kind: addonrollout.KindRendering, phases: []string{"dev Complete", "stg Complete", "prod Active"}, released: []string{"prod-cluster"},
-			then: func(t *testing.T, _ *renderHub, p addonrollout.Plan) {
-				assert.Equal(t, rollout.Progressing, p.Steps[0].Result.ToRollout[0].Status)
-			}},
-		{name: "not held, works ready past the release: prod is done now", after: time.Minute,
-			before: func(h *renderHub) { h.admit("prod-cluster") },
-			kind:   addonrollout.KindRendering, releases: []string{"prod-cluster released 12:12:00 held gen 1 done 12:16:00"},
+			kind: addonrollout.KindRendering, releases: []string{"prod-cluster released 12:12:00 held sha256:gen1 done 12:15:00"},
 			phases: []string{"dev Complete", "stg Complete", "prod Active"},
 			then: func(t *testing.T, _ *renderHub, p addonrollout.Plan) {
 				prod := p.Steps[0].Result.ToRollout[0]
 				assert.Equal(t, rollout.Succeeded, prod.Status)
-				assert.Equal(t, 5*time.Minute, p.RecheckAfter, "its soak, from now")
+				assert.Equal(t, 5*time.Minute, p.Steps[0].Result.RecheckAfter, "its soak, from now")
 			}},
-		{name: "prod soaks from its DoneAt", after: time.Minute,
+		{name: "prod soaks from its DoneAt", after: time.Minute, before: func(h *renderHub) { h.admit("prod-cluster") },
 			kind: addonrollout.KindRendering, phases: []string{"dev Complete", "stg Complete", "prod Active"},
 			then: func(t *testing.T, _ *renderHub, p addonrollout.Plan) {
-				assert.Equal(t, addontest.PlanNow.Add(21*time.Minute), p.Steps[0].Result.ToRollout[0].RecheckTime.UTC())
+				assert.Equal(t, addontest.PlanNow.Add(20*time.Minute), p.Steps[0].Result.ToRollout[0].RecheckTime.UTC())
 				assert.Equal(t, 4*time.Minute, p.RecheckAfter)
 			}},
 	}
@@ -304,11 +400,15 @@ func TestPlanControlledRenderingWalk(t *testing.T) {
 		name string
 		spec *v1alpha1.AddOnRolloutSpec
 		kind string // the step's kind once the revision is complete
-		then func(t *testing.T, h *renderHub, p addonrollout.Plan)
+		// whether the first and the second call after prod's soak complete
+		// the revision: at once without an AddOnRollout; under one, once its
+		// status says complete
+		completes [2]bool
+		then      func(t *testing.T, h *renderHub, p addonrollout.Plan)
 	}{
 		{
 			// no status to show it: the config rollout is the step again
-			name: "without an AddOnRollout", kind: addonrollout.KindConfig,
+			name: "without an AddOnRollout", kind: addonrollout.KindConfig, completes: [2]bool{true, false},
 			then: func(t *testing.T, _ *renderHub, p addonrollout.Plan) {
 				assert.Equal(t, revision("v2"), p.Steps[0].Revision)
 				assert.Zero(t, p.Status)
@@ -316,12 +416,12 @@ func TestPlanControlledRenderingWalk(t *testing.T) {
 		},
 		{
 			// the status goes on showing it, complete
-			name: "under an AddOnRollout", spec: &v1alpha1.AddOnRolloutSpec{}, kind: addonrollout.KindRendering,
+			name: "under an AddOnRollout", spec: &v1alpha1.AddOnRolloutSpec{}, kind: addonrollout.KindRendering, completes: [2]bool{false, true},
 			then: func(t *testing.T, h *renderHub, p addonrollout.Plan) {
 				ps := p.Status.Placements[0]
 				assert.Equal(t, rev, ps.Revision)
 				require.NotNil(t, ps.CompletionTime)
-				assert.Equal(t, addontest.PlanNow.Add(21*time.Minute), ps.CompletionTime.Time, "complete at the end of prod's soak")
+				assert.Equal(t, addontest.PlanNow.Add(20*time.Minute), ps.CompletionTime.Time, "complete at the end of prod's soak")
 				assert.Equal(t, addontest.PlanNow, ps.RevisionStartTime.Time)
 				assert.Equal(t, addonrollout.ReasonCompleted, reasonOf(p, addonrollout.ConditionProgressing))
 				assert.Equal(t, []int32{0, 0, 0}, heldCounts(p))
@@ -331,17 +431,21 @@ func TestPlanControlledRenderingWalk(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
+			first := tt.kind
+			if !tt.completes[0] {
+				first = addonrollout.KindRendering // still in flight: the rendering stays the step
+			}
 			complete := []renderCall{
-				{name: "prod soaked: the revision is complete, nothing opens", after: 4 * time.Minute,
-					kind: tt.kind, phases: []string{"dev Complete", "stg Complete", "prod Complete"}, then: tt.then},
-				{name: "an hour on: nothing opens", after: time.Hour,
+				{name: "prod soaked: the revision's rollout is done, nothing opens", after: 4 * time.Minute, completes: tt.completes[0],
+					kind: first, phases: []string{"dev Complete", "stg Complete", "prod Complete"}},
+				{name: "an hour on: nothing opens", after: time.Hour, completes: tt.completes[1],
 					kind: tt.kind, phases: []string{"dev Complete", "stg Complete", "prod Complete"}, then: tt.then},
 				{name: "prod held again: a new revision opens", after: time.Minute, before: func(h *renderHub) { h.hold("prod-cluster") },
-					kind: addonrollout.KindRendering, opens: true, releases: []string{"dev-cluster released 13:22:00 done 13:22:00"},
+					kind: addonrollout.KindRendering, opens: true, releases: []string{"dev-cluster released 13:21:00 done 13:21:00"},
 					phases: []string{"dev Active", "stg Waiting", "prod Waiting"},
 					then: func(t *testing.T, _ *renderHub, p addonrollout.Plan) {
-						assert.Equal(t, addonrollout.NewRenderingRevision(addontest.PlanNow.Add(82*time.Minute)), *p.NewRendering)
-						assert.NotEqual(t, rev, p.NewRendering.Revision)
+						assert.Equal(t, addonrollout.NewRenderingRevision(addontest.PlanNow.Add(81*time.Minute)), *p.Rendering)
+						assert.NotEqual(t, rev, p.Steps[0].Revision)
 					}},
 			}
 			h := newRenderHub(t, tt.spec)
@@ -355,7 +459,7 @@ func TestPlanControlledRenderingWalk(t *testing.T) {
 // one of the config revision approves nothing.
 func TestPlanControlledRenderingApprovals(t *testing.T) {
 	t.Parallel()
-	rev := addonrollout.NewRenderingRevision(addontest.PlanNow).Revision
+	rev := addonrollout.CombinedRevision(revision("v2"), addonrollout.NewRenderingRevision(addontest.PlanNow).Revision)
 	h := newRenderHub(t, &v1alpha1.AddOnRolloutSpec{ApprovalRequired: []string{"prod"}})
 	waiting := func(t *testing.T, _ *renderHub, p addonrollout.Plan) {
 		assert.Equal(t, []v1alpha1.PendingApproval{{Placement: v1alpha1.PlacementRef{Namespace: addontest.SeedPlacement().Namespace, Name: addontest.SeedPlacement().Name},
@@ -383,7 +487,7 @@ func TestPlanControlledRenderingApprovals(t *testing.T) {
 			}},
 		{name: "an approval of the rendering revision releases prod", after: time.Minute,
 			before: func(h *renderHub) { h.approve("prod-rendering", "prod", rev) },
-			kind:   addonrollout.KindRendering, releases: []string{"prod-cluster released 12:14:00 held gen 1"},
+			kind:   addonrollout.KindRendering, releases: []string{"prod-cluster released 12:14:00 held sha256:gen1"},
 			phases: []string{"dev Complete", "stg Complete", "prod Active"}, released: []string{"prod-cluster"},
 			groups: []string{"dev Complete", "stg Complete", "prod Active"},
 			then: func(t *testing.T, h *renderHub, p addonrollout.Plan) {
@@ -396,7 +500,7 @@ func TestPlanControlledRenderingApprovals(t *testing.T) {
 				h.admit("prod-cluster")
 				h.works("prod-cluster", 2, true)
 			},
-			kind: addonrollout.KindRendering, releases: []string{"prod-cluster released 12:14:00 held gen 1 done 12:15:00"},
+			kind: addonrollout.KindRendering, releases: []string{"prod-cluster released 12:14:00 held sha256:gen1 done 12:15:00"},
 			phases: []string{"dev Complete", "stg Complete", "prod Active"}},
 		{name: "complete: the approvals keep their verdicts", after: soaked,
 			kind: addonrollout.KindRendering, phases: []string{"dev Complete", "stg Complete", "prod Complete"},
@@ -414,7 +518,7 @@ func TestPlanControlledRenderingApprovals(t *testing.T) {
 // counts as complete; the config revision is not verified again after it.
 func TestPlanControlledRenderingVerifications(t *testing.T) {
 	t.Parallel()
-	rev := addonrollout.NewRenderingRevision(addontest.PlanNow).Revision
+	rev := addonrollout.CombinedRevision(revision("v2"), addonrollout.NewRenderingRevision(addontest.PlanNow).Revision)
 	h := newRenderHub(t, &v1alpha1.AddOnRolloutSpec{Verifications: []v1alpha1.Verification{
 		{Name: "slo", Groups: []string{"stg", "prod"}, Webhook: &v1alpha1.WebhookCheck{URL: "http://verifier.example/verify"}}}})
 	h.run(t, []renderCall{
@@ -427,14 +531,14 @@ func TestPlanControlledRenderingVerifications(t *testing.T) {
 			kind: addonrollout.KindRendering, phases: []string{"dev Complete", "stg Complete", "prod Blocked"}, due: []string{"stg/slo"},
 			groups: []string{"dev Complete", "stg Blocked Verification", "prod Waiting Verification"}},
 		{name: "stg verified: prod is released", after: time.Minute,
-			kind: addonrollout.KindRendering, releases: []string{"prod-cluster released 12:13:00 held gen 1"},
+			kind: addonrollout.KindRendering, releases: []string{"prod-cluster released 12:13:00 held sha256:gen1"},
 			phases: []string{"dev Complete", "stg Complete", "prod Active"}, released: []string{"prod-cluster"}},
 		{name: "prod took it", after: time.Minute,
 			before: func(h *renderHub) {
 				h.admit("prod-cluster")
 				h.works("prod-cluster", 2, true)
 			},
-			kind: addonrollout.KindRendering, releases: []string{"prod-cluster released 12:13:00 held gen 1 done 12:14:00"},
+			kind: addonrollout.KindRendering, releases: []string{"prod-cluster released 12:13:00 held sha256:gen1 done 12:14:00"},
 			phases: []string{"dev Complete", "stg Complete", "prod Active"}},
 		{name: "prod soaked: its check of the rendering revision is due", after: soaked,
 			kind: addonrollout.KindRendering, phases: []string{"dev Complete", "stg Complete", "prod Complete"}, due: []string{"prod/slo"},
@@ -454,7 +558,12 @@ func TestPlanControlledRenderingVerifications(t *testing.T) {
 				assert.Equal(t, addontest.PlanNow.Add(21*time.Minute), ps.CompletionTime.Time)
 				assert.Equal(t, addonrollout.ReasonCompleted, reasonOf(p, addonrollout.ConditionProgressing))
 			}},
-		{name: "an hour on: nothing is due, nothing changes", after: time.Hour,
+		{name: "an hour on: the revision completes, nothing is due", after: time.Hour, completes: true,
+			kind: addonrollout.KindRendering, phases: []string{"dev Complete", "stg Complete", "prod Complete"},
+			then: func(t *testing.T, h *renderHub, p addonrollout.Plan) {
+				assert.Empty(t, p.Checks)
+			}},
+		{name: "and on: nothing changes", after: time.Hour,
 			kind: addonrollout.KindRendering, phases: []string{"dev Complete", "stg Complete", "prod Complete"},
 			then: func(t *testing.T, h *renderHub, p addonrollout.Plan) {
 				assert.Equal(t, h.ctl.Rollout.Status, p.Status, "the status read is the status written")
@@ -467,7 +576,7 @@ func TestPlanControlledRenderingVerifications(t *testing.T) {
 // config rolls out as a Config revision, and stays so once complete.
 func TestPlanControlledRenderingThenConfig(t *testing.T) {
 	t.Parallel()
-	rev := addonrollout.NewRenderingRevision(addontest.PlanNow).Revision
+	rev := addonrollout.CombinedRevision(revision("v2"), addonrollout.NewRenderingRevision(addontest.PlanNow).Revision)
 	h := newRenderHub(t, &v1alpha1.AddOnRolloutSpec{})
 	h.hold("prod-cluster")
 	h.step(0)
@@ -490,7 +599,12 @@ func TestPlanControlledRenderingThenConfig(t *testing.T) {
 		assert.Equal(t, revision("v3"), s.Revision, "call %d", i)
 		assert.Equal(t, addonrollout.KindConfig, ps.Kind, "call %d", i)
 		assert.Equal(t, revision("v3"), ps.Revision, "call %d", i)
-		assert.Nil(t, p.NewRendering, "call %d", i)
+		if i == 0 {
+			require.NotNil(t, p.Rendering, "the rendering revision completes")
+			assert.NotNil(t, p.Rendering.CompletedAt)
+		} else {
+			assert.Nil(t, p.Rendering, "call %d", i)
+		}
 		assert.Empty(t, releaseLines(p), "call %d", i)
 	}
 	for c, m := range h.mcas {
@@ -535,7 +649,7 @@ func TestPlanControlledRenderingRestart(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			h := newRenderHub(t, tt.spec)
-			h.approve("stg", "stg", addonrollout.NewRenderingRevision(addontest.PlanNow).Revision)
+			h.approve("stg", "stg", addonrollout.CombinedRevision(revision("v2"), addonrollout.NewRenderingRevision(addontest.PlanNow).Revision))
 			tt.drive(h)
 
 			cma, in, mcas, specHash := h.inputs()
@@ -567,7 +681,7 @@ func TestPlanControlledRenderingRestart(t *testing.T) {
 			h.apply(first)
 			h.write(first)
 			again := h.plan()
-			assert.Nil(t, again.NewRendering, "no second revision")
+			assert.Nil(t, again.Rendering, "no second revision")
 			assert.Empty(t, releaseLines(again), "no release again")
 			assert.Equal(t, first.Steps[0].Kind, again.Steps[0].Kind)
 			assert.Equal(t, first.Steps[0].Revision, again.Steps[0].Revision)
@@ -589,9 +703,11 @@ func TestPlanControlledWithoutWorks(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			h := newControlHub(t, spec) // every cluster on "v1", the config "v2"
+			hold, err := addonrollout.Hold{Since: renderAt(0), Reason: addonrollout.HoldRenderingHeld, Why: "held",
+				Works: map[string]string{deployWork: "sha256:gen1"}}.Annotation()
+			require.NoError(t, err)
 			m := h.mcas["prod-cluster"].DeepCopy()
-			m.Status.Conditions = append(m.Status.Conditions, metav1.Condition{Type: addonv1beta1.ManagedClusterAddOnManifestApplied,
-				Status: metav1.ConditionFalse, Reason: "ManifestWorkApplyFailed", Message: refusal, LastTransitionTime: metav1.NewTime(addontest.PlanNow)})
+			m.Annotations = withAnnotation(m.Annotations, addonrollout.HoldAnnotation, hold)
 			h.mcas["prod-cluster"] = m
 			for i, d := range []time.Duration{0, time.Minute, soaked, soaked, soaked, time.Hour} {
 				h.clock.Step(d)
@@ -602,7 +718,7 @@ func TestPlanControlledWithoutWorks(t *testing.T) {
 					assert.Equal(t, addonrollout.Plan{Steps: steps, RecheckAfter: p.RecheckAfter}, p, "call %d", i)
 				}
 				assert.Equal(t, steps, p.Steps, "call %d", i)
-				assert.Nil(t, p.NewRendering, "call %d", i)
+				assert.Nil(t, p.Rendering, "call %d", i)
 				for _, s := range p.Steps {
 					assert.Empty(t, s.Kind, "call %d", i)
 					assert.Nil(t, s.Releases, "call %d", i)
@@ -638,10 +754,10 @@ func TestPlanControlledRenderingManual(t *testing.T) {
 	require.Len(t, p.Steps, 1)
 	assert.Equal(t, -1, p.Steps[0].Index)
 	assert.Equal(t, addonrollout.KindRendering, p.Steps[0].Kind)
-	require.NotNil(t, p.NewRendering)
+	require.NotNil(t, p.Rendering)
 	assert.Equal(t, []string{
 		"dev-cluster released 12:00:00 done 12:00:00",
-		"prod-cluster released 12:00:00 held gen 1",
+		"prod-cluster released 12:00:00 held sha256:gen1",
 		"stg-cluster released 12:00:00 done 12:00:00",
 	}, releaseLines(p))
 }
@@ -733,7 +849,25 @@ func TestWorksOf(t *testing.T) {
 			}
 			got := addonrollout.WorksOf("cluster-proxy", tt.works)
 			require.NotNil(t, got)
+			wantContent := map[string]map[string]string{}
+			for _, w := range tt.works {
+				if w == nil || w.Labels[addonv1beta1.AddonLabelKey] != "cluster-proxy" || strings.Contains(w.Name, "pre-delete") {
+					continue
+				}
+				cluster := cmp.Or(w.Labels[addonv1beta1.AddonNamespaceLabelKey], w.Namespace)
+				if wantContent[cluster] == nil {
+					wantContent[cluster] = map[string]string{}
+				}
+				wantContent[cluster][w.Name] = addonrollout.WorkContent(w)
+			}
+			gotContent := map[string]map[string]string{}
+			for c, w := range got {
+				gotContent[c] = w.Content
+				w.Content = nil
+				got[c] = w
+			}
 			assert.Equal(t, tt.want, got)
+			assert.Equal(t, wantContent, gotContent, "each work's content, by name")
 			assert.Equal(t, before, tt.works, "works not modified")
 		})
 	}
@@ -860,15 +994,36 @@ func TestRenderingAnnotations(t *testing.T) {
 	})
 	t.Run("Held", func(t *testing.T) {
 		t.Parallel()
+		held := func(works map[string]string) string {
+			v, err := addonrollout.Hold{Since: renderAt(0), Reason: addonrollout.HoldRenderingHeld, Works: works}.Annotation()
+			require.NoError(t, err)
+			return v
+		}
+		withHold := func(v string, conds ...metav1.Condition) *addonv1beta1.ManagedClusterAddOn {
+			m := mcaWith("", conds...)
+			m.Annotations = map[string]string{addonrollout.HoldAnnotation: v}
+			return m
+		}
+		now := map[string]string{deployWork: "sha256:gen1"}
 		tests := []struct {
-			name string
-			mca  *addonv1beta1.ManagedClusterAddOn
-			want bool
+			name    string
+			mca     *addonv1beta1.ManagedClusterAddOn
+			content map[string]string // nil: not known
+			want    bool
 		}{
-			{name: "ManifestApplied False with the gate's refusal", mca: mcaWith("", applied(metav1.ConditionFalse, refusal)), want: true},
-			{name: "the refusal alone", mca: mcaWith("", applied(metav1.ConditionFalse, addonrollout.WorkGateMarker+": held")), want: true},
+			{name: "the gate's record of a work as it is", mca: withHold(held(map[string]string{deployWork: "sha256:gen1"})), content: now, want: true},
+			{name: "the gate's record, the works not known", mca: withHold(held(map[string]string{deployWork: "sha256:gen0"})), want: true},
+			{name: "the gate's record of a work that changed since", mca: withHold(held(map[string]string{deployWork: "sha256:gen0"})), content: now},
+			{name: "the gate's record of a work held from being created, still missing", mca: withHold(held(map[string]string{"addon-cluster-proxy-deploy-1": ""})),
+				content: now, want: true},
+			{name: "the gate's record of a work held from being created, created since", mca: withHold(held(map[string]string{deployWork: ""})), content: now},
+			{name: "a record with no work", mca: withHold(held(map[string]string{})), content: now},
+			{name: "a record that does not parse", mca: withHold("{"), content: now},
+			{name: "ManifestApplied False with the gate's refusal, which the gate records itself", mca: mcaWith("", applied(metav1.ConditionFalse, refusal))},
 			{name: "the gate could not be asked", mca: mcaWith("", applied(metav1.ConditionFalse,
 				`Internal error occurred: failed calling webhook "`+addonrollout.WorkGateWebhook+`": connection refused`)), want: true},
+			{name: "HostingManifestApplied: the gate could not be asked", mca: mcaWith("", metav1.Condition{Type: addonv1beta1.ManagedClusterAddOnHostingManifestApplied,
+				Status: metav1.ConditionFalse, Message: `failed calling webhook "` + addonrollout.WorkGateWebhook + `"`}), want: true},
 			{name: "ManifestApplied False for another reason", mca: mcaWith("", applied(metav1.ConditionFalse, "the work is forbidden"))},
 			{name: "ManifestApplied True", mca: mcaWith("", applied(metav1.ConditionTrue, "applied"))},
 			{name: "ManifestApplied Unknown with the refusal", mca: mcaWith("", applied(metav1.ConditionUnknown, refusal))},
@@ -879,8 +1034,37 @@ func TestRenderingAnnotations(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
 				t.Parallel()
-				assert.Equal(t, tt.want, addonrollout.Held(tt.mca))
+				assert.Equal(t, tt.want, addonrollout.Held(tt.mca, tt.content))
 			})
 		}
+	})
+	t.Run("ReachOf", func(t *testing.T) {
+		t.Parallel()
+		completed := rev
+		completed.CompletedAt = doneAt(time.Hour)
+		completedJSON, err := completed.Annotation()
+		require.NoError(t, err)
+		tests := []struct {
+			name string
+			cma  *addonv1beta1.ClusterManagementAddOn
+			mca  *addonv1beta1.ManagedClusterAddOn
+			want addonrollout.Reach
+		}{
+			{name: "no revision", cma: cmaWith(""), mca: mcaWith(annotation(inFlight)), want: addonrollout.ReachNone},
+			{name: "a complete revision", cma: cmaWith(completedJSON), mca: mcaWith(""), want: addonrollout.ReachNone},
+			{name: "not released", cma: cmaWith(revJSON), mca: mcaWith(""), want: addonrollout.ReachPending},
+			{name: "released for another revision", cma: cmaWith(revJSON), mca: mcaWith(annotation(other)), want: addonrollout.ReachPending},
+			{name: "no add-on", cma: cmaWith(revJSON), mca: nil, want: addonrollout.ReachPending},
+			{name: "released", cma: cmaWith(revJSON), mca: mcaWith(annotation(inFlight)), want: addonrollout.ReachReleased},
+			{name: "done", cma: cmaWith(revJSON), mca: mcaWith(annotation(done)), want: addonrollout.ReachDone},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				t.Parallel()
+				got, _, _ := addonrollout.ReachOf(tt.cma, tt.mca)
+				assert.Equal(t, tt.want, got, "%v", got)
+			})
+		}
+		assert.Equal(t, "Reach(9)", addonrollout.Reach(9).String())
 	})
 }

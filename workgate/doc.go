@@ -1,4 +1,4 @@
-// Package workgate decides whether an update of an add-on's ManifestWork
+// Package workgate decides whether a write of an add-on's ManifestWork
 // may land on the hub: the decision of the validating admission webhook
 // that makes a staged rollout stage what lands on each cluster, not only
 // the config spec hash that the add-on's status reports.
@@ -16,37 +16,46 @@
 // config change reaches every cluster's work within a second, while every
 // status says the clusters not reached yet run the old config. A new agent
 // chart (a new manager version) with an unchanged config changes no hash
-// at all, and reaches every cluster at once too.
+// at all, and reaches every cluster at once too. And a work deleted is
+// created again at once, from the newest rendering.
 //
 // # The rule
 //
-// [Decide] admits an update of a work of an add-on the controller takes
-// only when the work's spec.workload stays the same, or when the new
-// content is one the rollout has let reach the cluster:
+// A cluster's work carries content only after the rollout has reached
+// that cluster with that content. [Decide] judges a create of a work of
+// an add-on the controller takes as an update from an empty work, and an
+// update that changes its spec.workload (or moves it to another add-on or
+// cluster: [Subjects]) as it is; it admits the new content only when:
 //
-//   - a config handover: the work's annotation moves to exactly the
-//     desired spec hashes the rollout handed the cluster, and every one of
-//     them is still the current spec of its config object, so that the
-//     content, whatever the renderer read, is the spec the cluster was
-//     handed;
-//   - a new rendering (the annotation unchanged, the content changed) on
-//     a cluster whose configs are current, once the rendering rollout has
-//     released it there ([Cluster.Released]), or at once when renderings
-//     are not staged ([RenderingsFree]).
+//   - the work's annotation is exactly the desired spec hashes the
+//     rollout handed the cluster, and every one of them is still the
+//     current spec of its config object, so that the content, whatever
+//     the renderer read, is the spec the cluster was handed; and
+//   - it is a config handover (the annotation moves, or the work is new)
+//     while no rendering revision is rolling out, or after the one in
+//     flight reached the cluster; or the first change of the work since
+//     the rendering rollout released its cluster ([Cluster.Reach]); or a
+//     new rendering when renderings are not staged ([RenderingsFree]).
 //
-// Everything else that changes spec.workload is held: a work that claims a
-// spec the cluster was not handed, and a work rendered while a config the
-// cluster uses has moved on to a spec the rollout has not handed the
-// cluster yet (it carries the older hash in its annotation and, from a
-// renderer that reads by name, the newer content in its body: the cluster
-// waits until the newer spec's rollout reaches it).
+// Everything else is held: a work that claims a spec the cluster was not
+// handed, one rendered while a config the cluster uses has moved on to a
+// spec the rollout has not handed the cluster yet, new content while a
+// rendering revision rolls out and has not reached the cluster (a config
+// handover would carry the new rendering ahead of the groups before it),
+// a further change of a released cluster's work, and a new rendering that
+// no rendering rollout released.
 //
-// Creates (a work made at install), deletes, updates of the status
-// subresource and works of add-ons the controller does not take are
-// exempt: they are admitted at once.
+// Deletes, updates of the status subresource, updates that change neither
+// the content nor the owner of a work, and the works of add-ons the
+// controller does not take are admitted. The shipped configuration keeps
+// those away from the gate altogether (matchConditions, and an
+// objectSelector the controller keeps to the add-ons it takes: [Scope]),
+// so that while no replica answers only a taken add-on's content changes
+// wait. [Recreated] says what happens to a work deleted: whether the
+// manager's create in its place lands at once or waits.
 //
 // [Decide] is pure: the webhook reads the hub, builds a [Request] and a
-// [Cluster], and answers with the [Decision]. A held update's message names
-// the add-on, the cluster, its group and what it waits for, in the words of
-// the rollout's status.
+// [Cluster], and answers with the [Decision]. A held write's message names
+// the work, the add-on, the cluster, its group and what it waits for, in
+// the words of the rollout's status.
 package workgate

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	workv1 "open-cluster-management.io/api/work/v1"
 
+	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/workgate"
 )
 
@@ -91,6 +92,24 @@ func update(stored, proposed *workv1.ManifestWork) workgate.Request {
 	return workgate.Request{Operation: workgate.Update, Old: stored, New: proposed}
 }
 
+// create is a create of the work w.
+func create(w *workv1.ManifestWork) workgate.Request {
+	return workgate.Request{Operation: workgate.Create, New: w}
+}
+
+// relabelled is w with its labels set to labels (a nil value: dropped).
+func relabelled(w *workv1.ManifestWork, labels map[string]*string) *workv1.ManifestWork {
+	w = w.DeepCopy()
+	for k, v := range labels {
+		if v == nil {
+			delete(w.Labels, k)
+			continue
+		}
+		w.Labels[k] = *v
+	}
+	return w
+}
+
 // prodEU1 is what the rollout says of cluster prod-eu-1 in group prod,
 // which waits for group stg, for the cluster-proxy add-on it takes: it
 // was handed desired, and its configs are at current.
@@ -109,9 +128,34 @@ func prodEU1(desired, current map[string]string, opts ...func(*workgate.Cluster)
 
 // Options of prodEU1.
 func notTaken(c *workgate.Cluster)  { c.Taken = false }
-func released(c *workgate.Cluster)  { c.Released = true }
 func free(c *workgate.Cluster)      { c.Renderings = workgate.RenderingsFree }
 func ungrouped(c *workgate.Cluster) { c.Group, c.Waits = "", "" }
+
+// rendering is the rendering revision in flight in the cases.
+const rendering = "5e1f0a2b3c4d"
+
+// pending: rendering revision rendering is in flight and has not
+// released the cluster.
+func pending(c *workgate.Cluster) {
+	c.Reach, c.Rendering = addonrollout.ReachPending, rendering
+}
+
+// released: rendering revision rendering released the cluster when its
+// works were as at (nil: none); the cluster is not done yet.
+func released(at ...*workv1.ManifestWork) func(*workgate.Cluster) {
+	return func(c *workgate.Cluster) {
+		c.Reach, c.Rendering = addonrollout.ReachReleased, rendering
+		c.Release = addonrollout.Release{Revision: rendering, Works: map[string]string{}}
+		for _, w := range at {
+			c.Release.Works[w.Name] = addonrollout.WorkContent(w)
+		}
+	}
+}
+
+// took: rendering revision rendering released the cluster, and it is done.
+func took(c *workgate.Cluster) {
+	c.Reach, c.Rendering = addonrollout.ReachDone, rendering
+}
 
 // at is the hashes of the proxy config alone at h.
 func at(h string) map[string]string { return map[string]string{proxyKey: h} }

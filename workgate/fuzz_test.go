@@ -9,10 +9,12 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	workv1 "open-cluster-management.io/api/work/v1"
+
 	"github.com/rolloutkit/rolloutkit/workgate"
 )
 
-// FuzzDecide feeds Decide an update's old and new config-spec-hash
+// FuzzDecide feeds Decide a create's or an update's old and new config-spec-hash
 // annotations, which the add-on's manager writes and anyone who may write
 // works in the cluster's namespace can set to anything, old and new
 // images, and what the rollout says of one config of the cluster. An
@@ -24,12 +26,13 @@ import (
 func FuzzDecide(f *testing.F) {
 	const create, notTaken, update byte = 0, 4, 5
 	// op chooses a request: an update of the work of a taken add-on, the
-	// one that matters, thrice as often as each other.
+	// one that matters, thrice as often as each other but a create.
 	ops := [...]struct {
 		operation, subResource string
 		noOld, noNew, notTaken bool
 	}{
 		create:   {operation: workgate.Create, noOld: true},
+		8:        {operation: workgate.Create, noOld: true},
 		1:        {operation: workgate.Delete, noNew: true},
 		2:        {operation: workgate.Update, subResource: "status"},
 		3:        {operation: workgate.Update, noOld: true},
@@ -40,7 +43,8 @@ func FuzzDecide(f *testing.F) {
 	}
 	onA, onB, onC := hashes(at(hashA)), hashes(at(hashB)), hashes(at(hashC))
 	staged, free := byte(workgate.RenderingsStaged), byte(workgate.RenderingsFree)
-	f.Add(create, onA, onB, imageV1, imageV2, hashA, hashB, true, false, staged)                // Exempt
+	f.Add(byte(1), onA, onB, imageV1, imageV2, hashA, hashB, true, false, staged)               // Exempt
+	f.Add(create, onA, onB, imageV1, imageV2, hashB, hashB, true, false, staged)                // Created
 	f.Add(notTaken, onA, `{`, imageV1, imageV2, hashA, hashB, true, false, staged)              // NotTaken
 	f.Add(update, onA, onB, imageV1, imageV1, hashA, hashB, true, false, staged)                // ContentUnchanged
 	f.Add(update, onA, onB, imageV1, imageV2, hashB, hashB, true, false, staged)                // HandedOver
@@ -68,8 +72,11 @@ func FuzzDecide(f *testing.F) {
 			req.New = work(newImage, newAnnotation)
 		}
 		c := prodEU1(at(desired), map[string]string{}, func(c *workgate.Cluster) {
-			c.Taken, c.Released, c.Renderings = !o.notTaken, released, workgate.Renderings(renderings%3)
+			c.Taken, c.Renderings = !o.notTaken, workgate.Renderings(renderings%3)
 		})
+		if released {
+			released_(req.Old)(&c)
+		}
 		if hasCurrent {
 			c.Current[proxyKey] = current
 		}
@@ -98,9 +105,10 @@ func FuzzDecide(f *testing.F) {
 		}
 
 		updates := req.Operation == workgate.Update && req.SubResource == "" && req.Old != nil && req.New != nil
-		changes := updates && !bytes.Equal(req.Old.Spec.Workload.Manifests[0].Raw, req.New.Spec.Workload.Manifests[0].Raw)
-		if workgate.ContentChanges(req) != changes {
-			t.Fatalf("ContentChanges %v, want %v", !changes, changes)
+		creates := req.Operation == workgate.Create && req.SubResource == "" && req.New != nil
+		changes := creates || updates && !bytes.Equal(req.Old.Spec.Workload.Manifests[0].Raw, req.New.Spec.Workload.Manifests[0].Raw)
+		if workgate.Judges(req) != changes {
+			t.Fatalf("Judges %v, want %v", !changes, changes)
 		}
 		if !changes {
 			if !d.Allowed() {
@@ -134,4 +142,12 @@ func FuzzDecide(f *testing.F) {
 // controls.
 func printable(s string) bool {
 	return utf8.ValidString(s) && !strings.ContainsFunc(s, func(r rune) bool { return !strconv.IsPrint(r) })
+}
+
+// released_ is the option released, for the work stored (nil: none).
+func released_(stored *workv1.ManifestWork) func(*workgate.Cluster) {
+	if stored == nil {
+		return released()
+	}
+	return released(stored)
 }

@@ -2,6 +2,8 @@ package workgate
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,7 +28,7 @@ const (
 	Delete = "DELETE"
 )
 
-// Marker starts the message of every held update, so that a person (or a
+// Marker starts the message of every held write, so that a person (or a
 // log query) reading an add-on manager's error can tell the gate's refusal
 // from any other failure to write a work.
 const Marker = addonrollout.WorkGateMarker
@@ -43,13 +45,57 @@ type Request struct {
 	Old, New *workv1.ManifestWork
 }
 
+// Identity is whose work a ManifestWork is: the add-on its label
+// open-cluster-management.io/addon-name names, and the cluster it is for:
+// the one its label open-cluster-management.io/addon-namespace names (a
+// hosted add-on's work, in its hosting cluster's namespace), else its
+// namespace's.
+type Identity struct {
+	// AddOn is the add-on's name; "" for a work that is no add-on's.
+	AddOn string
+	// Cluster is the cluster's name.
+	Cluster string
+}
+
+// IdentityOf is w's identity; the zero Identity for a nil work.
+func IdentityOf(w *workv1.ManifestWork) Identity {
+	if w == nil {
+		return Identity{}
+	}
+	id := Identity{AddOn: w.Labels[addonv1beta1.AddonLabelKey], Cluster: w.Namespace}
+	if ns, ok := w.Labels[addonv1beta1.AddonNamespaceLabelKey]; ok {
+		id.Cluster = ns
+	}
+	return id
+}
+
+// Subjects returns the identities Decide must judge r for, each of an
+// add-on's work: the new object's and, when it differs, the stored
+// object's. A work relabelled out of an add-on (its add-on label dropped
+// or renamed, its addon-namespace label moved) is judged for the add-on
+// and cluster it belonged to as much as for those it moves to, so that
+// no work leaves the gate by relabelling. Nil for a request Decide
+// exempts whatever the cluster.
+func Subjects(r Request) []Identity {
+	if !judged(r) {
+		return nil
+	}
+	var out []Identity
+	for _, w := range []*workv1.ManifestWork{r.New, r.Old} {
+		if id := IdentityOf(w); w != nil && id.AddOn != "" && !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
 // Renderings says how a new rendering (new content under unchanged
 // configs) lands.
 type Renderings int
 
 const (
 	// RenderingsStaged admits a new rendering only where the rendering
-	// rollout released it ([Cluster.Released]). The zero value.
+	// rollout released it ([Cluster.Reach]). The zero value.
 	RenderingsStaged Renderings = iota
 	// RenderingsFree admits a new rendering at once on a cluster whose
 	// configs are current, as OCM does: only config changes are staged.
@@ -67,8 +113,8 @@ func (r Renderings) String() string {
 	return fmt.Sprintf("Renderings(%d)", int(r))
 }
 
-// Cluster is what the rollout says of the cluster whose work is written,
-// for the work's add-on.
+// Cluster is what the rollout says of one cluster, for one add-on: the
+// identity a request is judged for.
 type Cluster struct {
 	// AddOn is the add-on's name, Name the cluster's.
 	AddOn, Name string
@@ -87,67 +133,180 @@ type Cluster struct {
 	// the same keys ([CurrentHashes]). A key of Desired missing here is a
 	// config that could not be read: the gate holds what it cannot check.
 	Current map[string]string
-	// Released reports whether the rendering rollout has released a new
-	// rendering to the cluster.
-	Released bool
+	// Reach is where the add-on's rendering rollout stands on the cluster
+	// (addonrollout.ReachOf).
+	Reach addonrollout.Reach
+	// Rendering is the rendering revision in flight; "" when none is.
+	Rendering string
+	// Release is the rendering rollout's release of the cluster, under
+	// ReachReleased: the content of its works then.
+	Release addonrollout.Release
 	// Renderings says how a new rendering lands.
 	Renderings Renderings
 	// Waits says what the cluster waits for, in the words of the
 	// rollout's status ("waiting for group stg: ..."), for the message of
-	// a held update; "" when nothing is known.
+	// a held write; "" when nothing is known.
 	Waits string
 }
 
-// Decide returns the gate's decision on request r for a work of cluster c.
-// It never modifies its inputs, and the same inputs give the same
-// decision.
+// Decide returns the gate's decision on request r for the work of
+// cluster c (c.AddOn and c.Name are the identity judged). It never
+// modifies its inputs, and the same inputs give the same decision.
+//
+// A create, and a relabel into c's add-on or cluster, is judged as an
+// update from an empty work; a relabel out of them as a change of
+// content. A delete, a write of the status subresource, and a request
+// that does not touch a work of c are exempt.
 func Decide(r Request, c Cluster) Decision {
+	id := Identity{AddOn: c.AddOn, Cluster: c.Name}
+	before, touched := r.before(id)
 	switch {
-	case !updatesWork(r):
+	case !touched:
 		return Decision{Reason: Exempt}
 	case !c.Taken:
 		return Decision{Reason: NotTaken}
-	case !ContentChanges(r):
+	case !changesContent(r, id):
 		return Decision{Reason: ContentUnchanged}
 	}
+	c.Name = printable(c.Name)
+	j := judgement{c: c, work: printable(r.New.Name), create: before == nil, leaves: IdentityOf(r.New) != id}
 	rendered, err := annotation(r.New)
 	if err != nil {
-		return c.held(Unreadable, err.Error())
+		return j.held(Unreadable, err.Error(), "")
 	}
+	key := heldKey(rendered, c)
 	if k, ok := firstDifference(rendered, c.Desired); ok {
 		claimed, inRendered := rendered[k]
 		desired, inDesired := c.Desired[k]
-		return c.held(NotHandedOver, notHandedOver(k, claimed, desired, inRendered, inDesired, c.Name))
+		return j.held(NotHandedOver, notHandedOver(k, claimed, desired, inRendered, inDesired, c.Name), key)
 	}
 	if k, ok := movedOn(c.Desired, c.Current); ok {
 		cur, known := c.Current[k]
 		if !known {
-			return c.held(Unreadable, fmt.Sprintf("config %s could not be read: the gate cannot tell which spec a renderer reads", printable(k)))
+			return j.held(Unreadable, fmt.Sprintf("config %s could not be read: the gate cannot tell which spec a renderer reads", printable(k)), key)
 		}
-		return c.held(ConfigMovedOn, fmt.Sprintf("config %s has moved on to spec %s, which the rollout has not handed to %s yet (it is at %s): "+
-			"a renderer that reads the config by name would land the newer spec here ahead of the rollout", printable(k), short(cur), c.Name, short(c.Desired[k])))
+		return j.held(ConfigMovedOn, fmt.Sprintf("config %s has moved on to spec %s, which the rollout has not handed to %s yet (it is at %s): "+
+			"a renderer that reads the config by name would land the newer spec here ahead of the rollout", printable(k), short(cur), c.Name, short(c.Desired[k])), key)
 	}
-	before, err := annotation(r.Old)
-	if err == nil {
-		if _, changed := firstDifference(before, rendered); changed {
-			return Decision{Reason: HandedOver}
-		}
-	}
-	switch {
-	case c.Renderings == RenderingsFree:
-		return Decision{Reason: RenderingFree}
-	case c.Released:
-		return Decision{Reason: RenderingReleased}
-	}
-	return c.held(RenderingHeld, fmt.Sprintf("a new rendering of unchanged configs, which the rendering rollout has not released to %s yet", c.Name))
+	return j.rendering(handedOver(before, rendered), r, key)
 }
 
-// ContentChanges reports whether r changes a work's spec.workload: the
-// only requests whose decision depends on the [Cluster]. A caller may
+// judgement is one content-changing request being judged for cluster c.
+type judgement struct {
+	c      Cluster
+	work   string // the work's name, printable
+	create bool   // the work is new to c: a create, or a relabel into c
+	leaves bool   // the work is relabelled out of c
+}
+
+// rendering decides a change of content whose annotation is the desired
+// hashes, all current: handed says the annotation moved (a config
+// handover, or a work new to the cluster), else the content is a new
+// rendering of unchanged configs. Each is admitted only as far as the
+// rendering rollout has reached the cluster.
+func (j judgement) rendering(handed bool, r Request, key string) Decision {
+	c := j.c
+	admitted := HandedOver
+	if j.create {
+		admitted = Created
+	}
+	switch c.Reach {
+	case addonrollout.ReachPending:
+		return j.held(RenderingPending, fmt.Sprintf("rendering revision %s is rolling out and has not reached %s yet: new content here would carry "+
+			"the new rendering ahead of the groups before %s", printable(c.Rendering), c.Name, c.Name), key)
+	case addonrollout.ReachReleased:
+		if j.firstChange(r) {
+			return Decision{Reason: RenderingReleased}
+		}
+		return j.held(RenderingTaken, fmt.Sprintf("work %s changed once since rendering revision %s released %s: a further rendering waits for the next revision",
+			j.work, printable(c.Rendering), c.Name), key)
+	}
+	switch {
+	case handed:
+		return Decision{Reason: admitted}
+	case c.Renderings == RenderingsFree:
+		return Decision{Reason: RenderingFree}
+	}
+	return j.held(RenderingHeld, fmt.Sprintf("a new rendering of unchanged configs, which no rendering rollout has released to %s yet", c.Name), key)
+}
+
+// firstChange reports whether r is the first change of its work since
+// the cluster's release: the work is as it was at the release, was not
+// there at the release, or is new to the cluster.
+func (j judgement) firstChange(r Request) bool {
+	if j.create || r.Old == nil {
+		return true
+	}
+	was, ok := j.c.Release.Works[r.Old.Name]
+	return !ok || was == addonrollout.WorkContent(r.Old)
+}
+
+// handedOver reports whether the annotation moved to rendered from the
+// work before (nil: a work new to the cluster, which moves from none).
+func handedOver(before *workv1.ManifestWork, rendered map[string]string) bool {
+	if before == nil {
+		return true
+	}
+	was, err := annotation(before)
+	if err != nil {
+		return false // an unreadable annotation moves to nothing known
+	}
+	_, changed := firstDifference(was, rendered)
+	return changed
+}
+
+// before returns the work as it was for identity id before r, and
+// whether r touches a work of id at all: the stored work when it was
+// id's; nil (an empty work) for a create or a relabel into id.
+func (r Request) before(id Identity) (*workv1.ManifestWork, bool) {
+	if !judged(r) {
+		return nil, false
+	}
+	inOld := r.Old != nil && IdentityOf(r.Old) == id
+	inNew := IdentityOf(r.New) == id
+	switch {
+	case inOld:
+		return r.Old, true
+	case inNew:
+		return nil, true
+	}
+	return nil, false
+}
+
+// judged reports whether r is a request the gate judges at all: a create
+// or an update of a work itself, not of its status.
+func judged(r Request) bool {
+	switch {
+	case r.SubResource != "" || r.New == nil:
+		return false
+	case r.Operation == Create:
+		return true
+	}
+	return r.Operation == Update && r.Old != nil
+}
+
+// changesContent reports whether r changes the content of id's work: it
+// creates it, relabels it into or out of id, or changes its
+// spec.workload.
+func changesContent(r Request, id Identity) bool {
+	if r.Old == nil || IdentityOf(r.Old) != IdentityOf(r.New) {
+		return true
+	}
+	return !sameWorkload(r.Old.Spec.Workload, r.New.Spec.Workload)
+}
+
+// Judges reports whether Decide's answer to r depends on the [Cluster]:
+// a create of an add-on's work, and an update that changes a work's
+// spec.workload or moves it between add-ons or clusters. A caller may
 // answer every other request with Decide and an empty Cluster, without
 // reading the hub.
-func ContentChanges(r Request) bool {
-	return updatesWork(r) && !sameWorkload(r.Old.Spec.Workload, r.New.Spec.Workload)
+func Judges(r Request) bool {
+	for _, id := range Subjects(r) {
+		if changesContent(r, id) {
+			return true
+		}
+	}
+	return false
 }
 
 // sameWorkload reports whether a and b are equal as
@@ -182,12 +341,6 @@ var (
 	}(runtime.RawExtension{})
 )
 
-// updatesWork reports whether r is an update of a work itself, not of its
-// status.
-func updatesWork(r Request) bool {
-	return r.Operation == Update && r.SubResource == "" && r.Old != nil && r.New != nil
-}
-
 // CurrentHashes returns the current spec hash of every config that refs
 // hand a cluster (each desiredConfig's object), keyed as addon.ConfigHashes
 // keys them, from specHash; a config specHash cannot read is left out, and
@@ -213,18 +366,50 @@ func CurrentHashes(refs []addonv1beta1.ConfigReference, specHash addon.SpecHashF
 	return out, errors.Join(errs...)
 }
 
-// held is a held decision with its message.
-func (c Cluster) held(reason Reason, why string) Decision {
+// held is a held decision: why in words, and key, what is held.
+func (j judgement) held(reason Reason, why, key string) Decision {
+	c := j.c
+	if j.leaves {
+		why = fmt.Sprintf("relabelled out of add-on %s on cluster %s, it is judged as a change of their work: %s", printable(c.AddOn), c.Name, why)
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: the work of add-on %s on cluster %s", Marker, c.AddOn, c.Name)
+	fmt.Fprintf(&b, "%s: ", Marker)
+	if j.create {
+		b.WriteString("the new work ")
+	} else {
+		b.WriteString("the work ")
+	}
+	fmt.Fprintf(&b, "%s of add-on %s on cluster %s", j.work, printable(c.AddOn), c.Name)
 	if c.Group != "" {
-		fmt.Fprintf(&b, " (group %s)", c.Group)
+		fmt.Fprintf(&b, " (group %s)", printable(c.Group))
 	}
 	fmt.Fprintf(&b, " is held: %s", why)
 	if c.Waits != "" {
-		fmt.Fprintf(&b, "; %s", c.Waits)
+		fmt.Fprintf(&b, "; %s", printable(c.Waits))
 	}
-	return Decision{Reason: reason, Message: b.String()}
+	if key == "" {
+		key = hashOf(reason.String(), why)
+	}
+	return Decision{Reason: reason, Message: b.String(), Why: why, Key: key}
+}
+
+// heldKey names what a write held carries: the configs its annotation
+// claims, the current configs, and the rendering revision in flight.
+func heldKey(rendered map[string]string, c Cluster) string {
+	parts := []string{"rendering " + c.Rendering}
+	for _, k := range sortedKeys(rendered) {
+		parts = append(parts, "claims "+k+"="+rendered[k])
+	}
+	for _, k := range sortedKeys(c.Current) {
+		parts = append(parts, "current "+k+"="+c.Current[k])
+	}
+	return hashOf(parts...)
+}
+
+// hashOf is the first 12 hex digits of the SHA-256 of parts, one a line.
+func hashOf(parts ...string) string {
+	sum := sha256.Sum256([]byte(strings.Join(parts, "\n")))
+	return hex.EncodeToString(sum[:])[:12]
 }
 
 // annotation reads w's config-spec-hash annotation: no annotation is no
@@ -302,7 +487,7 @@ func short(h string) string {
 // printable is s as it can stand in a one-line message: s, or s quoted
 // when it is empty, is not UTF-8, or holds a line break or another
 // character that does not print. The keys and hashes of a work's
-// annotation are whatever its writer put there.
+// annotation, and its name and labels, are whatever its writer put there.
 func printable(s string) string {
 	if s == "" || !utf8.ValidString(s) || strings.ContainsFunc(s, func(r rune) bool { return !strconv.IsPrint(r) }) {
 		return strconv.Quote(s)

@@ -2,6 +2,7 @@ package workgate_test
 
 import (
 	"maps"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	workv1 "open-cluster-management.io/api/work/v1"
 
+	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/workgate"
 )
 
@@ -40,9 +42,7 @@ func decideCases() []decideCase {
 		return update(stored, proposed)
 	}
 	return []decideCase{
-		// Exempt: not an update of the work itself.
-		{name: "create", req: workgate.Request{Operation: workgate.Create, New: work(imageV2, onB)},
-			cluster: prodEU1(at(hashA), at(hashB)), want: workgate.Exempt},
+		// Exempt: not a create or an update of the work itself.
 		{name: "delete", req: workgate.Request{Operation: workgate.Delete, Old: work(imageV1, onA)},
 			cluster: prodEU1(at(hashA), at(hashB)), want: workgate.Exempt},
 		{name: "status subresource", req: workgate.Request{Operation: workgate.Update, SubResource: "status",
@@ -52,6 +52,49 @@ func decideCases() []decideCase {
 			cluster: prodEU1(at(hashA), at(hashB)), want: workgate.Exempt},
 		{name: "update without new", req: workgate.Request{Operation: workgate.Update, Old: work(imageV1, onA)},
 			cluster: prodEU1(at(hashA), at(hashB)), want: workgate.Exempt},
+		{name: "create without new", req: workgate.Request{Operation: workgate.Create},
+			cluster: prodEU1(at(hashA), at(hashB)), want: workgate.Exempt},
+		{name: "connect", req: workgate.Request{Operation: "CONNECT", Old: work(imageV1, onA), New: work(imageV2, onB)},
+			cluster: prodEU1(at(hashA), at(hashB)), want: workgate.Exempt},
+		{name: "another cluster's work", req: changed(onA, onB),
+			cluster: func() workgate.Cluster { c := prodEU1(at(hashB), at(hashB)); c.Name = "prod-eu-2"; return c }(), want: workgate.Exempt},
+
+		// Creates: judged as an update from an empty work.
+		{name: "create with the handed configs", req: create(work(imageV2, onB)),
+			cluster: prodEU1(at(hashB), at(hashB)), want: workgate.Created},
+		{name: "create of an add-on without configs", req: create(work(imageV1, "")),
+			cluster: prodEU1(nil, nil), want: workgate.Created},
+		{name: "re-create during a halt: the newest spec under the old hash", req: create(work(imageV2, onA)),
+			cluster: prodEU1(at(hashA), at(hashB)), want: workgate.ConfigMovedOn,
+			says: []string{"the new work addon-cluster-proxy-deploy-0 of add-on cluster-proxy on cluster prod-eu-1 (group prod) is held: config " + proxyKey + " has moved on"}},
+		{name: "create claiming a spec not handed over", req: create(work(imageV2, onB)),
+			cluster: prodEU1(at(hashA), at(hashA)), want: workgate.NotHandedOver},
+		{name: "create before any config was handed", req: create(work(imageV2, "")),
+			cluster: prodEU1(nil, nil, pending), want: workgate.RenderingPending,
+			says: []string{"the new work addon-cluster-proxy-deploy-0", "rendering revision " + rendering + " is rolling out and has not reached prod-eu-1 yet"}},
+		{name: "create while a rendering rollout has not reached the cluster", req: create(work(imageV2, onB)),
+			cluster: prodEU1(at(hashB), at(hashB), pending), want: workgate.RenderingPending},
+		{name: "create of a released cluster", req: create(work(imageV2, onB)),
+			cluster: prodEU1(at(hashB), at(hashB), released(work(imageV1, onB))), want: workgate.RenderingReleased},
+		{name: "create of a cluster that took the rendering", req: create(work(imageV2, onB)),
+			cluster: prodEU1(at(hashB), at(hashB), took), want: workgate.Created},
+		{name: "create with an unreadable annotation", req: create(work(imageV2, `{"`)),
+			cluster: prodEU1(at(hashB), at(hashB)), want: workgate.Unreadable},
+
+		// Relabels: a work cannot leave the gate.
+		{name: "add-on label dropped", req: update(work(imageV1, onA), relabelled(work(imageV1, onA), map[string]*string{"open-cluster-management.io/addon-name": nil})),
+			cluster: prodEU1(at(hashA), at(hashA)), want: workgate.RenderingHeld,
+			says: []string{"relabelled out of add-on cluster-proxy on cluster prod-eu-1"}},
+		{name: "add-on label renamed, judged for the add-on it left", req: update(work(imageV1, onA), relabelled(work(imageV1, onA), map[string]*string{"open-cluster-management.io/addon-name": ptr("other")})),
+			cluster: prodEU1(at(hashA), at(hashB)), want: workgate.ConfigMovedOn},
+		{name: "add-on label renamed, judged for the add-on it joins", req: update(relabelled(work(imageV1, onA), map[string]*string{"open-cluster-management.io/addon-name": ptr("other")}), work(imageV1, onA)),
+			cluster: prodEU1(at(hashA), at(hashA)), want: workgate.Created},
+		{name: "addon-namespace moved away", req: update(work(imageV1, onA), relabelled(work(imageV1, onA), map[string]*string{"open-cluster-management.io/addon-namespace": ptr("lab-1")})),
+			cluster: prodEU1(at(hashA), at(hashA), pending), want: workgate.RenderingPending,
+			says: []string{"relabelled out of add-on cluster-proxy on cluster prod-eu-1"}},
+		{name: "addon-namespace moved, judged for the cluster it joins", req: update(work(imageV1, onA), relabelled(work(imageV1, onA), map[string]*string{"open-cluster-management.io/addon-namespace": ptr("lab-1")})),
+			cluster: func() workgate.Cluster { c := prodEU1(at(hashB), at(hashB)); c.Name = "lab-1"; return c }(), want: workgate.NotHandedOver,
+			says: []string{"the new work addon-cluster-proxy-deploy-0 of add-on cluster-proxy on cluster lab-1"}},
 
 		{name: "add-on not taken", req: changed(onA, `{"not json`),
 			cluster: prodEU1(at(hashA), at(hashB), notTaken), want: workgate.NotTaken},
@@ -105,7 +148,7 @@ func decideCases() []decideCase {
 			says: []string{"config " + proxyKey + " has moved on to spec " + hashB[:12] +
 				", which the rollout has not handed to prod-eu-1 yet (it is at " + hashA[:12] + ")"}},
 		{name: "prod case under free renderings", req: changed(onA, onA),
-			cluster: prodEU1(at(hashA), at(hashB), free, released), want: workgate.ConfigMovedOn},
+			cluster: prodEU1(at(hashA), at(hashB), free, released()), want: workgate.ConfigMovedOn},
 		{name: "annotation moves to the desired, which is not current", req: changed(hashes(at(hashC)), onA),
 			cluster: prodEU1(at(hashA), at(hashB)), want: workgate.ConfigMovedOn,
 			says: []string{"has moved on to spec " + hashB[:12]}},
@@ -124,17 +167,34 @@ func decideCases() []decideCase {
 		// New renderings of unchanged, current configs.
 		{name: "rendering held", req: changed(onA, onA),
 			cluster: prodEU1(at(hashA), at(hashA)), want: workgate.RenderingHeld,
-			says: []string{"a new rendering of unchanged configs, which the rendering rollout has not released to prod-eu-1 yet"}},
+			says: []string{"a new rendering of unchanged configs, which no rendering rollout has released to prod-eu-1 yet"}},
 		{name: "rendering of an add-on without configs held", req: changed("", ""),
 			cluster: prodEU1(nil, nil, ungrouped), want: workgate.RenderingHeld},
 		{name: "rendering from an unreadable old annotation held", req: changed(`{"`, onA),
 			cluster: prodEU1(at(hashA), at(hashA)), want: workgate.RenderingHeld},
-		{name: "rendering released", req: changed(onA, onA),
-			cluster: prodEU1(at(hashA), at(hashA), released), want: workgate.RenderingReleased},
+		{name: "rendering released: the work's first change", req: changed(onA, onA),
+			cluster: prodEU1(at(hashA), at(hashA), released(work(imageV1, onA))), want: workgate.RenderingReleased},
+		{name: "rendering released: a work that was not there at the release", req: changed(onA, onA),
+			cluster: prodEU1(at(hashA), at(hashA), released()), want: workgate.RenderingReleased},
+		{name: "rendering released: a second change", req: update(work(imageV2, onA), work(imageV1, onA)),
+			cluster: prodEU1(at(hashA), at(hashA), released(work(imageV1, onA))), want: workgate.RenderingTaken,
+			says: []string{"work addon-cluster-proxy-deploy-0 changed once since rendering revision " + rendering + " released prod-eu-1: a further rendering waits for the next revision"}},
+		{name: "rendering of a cluster that took the revision", req: changed(onA, onA),
+			cluster: prodEU1(at(hashA), at(hashA), took), want: workgate.RenderingHeld},
+		{name: "rendering while the rollout has not reached the cluster", req: changed(onA, onA),
+			cluster: prodEU1(at(hashA), at(hashA), pending), want: workgate.RenderingPending},
 		{name: "rendering free", req: changed(onA, onA),
 			cluster: prodEU1(at(hashA), at(hashA), free), want: workgate.RenderingFree},
 		{name: "rendering free before any release", req: changed("", ""),
 			cluster: prodEU1(nil, nil, free), want: workgate.RenderingFree},
+
+		// Config handovers while a rendering rolls out.
+		{name: "handover while the rendering rollout has not reached the cluster", req: changed(onA, onB),
+			cluster: prodEU1(at(hashB), at(hashB), pending), want: workgate.RenderingPending},
+		{name: "handover of a released cluster", req: changed(onA, onB),
+			cluster: prodEU1(at(hashB), at(hashB), released(work(imageV1, onA))), want: workgate.RenderingReleased},
+		{name: "handover of a cluster that took the rendering", req: changed(onA, onB),
+			cluster: prodEU1(at(hashB), at(hashB), took), want: workgate.HandedOver},
 	}
 }
 
@@ -161,13 +221,18 @@ func checkMessage(t *testing.T, c workgate.Cluster, d workgate.Decision) {
 	t.Helper()
 	if d.Allowed() {
 		assert.Empty(t, d.Message)
+		assert.Empty(t, d.Why)
+		assert.Empty(t, d.Key)
 		return
 	}
 	m := d.Message
 	assert.True(t, strings.HasPrefix(m, workgate.Marker+": "), "message %q does not start with the marker", m)
 	assert.NotContains(t, m, "\n")
 	assert.NotContains(t, m, "\r")
-	assert.Contains(t, m, "the work of add-on "+c.AddOn+" on cluster "+c.Name)
+	assert.Regexp(t, `^`+regexp.QuoteMeta(workgate.Marker)+`: the (new )?work \S+ of add-on `+regexp.QuoteMeta(c.AddOn)+` on cluster `+regexp.QuoteMeta(c.Name), m)
+	assert.NotEmpty(t, d.Why)
+	assert.Contains(t, m, d.Why)
+	assert.Len(t, d.Key, 12)
 	if c.Group != "" {
 		assert.Contains(t, m, "on cluster "+c.Name+" (group "+c.Group+") is held: ")
 	} else {
@@ -197,6 +262,7 @@ func TestDecidePure(t *testing.T) {
 func deepCopy(r workgate.Request, c workgate.Cluster) (workgate.Request, workgate.Cluster) {
 	r.Old, r.New = r.Old.DeepCopy(), r.New.DeepCopy()
 	c.Desired, c.Current = maps.Clone(c.Desired), maps.Clone(c.Current)
+	c.Release.Works = maps.Clone(c.Release.Works)
 	return r, c
 }
 
@@ -247,13 +313,16 @@ func TestReasonString(t *testing.T) {
 		{workgate.NotTaken, "NotTaken", true},
 		{workgate.ContentUnchanged, "ContentUnchanged", true},
 		{workgate.HandedOver, "HandedOver", true},
+		{workgate.Created, "Created", true},
 		{workgate.RenderingReleased, "RenderingReleased", true},
 		{workgate.RenderingFree, "RenderingFree", true},
 		{workgate.NotHandedOver, "NotHandedOver", false},
 		{workgate.ConfigMovedOn, "ConfigMovedOn", false},
-		{workgate.RenderingHeld, "RenderingHeld", false},
+		{workgate.RenderingHeld, addonrollout.HoldRenderingHeld, false},
+		{workgate.RenderingPending, "RenderingPending", false},
+		{workgate.RenderingTaken, addonrollout.HoldRenderingTaken, false},
 		{workgate.Unreadable, "Unreadable", false},
-		{workgate.Unreadable + 1, "Reason(10)", false},
+		{workgate.Unreadable + 1, "Reason(13)", false},
 		{workgate.Exempt - 1, "Reason(-1)", false},
 	} {
 		t.Run(tt.want, func(t *testing.T) {
@@ -286,10 +355,10 @@ func TestRenderingsString(t *testing.T) {
 	assert.Equal(t, workgate.RenderingsStaged, zero.Renderings, "the zero Cluster stages renderings")
 }
 
-// TestContentChanges checks ContentChanges, which tells the requests whose
-// decision needs the hub, against equality.Semantic, whose sense of a
+// TestJudges checks Judges, which tells the requests whose decision needs
+// the hub, against equality.Semantic, whose sense of a
 // workload's equality the gate keeps.
-func TestContentChanges(t *testing.T) {
+func TestJudges(t *testing.T) {
 	t.Parallel()
 	manifests := func(ms ...runtime.RawExtension) *workv1.ManifestWork {
 		w := work(imageV1, "")
@@ -309,7 +378,12 @@ func TestContentChanges(t *testing.T) {
 		req  workgate.Request
 		want bool
 	}{
-		{name: "create", req: workgate.Request{Operation: workgate.Create, New: manifests(raw(imageV2))}},
+		{name: "create", req: workgate.Request{Operation: workgate.Create, New: manifests(raw(imageV2))}, want: true},
+		{name: "create of a work that is no add-on's", req: workgate.Request{Operation: workgate.Create,
+			New: relabelled(manifests(raw(imageV2)), map[string]*string{"open-cluster-management.io/addon-name": nil})}},
+		{name: "delete", req: workgate.Request{Operation: workgate.Delete, Old: manifests(raw(imageV2))}},
+		{name: "relabelled", req: update(manifests(raw(imageV1)),
+			relabelled(manifests(raw(imageV1)), map[string]*string{"open-cluster-management.io/addon-name": ptr("other")})), want: true},
 		{name: "status", req: workgate.Request{Operation: workgate.Update, SubResource: "status",
 			Old: manifests(raw(imageV1)), New: manifests(raw(imageV2))}},
 		{name: "same manifests", req: update(manifests(raw(imageV1), raw(imageV2)), manifests(raw(imageV1), raw(imageV2)))},
@@ -328,11 +402,14 @@ func TestContentChanges(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			assert.Equal(t, tt.want, workgate.ContentChanges(tt.req))
-			if tt.req.Operation == workgate.Update && tt.req.SubResource == "" {
+			assert.Equal(t, tt.want, workgate.Judges(tt.req))
+			if tt.req.Operation == workgate.Update && tt.req.SubResource == "" && workgate.IdentityOf(tt.req.Old) == workgate.IdentityOf(tt.req.New) {
 				assert.Equal(t, !equality.Semantic.DeepEqual(tt.req.Old.Spec.Workload, tt.req.New.Spec.Workload), tt.want,
-					"ContentChanges disagrees with equality.Semantic")
+					"Judges disagrees with equality.Semantic")
 			}
 		})
 	}
 }
+
+// ptr is a pointer to s.
+func ptr(s string) *string { return &s }

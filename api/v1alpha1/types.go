@@ -218,18 +218,25 @@ type PlacementStatus struct {
 	// Name is the Placement's name.
 	Name string `json:"name"`
 	// Revision is a short hash of the placement's desired configs and
-	// their spec hashes, or, while a new rendering of unchanged configs
-	// rolls out, of that rendering revision: approvals and verifications
-	// hold for one revision.
+	// their spec hashes, or, while a rendering revision rolls out, of
+	// those and the rendering revision: approvals and verifications hold
+	// for one revision.
 	// +optional
 	Revision string `json:"revision,omitempty"`
 	// Kind is the kind of revision rolling out: Config (a change of the
-	// configs' spec hashes) or Rendering (new content of the add-on's
-	// works under unchanged configs, which the work gate holds until the
-	// rendering rollout releases it).
+	// configs' spec hashes), Rendering (new content of the add-on's works
+	// under unchanged configs, which the work gate holds until the
+	// rendering rollout releases it), or ConfigAndRendering (a rendering
+	// joined to a config change that has not reached every cluster: one
+	// revision of both).
 	// +optional
-	// +kubebuilder:validation:Enum=Config;Rendering
+	// +kubebuilder:validation:Enum=Config;Rendering;ConfigAndRendering
 	Kind string `json:"kind,omitempty"`
+	// Rendering is the rendering revision the revision rolls out (the
+	// ClusterManagementAddOn's annotation rolloutkit.io/rendering), for a
+	// Rendering or ConfigAndRendering revision.
+	// +optional
+	Rendering string `json:"rendering,omitempty"`
 	// Configs are what the revision is made of: the placement's desired
 	// configs, each with the spec hash rolled out and, where the config
 	// gives one, the add-on's desired image.
@@ -303,6 +310,40 @@ type GroupStatus struct {
 	Until *metav1.Time `json:"until"`
 	// Counts counts the group's clusters by status.
 	Counts GroupCounts `json:"counts"`
+	// HeldSince is when the oldest hold of the work gate on a cluster of
+	// the group began; nil when it holds none.
+	// +optional
+	HeldSince *metav1.Time `json:"heldSince,omitempty"`
+	// Holds are the group's clusters whose works the work gate holds, the
+	// longest held first: at most 10 (Counts.Held counts them all).
+	// +optional
+	// +kubebuilder:validation:MaxItems=10
+	Holds []ClusterHold `json:"holds,omitempty"`
+}
+
+// ClusterHold is what the work gate holds of one cluster's works.
+type ClusterHold struct {
+	// Cluster is the cluster's name.
+	Cluster string `json:"cluster"`
+	// Works are the cluster's works of the add-on the gate holds a write
+	// of, by name.
+	// +optional
+	Works []string `json:"works,omitempty"`
+	// Missing are the works the gate holds from being created: the
+	// add-on's manager makes them again (a work deleted, say) and they
+	// come back only with content the rollout has handed the cluster.
+	// +optional
+	Missing []string `json:"missing,omitempty"`
+	// Reason is the gate's reason (ConfigMovedOn, NotHandedOver,
+	// RenderingHeld, RenderingPending, RenderingTaken, Unreadable), or
+	// GateUnavailable (no replica of the gate answered) or GateRefused
+	// (the add-on's manager reports a refusal the gate did not record).
+	Reason string `json:"reason"`
+	// Since is when the gate first held a write of the cluster's works.
+	Since metav1.Time `json:"since"`
+	// Message says why, for people.
+	// +optional
+	Message string `json:"message,omitempty"`
 }
 
 // GroupCounts counts a group's clusters by status.
@@ -327,6 +368,10 @@ type GroupCounts struct {
 	// add-on's manager tried to change it ahead of the rollout.
 	// +optional
 	Held int32 `json:"held,omitempty"`
+	// Missing counts the held clusters of which a work the gate holds from
+	// being created does not exist.
+	// +optional
+	Missing int32 `json:"missing,omitempty"`
 }
 
 // VerificationStatus is the last result of one check of one group for

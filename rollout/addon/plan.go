@@ -103,6 +103,9 @@ type Step struct {
 	// Revision is a short hash of the placement's desired configs
 	// ([Revision]); empty when they could not be read.
 	Revision string
+	// Configs are the placement's desired configs, with their spec
+	// hashes ([PlacementConfigs]); nil when they could not be read.
+	Configs []Config
 }
 
 // Write is the new status of one add-on the rollout changes: its
@@ -230,7 +233,7 @@ func planPlacement(planner rollout.Planner, cma *addonv1beta1.ClusterManagementA
 	if err != nil {
 		return step.refused(cma, planner.Clock, ReasonConfigurationError, err)
 	}
-	step.Revision = Revision(desired)
+	step.Revision, step.Configs = Revision(desired), desired
 	var mcas []*addonv1beta1.ManagedClusterAddOn
 	for _, g := range groups {
 		for _, c := range g.Clusters {
@@ -281,6 +284,24 @@ func (step Step) refused(cma *addonv1beta1.ClusterManagementAddOn, clk clock.Pas
 	return step
 }
 
+// Writes returns the status writes of the add-ons the plan res changes,
+// as PlanAddon makes them, sorted by cluster: addons are a step's
+// evaluated add-ons (sorted by cluster, as [Step.Addons]), mcas the
+// ManagedClusterAddOns they were evaluated from, and res a plan of them
+// (a plan under more constraints than the step's own, such as
+// package addonrollout's rendering rollouts): an add-on res lists gets
+// the desired configs, one whose configs wait gets Configured False, a
+// succeeded one Configured True. The inputs are not modified.
+func Writes(mcas []*addonv1beta1.ManagedClusterAddOn, addons []Cluster, res rollout.Result, now time.Time) []Write {
+	byCluster := make(map[string]*addonv1beta1.ManagedClusterAddOn, len(mcas))
+	for _, m := range mcas {
+		if m != nil {
+			byCluster[m.Namespace] = m
+		}
+	}
+	return writes(byCluster, addons, res, now)
+}
+
 // writes returns the status writes of the add-ons the plan res changes,
 // sorted by cluster (addons is).
 func writes(byCluster map[string]*addonv1beta1.ManagedClusterAddOn, addons []Cluster, res rollout.Result, now time.Time) []Write {
@@ -291,6 +312,9 @@ func writes(byCluster map[string]*addonv1beta1.ManagedClusterAddOn, addons []Clu
 	var out []Write
 	for _, a := range addons {
 		mca := byCluster[a.Status.Cluster]
+		if mca == nil {
+			continue // not an add-on given: nothing to write to
+		}
 		refs := mca.Status.ConfigReferences
 		cond := metav1.Condition{Type: addonv1beta1.ManagedClusterAddOnConditionConfigured, Status: metav1.ConditionTrue,
 			Reason: ReasonConfigured, Message: "Configurations configured", LastTransitionTime: metav1.NewTime(now)}
@@ -344,7 +368,7 @@ func planDefaults(planner rollout.Planner, cma *addonv1beta1.ClusterManagementAd
 	if err != nil {
 		return fail(ReasonConfigurationError, err)
 	}
-	step.Revision = Revision(desired)
+	step.Revision, step.Configs = Revision(desired), desired
 	if step.Addons, err = Evaluate(cma, addonv1beta1.PlacementRef{}, own, specHash); err != nil {
 		return fail(ReasonInvalidAddons, err)
 	}
