@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
+	"github.com/rolloutkit/rolloutkit/workgate"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/manifests"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
 )
@@ -83,6 +84,7 @@ func TestManifests(t *testing.T) {
 		"ClusterRole /rolloutkit-controller-metrics-auth",
 		"ClusterRole /rolloutkit-controller-placements",
 		"ClusterRole /rolloutkit-controller-webhook",
+		"ClusterRole /rolloutkit-controller-work-gate",
 		"ClusterRole /rolloutkit-metrics-reader",
 		"ClusterRole /rolloutkit-viewer",
 		"ClusterRoleBinding /rolloutkit-controller",
@@ -90,6 +92,7 @@ func TestManifests(t *testing.T) {
 		"ClusterRoleBinding /rolloutkit-controller-metrics-auth",
 		"ClusterRoleBinding /rolloutkit-controller-placements",
 		"ClusterRoleBinding /rolloutkit-controller-webhook",
+		"ClusterRoleBinding /rolloutkit-controller-work-gate",
 		"CustomResourceDefinition /addonrollouts.rolloutkit.io",
 		"CustomResourceDefinition /rolloutapprovals.rolloutkit.io",
 		"Deployment " + namespace + "/rolloutkit-controller",
@@ -198,6 +201,9 @@ func TestManifests(t *testing.T) {
 			"ClusterRole rolloutkit-controller-webhook": {
 				"admissionregistration.k8s.io validatingwebhookconfigurations,mutatingwebhookconfigurations get,list,watch,patch " +
 					hubctl.WorkGateConfiguration + "," + hubctl.AdmissionConfiguration,
+			},
+			"ClusterRole rolloutkit-controller-work-gate": {
+				"admissionregistration.k8s.io validatingwebhookconfigurations get,list,watch,patch " + hubctl.WorkGateConfiguration,
 			},
 			"Role rolloutkit-controller-webhook": {
 				" secrets create",
@@ -451,34 +457,47 @@ func certVolume(t *testing.T, d *appsv1.Deployment) corev1.Volume {
 }
 
 // checkWorkGate checks the gate's ValidatingWebhookConfiguration and
-// Service in objs, the controller being in ns: what it guards (updates
-// of add-ons' ManifestWorks, nothing else), how it fails, and that the
-// API server reaches the controller's webhook server through the Service.
+// Service in objs, the controller being in ns: what it guards (creates and
+// updates of taken add-ons' ManifestWorks that change their content or
+// owner, failing closed; deletes, failing open), its scope as shipped (no
+// work, until the controller scopes it), and that the API server reaches
+// the controller's webhook server through the Service.
 func checkWorkGate(t *testing.T, objs []*unstructured.Unstructured, ns string) {
 	t.Helper()
 	vwc := as(t, object(t, objs, "ValidatingWebhookConfiguration", hubctl.WorkGateConfiguration), &admissionregistrationv1.ValidatingWebhookConfiguration{})
-	require.Len(t, vwc.Webhooks, 1)
-	w := vwc.Webhooks[0]
-	assert.Equal(t, hubctl.WorkGateWebhook, w.Name)
-	require.NotNil(t, w.ClientConfig.Service)
-	assert.Nil(t, w.ClientConfig.URL)
-	assert.Empty(t, w.ClientConfig.CABundle, "the controller or cainjector puts the CA there")
-	assert.Equal(t, admissionregistrationv1.ServiceReference{Namespace: ns, Name: "rolloutkit-webhook", Path: ptr.To(hubctl.WorkGatePath), Port: ptr.To[int32](443)},
-		*w.ClientConfig.Service)
-	assert.Equal(t, []admissionregistrationv1.RuleWithOperations{{
-		Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Update},
-		Rule: admissionregistrationv1.Rule{APIGroups: []string{"work.open-cluster-management.io"}, APIVersions: []string{"v1"},
-			Resources: []string{"manifestworks"}, Scope: ptr.To(admissionregistrationv1.NamespacedScope)},
-	}}, w.Rules, "UPDATE of manifestworks only: creates, deletes and the status subresource are exempt")
-	assert.Equal(t, admissionregistrationv1.Fail, *w.FailurePolicy)
-	assert.Equal(t, admissionregistrationv1.SideEffectClassNone, *w.SideEffects)
-	assert.Equal(t, admissionregistrationv1.Equivalent, *w.MatchPolicy)
-	assert.Equal(t, []string{"v1"}, w.AdmissionReviewVersions)
-	require.NotNil(t, w.TimeoutSeconds)
-	assert.LessOrEqual(t, *w.TimeoutSeconds, int32(10), "a write waits at most this long for the gate")
-	assert.Equal(t, &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
-		{Key: "open-cluster-management.io/addon-name", Operator: metav1.LabelSelectorOpExists}}}, w.ObjectSelector)
-	assert.Nil(t, w.NamespaceSelector)
+	require.Len(t, vwc.Webhooks, 2)
+	rule := func(ops ...admissionregistrationv1.OperationType) []admissionregistrationv1.RuleWithOperations {
+		return []admissionregistrationv1.RuleWithOperations{{Operations: ops,
+			Rule: admissionregistrationv1.Rule{APIGroups: []string{"work.open-cluster-management.io"}, APIVersions: []string{"v1"},
+				Resources: []string{"manifestworks"}, Scope: ptr.To(admissionregistrationv1.NamespacedScope)}}}
+	}
+	for i, want := range []struct {
+		name    string
+		rules   []admissionregistrationv1.RuleWithOperations
+		failure admissionregistrationv1.FailurePolicyType
+		matches int
+	}{
+		{hubctl.WorkGateWebhook, rule(admissionregistrationv1.Create, admissionregistrationv1.Update), admissionregistrationv1.Fail, 1},
+		{hubctl.WorkGateDeletionWebhook, rule(admissionregistrationv1.Delete), admissionregistrationv1.Ignore, 0},
+	} {
+		w := vwc.Webhooks[i]
+		assert.Equal(t, want.name, w.Name)
+		require.NotNil(t, w.ClientConfig.Service)
+		assert.Nil(t, w.ClientConfig.URL)
+		assert.Empty(t, w.ClientConfig.CABundle, "the controller or cainjector puts the CA there")
+		assert.Equal(t, admissionregistrationv1.ServiceReference{Namespace: ns, Name: "rolloutkit-webhook", Path: ptr.To(hubctl.WorkGatePath), Port: ptr.To[int32](443)},
+			*w.ClientConfig.Service)
+		assert.Equal(t, want.rules, w.Rules, "%s: manifestworks only, not their status", w.Name)
+		assert.Equal(t, want.failure, *w.FailurePolicy, w.Name)
+		assert.Len(t, w.MatchConditions, want.matches, w.Name)
+		assert.Equal(t, admissionregistrationv1.SideEffectClassNoneOnDryRun, *w.SideEffects, "%s: the gate records holds, never on a dry run", w.Name)
+		assert.Equal(t, admissionregistrationv1.Equivalent, *w.MatchPolicy)
+		assert.Equal(t, []string{"v1"}, w.AdmissionReviewVersions)
+		require.NotNil(t, w.TimeoutSeconds)
+		assert.LessOrEqual(t, *w.TimeoutSeconds, int32(10), "a write waits at most this long for the gate")
+		assert.Equal(t, workgate.Scope(nil), w.ObjectSelector, "%s: no work until the controller scopes it", w.Name)
+		assert.Nil(t, w.NamespaceSelector)
+	}
 
 	svc := as(t, object(t, objs, "Service", "rolloutkit-webhook"), &corev1.Service{})
 	assert.Equal(t, ns, svc.Namespace)

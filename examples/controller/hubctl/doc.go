@@ -128,6 +128,18 @@
 // lastAppliedConfigs (addon.Progressing). The add-on reconciler reads them
 // back as the add-on's status, and the next group starts after the soak.
 //
+// # The work gate
+//
+// With Options.WorkGate, [WorkGate] serves the validating webhook of the
+// ManifestWorks of the add-ons the controller takes (docs/semantics.md §7):
+// it judges creates and content changes with workgate.Decide, records a
+// hold on the cluster's add-on (addonrollout.HoldAnnotation) and sends one
+// WorkHeld event per cluster, content and reason; it admits deletes,
+// warning whoever deletes a taken add-on's work what happens to the one
+// its manager creates in its place. [GateScope] keeps the gate's
+// configuration scoped to the add-ons the controller takes, so that no
+// other add-on's works wait for it.
+//
 // # State and ownership
 //
 // The controller keeps no rollout state of its own: everything it decides

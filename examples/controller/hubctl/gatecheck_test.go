@@ -22,6 +22,7 @@ import (
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	clockfake "github.com/rolloutkit/rolloutkit/clock/fake"
 	"github.com/rolloutkit/rolloutkit/internal/seed"
+	"github.com/rolloutkit/rolloutkit/workgate"
 )
 
 // shippedManifests is where the controller's manifests install the work
@@ -29,8 +30,9 @@ import (
 const shippedManifests = "../config/webhook/manifests.yaml"
 
 // gateConfiguration is the work gate's ValidatingWebhookConfiguration as
-// the controller installs it: updates of add-ons' ManifestWorks go to the
-// gate, and fail while it does not answer. Each of with changes it.
+// the controller keeps it, scoped to the seed's add-on: creates and
+// updates of its ManifestWorks go to the gate, and fail while it does not
+// answer. Each of with changes it.
 func gateConfiguration(with ...func(*admissionregistrationv1.ValidatingWebhook)) *admissionregistrationv1.ValidatingWebhookConfiguration {
 	fail, none := admissionregistrationv1.Fail, admissionregistrationv1.SideEffectClassNone
 	w := admissionregistrationv1.ValidatingWebhook{
@@ -39,14 +41,13 @@ func gateConfiguration(with ...func(*admissionregistrationv1.ValidatingWebhook))
 		ClientConfig: admissionregistrationv1.WebhookClientConfig{Service: &admissionregistrationv1.ServiceReference{
 			Namespace: "rolloutkit-system", Name: "rolloutkit-webhook", Path: ptrTo(WorkGatePath)}},
 		Rules: []admissionregistrationv1.RuleWithOperations{{
-			Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Update},
+			Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
 			Rule: admissionregistrationv1.Rule{APIGroups: []string{workv1.GroupName}, APIVersions: []string{"v1"},
 				Resources: []string{"manifestworks"}},
 		}},
-		FailurePolicy: &fail,
-		SideEffects:   &none,
-		ObjectSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
-			{Key: addonv1beta1.AddonLabelKey, Operator: metav1.LabelSelectorOpExists}}},
+		FailurePolicy:  &fail,
+		SideEffects:    &none,
+		ObjectSelector: workgate.Scope([]string{seedAddonName}),
 	}
 	for _, f := range with {
 		f(&w)
@@ -118,8 +119,14 @@ func TestGateWatchCheck(t *testing.T) {
 		{name: "the controller's configuration", serves: true, objs: func(*testing.T) []client.Object {
 			return []client.Object{gateConfiguration()}
 		}, want: &addonrollout.GateCheck{Guarded: true}, msg: "holds the add-on's ManifestWorks until the rollout reaches each cluster", reads: 1},
-		{name: "the shipped configuration", serves: true, objs: func(t *testing.T) []client.Object {
+		{name: "the shipped configuration, before the controller scopes it", serves: true, objs: func(t *testing.T) []client.Object {
 			return []client.Object{shippedGateConfiguration(t)}
+		}, want: &addonrollout.GateCheck{}, msg: `objectSelector "rolloutkit.io/no-addon-taken" does not select the works of add-on cluster-proxy`, reads: 1},
+		{name: "the shipped configuration, scoped", serves: true, objs: func(t *testing.T) []client.Object {
+			cfg, changed, err := workgate.Scoped(shippedGateConfiguration(t), gateWebhooks[:], []string{seedAddonName})
+			require.NoError(t, err)
+			require.True(t, changed)
+			return []client.Object{cfg}
 		}, want: &addonrollout.GateCheck{Guarded: true}, msg: "holds the add-on's ManifestWorks until the rollout reaches each cluster", reads: 1},
 		{name: "failurePolicy Ignore", serves: true, objs: func(*testing.T) []client.Object {
 			return []client.Object{gateConfiguration(ignore)}
@@ -175,7 +182,8 @@ func TestGateWatchRereads(t *testing.T) {
 	require.True(t, g.check(ctx, seedAddonName).Guarded)
 	require.NoError(t, reader.Delete(ctx, gateConfiguration()))
 	clk.Step(gateCheckEvery - time.Second)
-	assert.True(t, g.check(ctx, "managed-serviceaccount").Guarded, "within 30s: the configuration as last read")
+	assert.True(t, g.check(ctx, seedAddonName).Guarded, "within 30s: the configuration as last read")
+	assert.False(t, g.check(ctx, "managed-serviceaccount").Guarded, "an add-on it is not scoped to")
 	assert.Equal(t, int64(1), reader.reads.Load())
 
 	clk.Step(time.Second)

@@ -19,26 +19,33 @@ import (
 )
 
 // writeRendering writes what the plan decides of the add-on's rendering
-// rollout: the rendering revision it opened, on the ClusterManagementAddOn
-// obj (as read), then each release, on its cluster's add-on. A release is
+// rollout: the rendering revision it opened or completed, on the
+// ClusterManagementAddOn obj (as read), then each release, on its
+// cluster's add-on, before the config handovers of the same step, so that
+// a cluster handed configs and released at once renders both under its
+// release. A release is
 // a write to the add-on, which addon-framework's agentdeploy watches: the
 // add-on's manager renders the cluster's work again at once, without
 // waiting out its retry back-off.
 func (r *AddonReconciler) writeRendering(ctx context.Context, snap *snapshot, obj client.Object, p addonrollout.Plan) error {
-	if p.NewRendering != nil {
-		v, err := p.NewRendering.Annotation()
+	if p.Rendering != nil {
+		v, err := p.Rendering.Annotation()
 		if err != nil {
 			return err
 		}
 		next, err := patchedAnnotation(ctx, r.Client, obj, addonrollout.RenderingAnnotation, v)
 		if err != nil {
-			return fmt.Errorf("opening rendering revision %s of clustermanagementaddon %q: %w", p.NewRendering.Revision, obj.GetName(), err)
+			return fmt.Errorf("writing rendering revision %s of clustermanagementaddon %q: %w", p.Rendering.Revision, obj.GetName(), err)
 		}
 		// The install progressions are written next, locked on the
 		// resourceVersion this write returned.
 		snap.wrote(next)
-		log.FromContext(ctx).Info("rendering revision opened: the add-on's manager has new content for clusters whose configs did not change",
-			"revision", p.NewRendering.Revision)
+		if p.Rendering.CompletedAt != nil {
+			log.FromContext(ctx).Info("rendering revision complete: every placement rolled it out", "revision", p.Rendering.Revision)
+		} else {
+			log.FromContext(ctx).Info("rendering revision opened: the add-on's manager has new content for clusters whose configs did not change",
+				"revision", p.Rendering.Revision)
+		}
 	}
 	var errs []error
 	for _, s := range p.Steps {

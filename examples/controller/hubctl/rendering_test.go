@@ -40,14 +40,19 @@ func settled(cluster, h string) *addonv1beta1.ManagedClusterAddOn {
 	return m
 }
 
-// heldBack is m with its ManifestApplied condition saying, as
-// addon-framework writes it, that the work gate refused the add-on
-// manager's last write of its work.
-func heldBack(m *addonv1beta1.ManagedClusterAddOn) *addonv1beta1.ManagedClusterAddOn {
-	meta.SetStatusCondition(&m.Status.Conditions, metav1.Condition{Type: addonv1beta1.ManagedClusterAddOnManifestApplied,
-		Status: metav1.ConditionFalse, Reason: "ManifestWorkApplyFailed", LastTransitionTime: metav1.NewTime(start.Add(-time.Minute)),
-		Message: `admission webhook "` + WorkGateWebhook + `" denied the request: ` + addonrollout.WorkGateMarker +
-			": the work of add-on cluster-proxy on cluster prod-cluster (group prod) is held: a new rendering of unchanged configs"})
+// heldBack is m with the work gate's record that it holds a new
+// rendering of its cluster's work, as readyWork has it (of spec hash h).
+func heldBack(t *testing.T, m *addonv1beta1.ManagedClusterAddOn, h string) *addonv1beta1.ManagedClusterAddOn {
+	t.Helper()
+	w := readyWork(t, m.Namespace, h)
+	hold, _ := addonrollout.WithHeld(nil, addonrollout.HeldWrite{Work: w.Name, Content: addonrollout.WorkContent(w),
+		Reason: addonrollout.HoldRenderingHeld, Key: "k", Why: "a new rendering of unchanged configs"}, start.Add(-time.Minute))
+	v, err := hold.Annotation()
+	require.NoError(t, err)
+	if m.Annotations == nil {
+		m.Annotations = map[string]string{}
+	}
+	m.Annotations[addonrollout.HoldAnnotation] = v
 	return m
 }
 
@@ -91,7 +96,7 @@ func TestAddonReconcileOpensRendering(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			objs := hubObjects([]client.Object{seedAddon(t, DefaultLifecycle), cfg}, seedPlacement(t), []client.Object{
-				settled("dev-cluster", h), settled("stg-cluster", h), heldBack(settled("prod-cluster", h)),
+				settled("dev-cluster", h), settled("stg-cluster", h), heldBack(t, settled("prod-cluster", h), h),
 				readyWork(t, "dev-cluster", h), readyWork(t, "stg-cluster", h), readyWork(t, "prod-cluster", h)})
 			if tc.rollout != nil {
 				objs = append(objs, tc.rollout)
@@ -114,6 +119,8 @@ func TestAddonReconcileOpensRendering(t *testing.T) {
 			require.True(t, ok, "dev was not released")
 			assert.Equal(t, rev.Revision, dev.Revision)
 			assert.Equal(t, int64(3), dev.Generation, "the generation of dev's works at the release")
+			devWork := readyWork(t, "dev-cluster", h)
+			assert.Equal(t, map[string]string{devWork.Name: addonrollout.WorkContent(devWork)}, dev.Works, "the content of dev's works at the release")
 			assert.False(t, dev.Held)
 			assert.True(t, dev.ReleasedAt.Time.Equal(start), "released at %s", dev.ReleasedAt)
 			assert.Nil(t, dev.DoneAt, "dev, not held, was done at its release: its manager may not have tried it yet")
@@ -135,7 +142,8 @@ func TestAddonReconcileOpensRendering(t *testing.T) {
 				require.Len(t, ar.Status.Placements, 1)
 				ps := ar.Status.Placements[0]
 				assert.Equal(t, addonrollout.KindRendering, ps.Kind)
-				assert.Equal(t, rev.Revision, ps.Revision)
+				assert.Equal(t, rev.Revision, ps.Rendering)
+				assert.Equal(t, addonrollout.CombinedRevision(addon.Revision(configsOf(t, hub, h)), rev.Revision), ps.Revision)
 				require.Len(t, ps.Groups, 3)
 				assert.Equal(t, int32(1), ps.Groups[0].Counts.Progressing, "dev, released, settles")
 				assert.Equal(t, "Waiting", ps.Groups[2].Phase, "prod")
@@ -219,4 +227,15 @@ func TestCmaOfWork(t *testing.T) {
 			assert.Equal(t, tc.want, cmaOfWork(context.Background(), tc.work))
 		})
 	}
+}
+
+// configsOf is the seed placement's desired configs on hub, the config
+// at spec hash h.
+func configsOf(t *testing.T, hub *addonHub, h string) []addon.Config {
+	t.Helper()
+	configs, err := addon.PlacementConfigs(hub.cma(seedAddonName), seedRef, func(addonv1beta1.ConfigGroupResource, addonv1beta1.ConfigReferent) (string, error) {
+		return h, nil
+	})
+	require.NoError(t, err)
+	return configs
 }

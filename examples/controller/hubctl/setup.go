@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
@@ -65,7 +66,8 @@ type Options struct {
 	// uses http.DefaultClient and the real clock.
 	Verifier Verifier
 	// WorkGate serves the ManifestWork gate (WorkGate) on the manager's
-	// webhook server at WorkGatePath. Only with Addons.
+	// webhook server at WorkGatePath, and keeps its configuration scoped
+	// to the add-ons the controller takes (GateScope). Only with Addons.
 	WorkGate bool
 	// ApprovalRetention is how long an approval of a revision its
 	// placement no longer rolls out is kept before the controller deletes
@@ -149,10 +151,18 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) (string, error) 
 	}
 	if opts.WorkGate {
 		g := &WorkGate{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Mapper: mgr.GetRESTMapper(), Version: version,
-			Lifecycles: opts.Lifecycles, Metrics: metrics, Recorder: mgr.GetEventRecorder(FieldManager),
+			Lifecycles: opts.Lifecycles, Clock: opts.Clock, Metrics: metrics, Recorder: mgr.GetEventRecorder(FieldManager),
 			Decoder: admission.NewDecoder(mgr.GetScheme())}
 		if err := g.SetupWithManager(mgr); err != nil {
 			return "", fmt.Errorf("setting up the work gate: %w", err)
+		}
+		cs, err := kubernetes.NewForConfig(mgr.GetConfig())
+		if err != nil {
+			return "", fmt.Errorf("setting up the work gate's scope: %w", err)
+		}
+		scope := &GateScope{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Version: version, Lifecycles: opts.Lifecycles}
+		if err := scope.SetupWithManager(mgr, cs); err != nil {
+			return "", fmt.Errorf("setting up the work gate's scope: %w", err)
 		}
 	}
 	return version, nil

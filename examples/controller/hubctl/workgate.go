@@ -2,12 +2,11 @@ package hubctl
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -24,6 +23,7 @@ import (
 
 	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
+	"github.com/rolloutkit/rolloutkit/clock"
 	"github.com/rolloutkit/rolloutkit/grouping"
 	"github.com/rolloutkit/rolloutkit/hash"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
@@ -51,20 +51,23 @@ const ReasonWorkHeld = "WorkHeld"
 // WorkGate is the validating admission webhook of the ManifestWorks of the
 // add-ons the controller takes: it reads what the rollout says of the
 // work's cluster and answers with workgate.Decide, so that a cluster's
-// work carries content rendered from a config spec only once the rollout
-// has handed that spec to the cluster.
+// work carries content only once the rollout has reached the cluster with
+// it: creates and updates are judged, deletes admitted and reported.
 //
 // It runs on every replica, leader or not: the API server calls whichever
-// the Service picks. It reads the ClusterManagementAddOn, the
-// PlacementDecisions and the AddOnRollout from the manager's cache, and
-// the config objects from the API server itself, so that a config just
-// changed is never judged on an older view (a renderer that reads by name
-// may already render it). The ManagedClusterAddOn comes from the cache,
+// the Service picks. It reads the PlacementDecisions and the AddOnRollout
+// from the manager's cache, and the config objects from the API server
+// itself, so that a config just changed is never judged on an older view
+// (a renderer that reads by name may already render it). The
+// ClusterManagementAddOn and the ManagedClusterAddOn come from the cache,
 // and, when that view would hold the write, from the API server: a
-// desired config the rollout has just written is never held for a cache
-// that has not seen it.
+// desired config or a release the rollout has just written is never held
+// for a cache that has not seen it. A held write is recorded on the
+// cluster's add-on (addonrollout.HoldAnnotation), the record taken back
+// once new content of the work lands.
 type WorkGate struct {
-	// Client reads from the manager's cache.
+	// Client reads from the manager's cache and writes to the API server
+	// (the records of holds).
 	Client client.Client
 	// Reader reads from the API server (the manager's APIReader).
 	Reader client.Reader
@@ -74,6 +77,8 @@ type WorkGate struct {
 	Version string
 	// Lifecycles are the lifecycle annotation values the controller takes.
 	Lifecycles []string
+	// Clock stamps the records of holds. Nil: the real clock.
+	Clock clock.PassiveClock
 	// Metrics count the refusals. Nil: none.
 	Metrics *Metrics
 	// Recorder receives a Warning event on the ManagedClusterAddOn of each
@@ -101,42 +106,67 @@ func (g *WorkGate) SetupWithManager(mgr ctrl.Manager) error {
 	return nil
 }
 
-// Handle answers one admission request for a ManifestWork.
+// Handle answers one admission request for a ManifestWork: a create or
+// an update is judged (workgate.Decide) for every add-on and cluster it
+// touches (workgate.Subjects); a delete is admitted, with a warning and an
+// event saying what happens to a work created in its place.
 func (g *WorkGate) Handle(ctx context.Context, req admission.Request) admission.Response {
 	r, err := g.request(req)
 	if err != nil {
 		return admission.Errored(http.StatusBadRequest, err)
 	}
-	if !workgate.ContentChanges(r) {
+	dryRun := req.DryRun != nil && *req.DryRun
+	if r.Operation == workgate.Delete {
+		return g.deleted(ctx, r, dryRun)
+	}
+	if !workgate.Judges(r) {
 		return admission.Allowed("")
 	}
-	// The add-on from the cache first: it admits the common case (a
-	// handover the cache has seen, since the manager rendered from its own
-	// view of it) with one read from the API server, the config's. Only a
-	// write that view would hold is judged again on the add-on as the API
-	// server has it, so that a handover the cache has not seen yet is
-	// never held for it.
-	c, err := g.cluster(ctx, r.New, g.Client)
+	var admitted []string
+	for _, id := range workgate.Subjects(r) {
+		c, d, err := g.decide(ctx, r, id)
+		if err != nil {
+			// Nothing can be checked: hold, and say why. The add-on manager
+			// retries.
+			log.FromContext(ctx).Error(err, "work gate: reading the hub", "work", req.Namespace+"/"+req.Name)
+			return admission.Denied(fmt.Sprintf("%s: cannot check the work %s/%s: %v", workgate.Marker, req.Namespace, req.Name, err))
+		}
+		if !d.Allowed() {
+			if !dryRun {
+				g.Metrics.refused(c.AddOn, d.Reason.String())
+				g.hold(ctx, r, c, d)
+			}
+			return admission.Denied(d.Message)
+		}
+		if !dryRun && d.Reason != workgate.NotTaken && d.Reason != workgate.ContentUnchanged && d.Reason != workgate.Exempt {
+			g.admitted(ctx, r.New.Name, c)
+		}
+		admitted = append(admitted, d.Reason.String())
+	}
+	return admission.Allowed(strings.Join(admitted, ", "))
+}
+
+// decide judges r for identity id. What the rollout says of the cluster
+// is read from the cache first: it admits the common case (a handover the
+// cache has seen, since the manager rendered from its own view of it)
+// with one read from the API server, the config's. Only a write that view
+// would hold is judged again on the add-on and the ClusterManagementAddOn
+// as the API server has them, so that a handover or a release the cache
+// has not seen yet is never held for it.
+func (g *WorkGate) decide(ctx context.Context, r workgate.Request, id workgate.Identity) (workgate.Cluster, workgate.Decision, error) {
+	c, err := g.cluster(ctx, id, g.Client)
 	if err == nil && !workgate.Decide(r, c).Allowed() {
-		c, err = g.cluster(ctx, r.New, g.Reader)
+		c, err = g.cluster(ctx, id, g.Reader)
 	}
 	if err != nil {
-		// Nothing can be checked: hold, and say why. The add-on manager
-		// retries.
-		log.FromContext(ctx).Error(err, "work gate: reading the hub", "work", req.Namespace+"/"+req.Name)
-		return admission.Denied(fmt.Sprintf("%s: cannot check the work %s/%s: %v", workgate.Marker, req.Namespace, req.Name, err))
+		return c, workgate.Decision{}, err
 	}
 	d := workgate.Decide(r, c)
-	if d.Allowed() {
-		return admission.Allowed(d.Reason.String())
+	if !d.Allowed() {
+		c.Group, c.Waits = g.waits(ctx, c)
+		d = workgate.Decide(r, c)
 	}
-	c.Group, c.Waits = g.waits(ctx, c)
-	d = workgate.Decide(r, c)
-	if req.DryRun == nil || !*req.DryRun {
-		g.Metrics.refused(c.AddOn, d.Reason.String())
-		g.held(ctx, r.New, c, d)
-	}
-	return admission.Denied(d.Message)
+	return c, d, nil
 }
 
 // request decodes an admission request into the gate's terms.
@@ -157,22 +187,15 @@ func (g *WorkGate) request(req admission.Request) (workgate.Request, error) {
 	return r, nil
 }
 
-// cluster reads what the rollout says of the cluster of work w, for its
-// add-on: the ManagedClusterAddOn from addons (the cache, or the API
-// server), the config objects from the API server.
-func (g *WorkGate) cluster(ctx context.Context, w *workv1.ManifestWork, addons client.Reader) (workgate.Cluster, error) {
-	name := w.Labels[addonv1beta1.AddonLabelKey]
-	ns := w.Namespace
-	if hosted, ok := w.Labels[addonv1beta1.AddonNamespaceLabelKey]; ok {
-		ns = hosted
-	}
-	c := workgate.Cluster{AddOn: name, Name: ns}
-	if name == "" {
-		return c, nil // not an add-on's work
-	}
+// cluster reads what the rollout says of cluster id.Cluster for add-on
+// id.AddOn: the ClusterManagementAddOn and the ManagedClusterAddOn from
+// hub (the cache, or the API server), the config objects from the API
+// server.
+func (g *WorkGate) cluster(ctx context.Context, id workgate.Identity, hub client.Reader) (workgate.Cluster, error) {
+	c := workgate.Cluster{AddOn: id.AddOn, Name: id.Cluster}
 	snap := g.api.snapshot()
 	obj := g.api.newCMA()
-	switch err := g.Client.Get(ctx, types.NamespacedName{Name: name}, obj); {
+	switch err := hub.Get(ctx, types.NamespacedName{Name: id.AddOn}, obj); {
 	case apierrors.IsNotFound(err):
 		return c, nil
 	case err != nil:
@@ -182,53 +205,39 @@ func (g *WorkGate) cluster(ctx context.Context, w *workv1.ManifestWork, addons c
 		return c, nil
 	}
 	c.Taken = true
-	mobj := g.api.newMCA()
-	switch err := addons.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, mobj); {
-	case apierrors.IsNotFound(err):
-		// No add-on: the rollout has handed the cluster nothing.
-		return c, nil
-	case err != nil:
-		return c, err
-	}
-	mca, err := snap.mca(mobj)
+	cma, err := snap.cma(obj)
 	if err != nil {
 		return c, err
+	}
+	mca, err := g.addon(ctx, snap, hub, id)
+	if err != nil {
+		return c, err
+	}
+	var rev addonrollout.RenderingRevision
+	c.Reach, rev, c.Release = addonrollout.ReachOf(cma, mca)
+	c.Rendering = rev.Revision
+	if mca == nil {
+		return c, nil // no add-on: the rollout has handed the cluster nothing
 	}
 	c.Desired = addon.ConfigHashes(mca.Status.ConfigReferences)
-	if c.Released, err = g.released(ctx, snap, obj, mca); err != nil {
-		return c, err
-	}
 	c.Current, err = workgate.CurrentHashes(mca.Status.ConfigReferences, g.specHash(ctx))
 	if err != nil {
-		log.FromContext(ctx).Info("work gate: a config could not be read", "addon", name, "cluster", ns, "error", err.Error())
+		log.FromContext(ctx).Info("work gate: a config could not be read", "addon", id.AddOn, "cluster", id.Cluster, "error", err.Error())
 	}
 	return c, nil
 }
 
-// released reports whether the rendering rollout has released new content
-// to mca's cluster (addonrollout.Released). A release names the rendering
-// revision of the ClusterManagementAddOn cached, as read: one the cache
-// has not seen yet is read from the API server.
-func (g *WorkGate) released(ctx context.Context, snap *snapshot, cached client.Object, mca *addonv1beta1.ManagedClusterAddOn) (bool, error) {
-	rel, ok := addonrollout.ReadRelease(mca)
-	if !ok || rel.DoneAt != nil {
-		return false, nil
+// addon reads the ManagedClusterAddOn of identity id from hub, in
+// v1beta1; nil when there is none.
+func (g *WorkGate) addon(ctx context.Context, snap *snapshot, hub client.Reader, id workgate.Identity) (*addonv1beta1.ManagedClusterAddOn, error) {
+	obj := g.api.newMCA()
+	switch err := hub.Get(ctx, types.NamespacedName{Namespace: id.Cluster, Name: id.AddOn}, obj); {
+	case apierrors.IsNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, err
 	}
-	cma, err := snap.cma(cached)
-	if err != nil {
-		return false, err
-	}
-	if addonrollout.Released(cma, mca) {
-		return true, nil
-	}
-	live := g.api.newCMA()
-	if err := g.Reader.Get(ctx, client.ObjectKeyFromObject(cached), live); err != nil {
-		return false, err
-	}
-	if cma, err = snap.cma(live); err != nil {
-		return false, err
-	}
-	return addonrollout.Released(cma, mca), nil
+	return snap.mca(obj)
 }
 
 // specHash reads a config object from the API server and hashes its spec.
@@ -315,19 +324,4 @@ func (g *WorkGate) groupOf(ctx context.Context, cma *addonv1beta1.ClusterManagem
 		}
 	}
 	return ref, key, found
-}
-
-// held records a held work: a Warning event on its add-on.
-func (g *WorkGate) held(ctx context.Context, w *workv1.ManifestWork, c workgate.Cluster, d workgate.Decision) {
-	if g.Recorder == nil {
-		return
-	}
-	obj := g.api.newMCA()
-	if err := g.Client.Get(ctx, types.NamespacedName{Namespace: c.Name, Name: c.AddOn}, obj); err != nil {
-		if !errors.Is(err, context.Canceled) {
-			log.FromContext(ctx).V(1).Info("work gate: no add-on to send the event to", "work", w.Namespace+"/"+w.Name, "error", err.Error())
-		}
-		return
-	}
-	g.Recorder.Eventf(obj, w, corev1.EventTypeWarning, ReasonWorkHeld, "Admit", "%s", d.Message)
 }

@@ -191,26 +191,35 @@ func (h *addonHub) workGate(cache, reader client.Client, m *Metrics, rec events.
 		Decoder: admission.NewDecoder(s), api: h.api, rollouts: true}
 }
 
-// TestWorkGateHandle: the gate admits what is exempt (a create, a delete,
-// a status update, a work whose content stays), without reading the hub,
-// and the works of add-ons the controller does not take. Of an add-on it
-// takes, it admits a handover to the specs the rollout handed the cluster
-// and a rendering the rendering rollout released there, and holds the
-// rest with a message naming the add-on, the cluster, its group and what
-// it waits for: each refusal is counted by reason and sent as a WorkHeld
-// event on the cluster's add-on, except a dry run's.
+// TestWorkGateHandle: the gate admits what is exempt (a status update, a
+// work whose content stays) without reading the hub, and the works of
+// add-ons the controller does not take. Of an add-on it takes, it judges
+// creates as updates from an empty work; it admits a handover to the
+// specs the rollout handed the cluster, a create of them, and the first
+// change of a work of a cluster the rendering rollout released, and holds
+// the rest with a message naming the work, the add-on, the cluster, its
+// group and what it waits for: each refusal is counted by reason, the
+// hold recorded on the cluster's add-on and sent as a WorkHeld event,
+// except a dry run's. A delete is admitted, with a warning saying what
+// happens to a work created in its place.
 func TestWorkGateHandle(t *testing.T) {
 	t.Parallel()
 	cfgA, cfgB := proxyConfig(t, "cluster-proxy", "v1.0.0"), proxyConfig(t, "cluster-proxy", "v2.0.0")
 	hashA, hashB := specHashOf(t, cfgA), specHashOf(t, cfgB)
 	rev := addonrollout.NewRenderingRevision(start)
 	earlier := addonrollout.NewRenderingRevision(start.Add(-time.Hour))
+	complete := rev
+	complete.CompletedAt = &metav1.Time{Time: start.Add(time.Minute)}
 	key := "managedproxyconfigurations.proxy.open-cluster-management.io//cluster-proxy"
-	prefix := workgate.Marker + ": the work of add-on cluster-proxy on cluster prod-cluster"
+	prefix := workgate.Marker + ": the work addon-cluster-proxy-deploy-0 of add-on cluster-proxy on cluster prod-cluster"
+	created := workgate.Marker + ": the new work addon-cluster-proxy-deploy-0 of add-on cluster-proxy on cluster prod-cluster"
 	movedOn := fmt.Sprintf("config %s has moved on to spec %s, which the rollout has not handed to prod-cluster yet (it is at %s): "+
 		"a renderer that reads the config by name would land the newer spec here ahead of the rollout", key, hashB[:12], hashA[:12])
-	notReleased := "a new rendering of unchanged configs, which the rendering rollout has not released to prod-cluster yet"
+	notReleased := "a new rendering of unchanged configs, which no rendering rollout has released to prod-cluster yet"
+	pendingWhy := "rendering revision " + rev.Revision + " is rolling out and has not reached prod-cluster yet: new content here would carry " +
+		"the new rendering ahead of the groups before prod-cluster"
 	stale, fresh := agentWork(t, imageV1, hashA), agentWork(t, imageV2, hashA)
+	releasedAt := func(w *workv1.ManifestWork) []string { return releaseWith(t, rev, w) }
 	for _, tc := range []struct {
 		name   string
 		cma    []func(*addonv1beta1.ClusterManagementAddOn) // options of the taken seed add-on
@@ -223,15 +232,17 @@ func TestWorkGateHandle(t *testing.T) {
 		admit  string // the reason admitted with; "" when exempt
 		held   string // the reason held for; "" when admitted
 		msg    string // the refusal's message
+		warns  string // a warning of the answer
 	}{
-		{name: "create", unread: true, req: workRequest(t, admissionv1.Create, "", nil, fresh)},
-		{name: "delete", unread: true, req: workRequest(t, admissionv1.Delete, "", stale, nil)},
 		{name: "status update", unread: true, req: workRequest(t, admissionv1.Update, "status", stale, fresh)},
 		{name: "content unchanged, annotation moved", unread: true, req: update(t, stale, agentWork(t, imageV1, hashB))},
-		{name: "not an add-on's work", unread: true, req: update(t, unlabelled(stale), unlabelled(fresh)), admit: "NotTaken"},
+		{name: "not an add-on's work", unread: true, req: update(t, unlabelled(stale), unlabelled(fresh))},
+		{name: "create of no add-on's work", unread: true, req: workRequest(t, admissionv1.Create, "", nil, unlabelled(fresh))},
 
 		{name: "add-on not taken", taken: "addon-manager", objs: []client.Object{cfgB, handed("prod-cluster", hashA)},
 			req: update(t, stale, fresh), admit: "NotTaken"},
+		{name: "create of a work of an add-on not taken", taken: "addon-manager", objs: []client.Object{cfgB, handed("prod-cluster", hashA)},
+			req: workRequest(t, admissionv1.Create, "", nil, fresh), admit: "NotTaken"},
 		{name: "config moved on: held, with its group's message", objs: []client.Object{cfgB, handed("prod-cluster", hashA), waitingProd()},
 			req: update(t, stale, fresh), held: "ConfigMovedOn",
 			msg: prefix + " (group prod) is held: " + movedOn + "; group prod is Waiting: waiting for group stg: 0 of 1 clusters succeeded"},
@@ -243,21 +254,38 @@ func TestWorkGateHandle(t *testing.T) {
 		{name: "config moved on: a dry run is held, not counted", objs: []client.Object{cfgB, handed("prod-cluster", hashA), waitingProd()},
 			req: dryRun(update(t, stale, fresh)), held: "ConfigMovedOn",
 			msg: prefix + " (group prod) is held: " + movedOn + "; group prod is Waiting: waiting for group stg: 0 of 1 clusters succeeded"},
+		{name: "re-created during a halt: held", objs: []client.Object{cfgB, handed("prod-cluster", hashA), waitingProd()},
+			req: workRequest(t, admissionv1.Create, "", nil, fresh), held: "ConfigMovedOn",
+			msg: created + " (group prod) is held: " + movedOn + "; group prod is Waiting: waiting for group stg: 0 of 1 clusters succeeded"},
+		{name: "created with the spec handed", objs: []client.Object{cfgB, handed("prod-cluster", hashB)},
+			req: workRequest(t, admissionv1.Create, "", nil, agentWork(t, imageV2, hashB)), admit: "Created"},
 		{name: "handover to the spec handed", objs: []client.Object{cfgB, handed("prod-cluster", hashB)},
 			req: update(t, stale, agentWork(t, imageV2, hashB)), admit: "HandedOver"},
 		{name: "handover to a spec not handed", objs: []client.Object{cfgB, handed("prod-cluster", hashA)},
 			req: update(t, stale, agentWork(t, imageV2, hashB)), held: "NotHandedOver",
 			msg: fmt.Sprintf("%s (group prod) is held: it claims config %s at spec %s, but the rollout has handed prod-cluster spec %s",
 				prefix, key, hashB[:12], hashA[:12])},
+		{name: "relabelled out of the add-on", objs: []client.Object{cfgB, handed("prod-cluster", hashA)},
+			req: update(t, stale, unlabelled(stale)), held: "ConfigMovedOn",
+			msg: prefix + " (group prod) is held: relabelled out of add-on cluster-proxy on cluster prod-cluster, it is judged as a change of their work: " + movedOn},
 
 		{name: "rendering not released", objs: []client.Object{cfgB, handed("prod-cluster", hashB)},
 			cma: []func(*addonv1beta1.ClusterManagementAddOn){renderingAt(t, rev)},
-			req: update(t, agentWork(t, imageV1, hashB), agentWork(t, imageV2, hashB)), held: "RenderingHeld",
-			msg: prefix + " (group prod) is held: " + notReleased},
-		{name: "rendering released", objs: []client.Object{cfgB, handed("prod-cluster", hashB, releaseOf(t, rev, nil)...)},
+			req: update(t, agentWork(t, imageV1, hashB), agentWork(t, imageV2, hashB)), held: "RenderingPending",
+			msg: prefix + " (group prod) is held: " + pendingWhy},
+		{name: "handover while the rendering rollout has not reached the cluster", objs: []client.Object{cfgB, handed("prod-cluster", hashB)},
+			cma: []func(*addonv1beta1.ClusterManagementAddOn){renderingAt(t, rev)},
+			req: update(t, stale, agentWork(t, imageV2, hashB)), held: "RenderingPending",
+			msg: prefix + " (group prod) is held: " + pendingWhy},
+		{name: "rendering released: the work's first change", objs: []client.Object{cfgB, handed("prod-cluster", hashB, releasedAt(agentWork(t, imageV1, hashB))...)},
 			cma: []func(*addonv1beta1.ClusterManagementAddOn){renderingAt(t, rev)},
 			req: update(t, agentWork(t, imageV1, hashB), agentWork(t, imageV2, hashB)), admit: "RenderingReleased"},
-		{name: "rendering released, of a revision the cache has not seen", objs: []client.Object{cfgB, handed("prod-cluster", hashB, releaseOf(t, rev, nil)...)},
+		{name: "rendering released: a second change", objs: []client.Object{cfgB, handed("prod-cluster", hashB, releasedAt(agentWork(t, "other", hashB))...)},
+			cma: []func(*addonv1beta1.ClusterManagementAddOn){renderingAt(t, rev)},
+			req: update(t, agentWork(t, imageV1, hashB), agentWork(t, imageV2, hashB)), held: "RenderingTaken",
+			msg: prefix + " (group prod) is held: work addon-cluster-proxy-deploy-0 changed once since rendering revision " + rev.Revision +
+				" released prod-cluster: a further rendering waits for the next revision"},
+		{name: "rendering released, of a revision the cache has not seen", objs: []client.Object{cfgB, handed("prod-cluster", hashB, releasedAt(agentWork(t, imageV1, hashB))...)},
 			cma: []func(*addonv1beta1.ClusterManagementAddOn){renderingAt(t, rev)}, cached: []func(*addonv1beta1.ClusterManagementAddOn){renderingAt(t, earlier)},
 			req: update(t, agentWork(t, imageV1, hashB), agentWork(t, imageV2, hashB)), admit: "RenderingReleased"},
 		{name: "rendering released and done", objs: []client.Object{cfgB, handed("prod-cluster", hashB, releaseOf(t, rev, &metav1.Time{Time: start})...)},
@@ -266,11 +294,14 @@ func TestWorkGateHandle(t *testing.T) {
 			msg: prefix + " (group prod) is held: " + notReleased},
 		{name: "rendering released of another revision", objs: []client.Object{cfgB, handed("prod-cluster", hashB, releaseOf(t, earlier, nil)...)},
 			cma: []func(*addonv1beta1.ClusterManagementAddOn){renderingAt(t, rev)},
-			req: update(t, agentWork(t, imageV1, hashB), agentWork(t, imageV2, hashB)), held: "RenderingHeld",
-			msg: prefix + " (group prod) is held: " + notReleased},
+			req: update(t, agentWork(t, imageV1, hashB), agentWork(t, imageV2, hashB)), held: "RenderingPending",
+			msg: prefix + " (group prod) is held: " + pendingWhy},
 		{name: "rendering released, no revision open", objs: []client.Object{cfgB, handed("prod-cluster", hashB, releaseOf(t, rev, nil)...)},
 			req: update(t, agentWork(t, imageV1, hashB), agentWork(t, imageV2, hashB)), held: "RenderingHeld",
 			msg: prefix + " (group prod) is held: " + notReleased},
+		{name: "rendering revision complete: a handover lands", objs: []client.Object{cfgB, handed("prod-cluster", hashB)},
+			cma: []func(*addonv1beta1.ClusterManagementAddOn){renderingAt(t, complete)},
+			req: update(t, stale, agentWork(t, imageV2, hashB)), admit: "HandedOver"},
 
 		// No add-on: the rollout has handed the cluster nothing, so a work
 		// that claims a spec claims one not handed, and one that claims
@@ -284,6 +315,17 @@ func TestWorkGateHandle(t *testing.T) {
 		{name: "config unreadable", objs: []client.Object{handed("prod-cluster", hashB)},
 			req: update(t, agentWork(t, imageV1, hashB), agentWork(t, imageV2, hashB)), held: "Unreadable",
 			msg: fmt.Sprintf("%s (group prod) is held: config %s could not be read: the gate cannot tell which spec a renderer reads", prefix, key)},
+
+		{name: "delete during a halt: admitted, a work in its place waits", objs: []client.Object{cfgB, handed("prod-cluster", hashA), waitingProd()},
+			req: workRequest(t, admissionv1.Delete, "", stale, nil),
+			warns: "work addon-cluster-proxy-deploy-0 of add-on cluster-proxy on cluster prod-cluster deleted: its add-on's manager creates it again, " +
+				"and the work gate holds it until the rollout reaches the cluster: " + movedOn + "; group prod is Waiting: waiting for group stg: 0 of 1 clusters succeeded"},
+		{name: "delete with configs current: admitted, a work in its place lands", objs: []client.Object{cfgB, handed("prod-cluster", hashB)},
+			req: workRequest(t, admissionv1.Delete, "", agentWork(t, imageV2, hashB), nil),
+			warns: "work addon-cluster-proxy-deploy-0 of add-on cluster-proxy on cluster prod-cluster deleted: its add-on's manager creates it again, " +
+				"and the work gate admits it at once (Created)"},
+		{name: "delete of an add-on not taken", taken: "addon-manager", objs: []client.Object{cfgB, handed("prod-cluster", hashA)},
+			req: workRequest(t, admissionv1.Delete, "", stale, nil)},
 
 		{name: "a work that does not decode", req: admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
 			Operation: admissionv1.Update, Object: runtime.RawExtension{Raw: []byte(`{"kind":`)}, OldObject: update(t, stale, fresh).OldObject}},
@@ -308,7 +350,9 @@ func TestWorkGateHandle(t *testing.T) {
 				require.NoError(t, err)
 				rec := events.NewFakeRecorder(10)
 
-				res := h.workGate(cache, server, m, rec).Handle(context.Background(), tc.req)
+				g := h.workGate(cache, server, m, rec)
+				g.Client = writeTo{Client: cache, writer: h.client}
+				res := g.Handle(context.Background(), tc.req)
 
 				require.NotNil(t, res.Result)
 				var evs []string
@@ -331,24 +375,98 @@ func TestWorkGateHandle(t *testing.T) {
 				if tc.unread {
 					assert.Zero(t, server.reads.Load()+cache.reads.Load(), "the hub was read for a request the gate does not judge")
 				}
+				if tc.warns != "" {
+					assert.Equal(t, []string{tc.warns}, res.Warnings)
+					assert.Equal(t, []string{"Normal " + ReasonWorkDeleted + " " + tc.warns}, evs)
+					return
+				}
+				assert.Empty(t, res.Warnings)
 
 				refused := tc.held != "" && (tc.req.DryRun == nil || !*tc.req.DryRun)
+				mca := h.addon("prod-cluster", seedAddonName)
 				if !refused {
 					n, err := testutil.GatherAndCount(reg, MetricWorkGateRefusals)
 					require.NoError(t, err)
 					assert.Zero(t, n, "a request that was not refused, or a dry run, was counted")
 					assert.Empty(t, evs, "a request that was not refused, or a dry run, was reported")
+					if mca != nil {
+						assert.NotContains(t, mca.Annotations, addonrollout.HoldAnnotation, "a hold recorded for a request not refused, or a dry run")
+					}
 					return
 				}
 				assert.Equal(t, 1.0, testutil.ToFloat64(m.refusals.WithLabelValues(seedAddonName, tc.held)))
-				if h.addon("prod-cluster", seedAddonName) == nil {
+				if mca == nil {
 					assert.Empty(t, evs, "an event was sent without an add-on to send it to")
 					return
 				}
 				assert.Equal(t, []string{"Warning " + ReasonWorkHeld + " " + tc.msg}, evs)
+				hold, ok := addonrollout.ReadHold(mca)
+				require.True(t, ok, "no hold recorded on the add-on: %v", mca.Annotations)
+				assert.Equal(t, tc.held, hold.Reason)
+				assert.Contains(t, tc.msg, hold.Why)
+				assert.Contains(t, hold.Works, "addon-cluster-proxy-deploy-0")
 			})
 		}
 	}
+}
+
+// writeTo is a client that reads from its Client and writes to writer:
+// the manager's client, whose reads come from a cache that may lag.
+type writeTo struct {
+	client.Client
+	writer client.Client
+}
+
+func (w writeTo) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+	return w.writer.Patch(ctx, obj, patch, opts...)
+}
+
+// releaseWith is the release annotation (key, value) of rev, of a cluster
+// whose work was w at the release.
+func releaseWith(t *testing.T, rev addonrollout.RenderingRevision, w *workv1.ManifestWork) []string {
+	t.Helper()
+	v, err := addonrollout.Release{Revision: rev.Revision, ReleasedAt: metav1.NewTime(start), Generation: w.Generation, Held: true,
+		Works: map[string]string{w.Name: addonrollout.WorkContent(w)}}.Annotation()
+	require.NoError(t, err)
+	return []string{addonrollout.ReleaseAnnotation, v}
+}
+
+// TestWorkGateHoldOnce: the same write held again, retry after retry, is
+// recorded and reported once; a hold for another reason is reported
+// again; once new content of the work lands, the record goes.
+func TestWorkGateHoldOnce(t *testing.T) {
+	t.Parallel()
+	cfgB := proxyConfig(t, "cluster-proxy", "v2.0.0")
+	hashA, hashB := specHashOf(t, proxyConfig(t, "cluster-proxy", "v1.0.0")), specHashOf(t, cfgB)
+	h := newAddonHub(t, V1beta1, nil, hubObjects(seedPlacement(t),
+		[]client.Object{seedAddon(t, DefaultLifecycle), cfgB, handed("prod-cluster", hashA)})...)
+	rec := events.NewFakeRecorder(10)
+	g := h.workGate(h.client, h.client, nil, rec)
+	stale := agentWork(t, imageV1, hashA)
+	for range 3 {
+		assert.False(t, g.Handle(context.Background(), update(t, stale, agentWork(t, imageV2, hashA))).Allowed)
+	}
+	assert.Len(t, rec.Events, 1, "one event for three refusals of one write")
+	first, ok := addonrollout.ReadHold(h.addon("prod-cluster", seedAddonName))
+	require.True(t, ok)
+	assert.Equal(t, "ConfigMovedOn", first.Reason)
+	assert.Equal(t, map[string]string{"addon-cluster-proxy-deploy-0": addonrollout.WorkContent(stale)}, first.Works)
+
+	// The manager claims the newer spec before it is handed: another reason.
+	assert.False(t, g.Handle(context.Background(), update(t, stale, agentWork(t, imageV2, hashB))).Allowed)
+	assert.Len(t, rec.Events, 2, "a hold for another reason is reported")
+	second, ok := addonrollout.ReadHold(h.addon("prod-cluster", seedAddonName))
+	require.True(t, ok)
+	assert.Equal(t, "NotHandedOver", second.Reason)
+	assert.True(t, first.Since.Equal(&second.Since), "the hold keeps its since")
+
+	// prod is handed the newer spec: the handover lands, the record goes.
+	mca := h.addon("prod-cluster", seedAddonName).DeepCopy()
+	mca.Status.ConfigReferences = proxyRefs(hashB)
+	require.NoError(t, h.client.Status().Update(context.Background(), h.store(mca)))
+	res := g.Handle(context.Background(), update(t, stale, agentWork(t, imageV2, hashB)))
+	require.True(t, res.Allowed, res.Result.Message)
+	assert.NotContains(t, h.addon("prod-cluster", seedAddonName).Annotations, addonrollout.HoldAnnotation)
 }
 
 // TestWorkGateRefusalsAccumulate: every held request is counted, in one

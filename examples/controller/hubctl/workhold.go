@@ -1,0 +1,188 @@
+package hubctl
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
+	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/rolloutkit/rolloutkit/addonrollout"
+	"github.com/rolloutkit/rolloutkit/clock"
+	"github.com/rolloutkit/rolloutkit/workgate"
+)
+
+// ReasonWorkDeleted is the reason of the Normal event on a
+// ManagedClusterAddOn one of whose works was deleted: it says whether a
+// work its manager creates in its place lands at once or waits for the
+// rollout.
+const ReasonWorkDeleted = "WorkDeleted"
+
+// holdWrite bounds the gate's write of its record of a hold: the API
+// server waits for the gate's answer meanwhile.
+const holdWrite = 2 * time.Second
+
+// hold records that the gate held r for cluster c (decision d) on c's
+// add-on (addonrollout.HoldAnnotation), so that the rollout learns of it
+// whatever the add-on's manager reports, and, when the record is new or
+// its reason or what it holds changed, sends a Warning event: one per
+// cluster, content and reason, not one per refusal.
+func (g *WorkGate) hold(ctx context.Context, r workgate.Request, c workgate.Cluster, d workgate.Decision) {
+	w := addonrollout.HeldWrite{Work: r.New.Name, Reason: d.Reason.String(), Key: d.Key, Why: d.Why, Rendering: c.Rendering}
+	if r.Old != nil && workgate.IdentityOf(r.Old) == (workgate.Identity{AddOn: c.AddOn, Cluster: c.Name}) {
+		w.Content = addonrollout.WorkContent(r.Old)
+	}
+	var before *addonrollout.Hold
+	obj, err := g.updateHold(ctx, c, func(prev *addonrollout.Hold) (*addonrollout.Hold, bool) {
+		before = prev
+		next, changed := addonrollout.WithHeld(prev, w, clock.NowOf(g.Clock))
+		return &next, changed
+	})
+	switch {
+	case err != nil:
+		log.FromContext(ctx).Error(err, "work gate: recording a hold", "addon", c.AddOn, "cluster", c.Name, "work", w.Work)
+		return
+	case obj == nil:
+		return // no add-on to record it on, or nothing new
+	case before != nil && before.Reason == w.Reason && before.Key == w.Key:
+		return // held before for the same: reported then
+	}
+	if g.Recorder != nil {
+		g.Recorder.Eventf(obj, nil, corev1.EventTypeWarning, ReasonWorkHeld, action("hold", w.Reason, w.Key), "%s", d.Message)
+	}
+}
+
+// admitted takes work out of the gate's record of a hold of cluster c's
+// works, now that new content of it landed. It reads the add-on from the
+// cache first, so that an admitted write of a cluster that holds nothing
+// (nearly every one) costs no request.
+func (g *WorkGate) admitted(ctx context.Context, work string, c workgate.Cluster) {
+	if !c.Taken {
+		return
+	}
+	cached, err := g.addon(ctx, g.api.snapshot(), g.Client, workgate.Identity{AddOn: c.AddOn, Cluster: c.Name})
+	if err != nil || cached == nil {
+		return
+	}
+	if h, ok := addonrollout.ReadHold(cached); !ok || !hasWork(h, work) {
+		return
+	}
+	_, err = g.updateHold(ctx, c, func(prev *addonrollout.Hold) (*addonrollout.Hold, bool) {
+		if prev == nil {
+			return nil, false
+		}
+		next, left, changed := addonrollout.WithAdmitted(*prev, work)
+		if !left {
+			return nil, changed
+		}
+		return &next, changed
+	})
+	if err != nil {
+		log.FromContext(ctx).Error(err, "work gate: clearing a hold", "addon", c.AddOn, "cluster", c.Name, "work", work)
+	}
+}
+
+// hasWork reports whether h holds work.
+func hasWork(h addonrollout.Hold, work string) bool {
+	_, ok := h.Works[work]
+	return ok
+}
+
+// updateHold sets the hold record on cluster c's add-on to what next
+// makes of the one it has (nil: none), as read from the API server, with
+// a patch locked on its resourceVersion, retried on a conflict; next
+// returns nil to remove the record, and false when nothing changes. It
+// returns the add-on as written; nil when it wrote nothing or the
+// cluster has no add-on.
+func (g *WorkGate) updateHold(ctx context.Context, c workgate.Cluster, next func(*addonrollout.Hold) (*addonrollout.Hold, bool)) (client.Object, error) {
+	ctx, cancel := context.WithTimeout(ctx, holdWrite)
+	defer cancel()
+	var written client.Object
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		written = nil
+		cur := &metav1.PartialObjectMetadata{}
+		cur.SetGroupVersionKind(schema.GroupVersionKind{Group: addonv1beta1.GroupName, Version: g.Version, Kind: "ManagedClusterAddOn"})
+		if err := g.Reader.Get(ctx, types.NamespacedName{Namespace: c.Name, Name: c.AddOn}, cur); err != nil {
+			return client.IgnoreNotFound(err)
+		}
+		var prev *addonrollout.Hold
+		if h, ok := addonrollout.ReadHold(&addonv1beta1.ManagedClusterAddOn{ObjectMeta: cur.ObjectMeta}); ok {
+			prev = &h
+		}
+		h, changed := next(prev)
+		if !changed {
+			return nil
+		}
+		upd := cur.DeepCopy()
+		as := upd.GetAnnotations()
+		if as == nil {
+			as = map[string]string{}
+		}
+		if h == nil {
+			delete(as, addonrollout.HoldAnnotation)
+		} else {
+			v, err := h.Annotation()
+			if err != nil {
+				return err
+			}
+			as[addonrollout.HoldAnnotation] = v
+		}
+		upd.SetAnnotations(as)
+		if err := g.Client.Patch(ctx, upd, client.MergeFromWithOptions(cur, client.MergeFromWithOptimisticLock{}), client.FieldOwner(FieldManager)); err != nil {
+			return err
+		}
+		written = upd
+		return nil
+	})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	return written, err
+}
+
+// deleted admits the delete r of a work, and tells whoever deletes a work
+// of an add-on the controller takes (a warning in the answer, which
+// kubectl prints) and the add-on's event trail (WorkDeleted) what happens
+// to the work the add-on's manager creates in its place: it lands at
+// once, or waits until the rollout reaches the cluster, and why
+// (workgate.Recreated).
+func (g *WorkGate) deleted(ctx context.Context, r workgate.Request, dryRun bool) admission.Response {
+	id := workgate.IdentityOf(r.Old)
+	if id.AddOn == "" {
+		return admission.Allowed("")
+	}
+	c, err := g.cluster(ctx, id, g.Client)
+	if err != nil || !c.Taken {
+		return admission.Allowed("")
+	}
+	d := workgate.Recreated(r.Old, c)
+	if !d.Allowed() {
+		c.Group, c.Waits = g.waits(ctx, c)
+		d = workgate.Recreated(r.Old, c)
+	}
+	what := fmt.Sprintf("work %s of add-on %s on cluster %s deleted: its add-on's manager creates it again", r.Old.Name, c.AddOn, c.Name)
+	if d.Allowed() {
+		what += ", and the work gate admits it at once (" + d.Reason.String() + ")"
+	} else {
+		what += ", and the work gate holds it until the rollout reaches the cluster: " + d.Why
+		if c.Waits != "" {
+			what += "; " + c.Waits
+		}
+	}
+	if !dryRun && g.Recorder != nil {
+		obj := g.api.newMCA()
+		if err := g.Client.Get(ctx, types.NamespacedName{Namespace: id.Cluster, Name: id.AddOn}, obj); err == nil {
+			g.Recorder.Eventf(obj, nil, corev1.EventTypeNormal, ReasonWorkDeleted, action("delete", r.Old.Name, string(r.Old.UID)), "%s", what)
+		}
+	}
+	return admission.Allowed("").WithWarnings(what)
+}
