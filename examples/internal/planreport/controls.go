@@ -12,9 +12,10 @@ import (
 )
 
 // withStatus returns pr with what the AddOnRollout's status ps says of
-// its placement: its revision, its configs and each group's status.
+// its placement: its revision, its kind and rendering revision, its
+// configs and each group's status.
 func withStatus(pr Placement, ps v1alpha1.PlacementStatus) Placement {
-	pr.Revision, pr.Kind = ps.Revision, ps.Kind
+	pr.Revision, pr.Kind, pr.Rendering = ps.Revision, ps.Kind, ps.Rendering
 	if len(ps.Configs) > 0 {
 		pr.Configs = make([]v1alpha1.RevisionConfig, len(ps.Configs))
 		copy(pr.Configs, ps.Configs)

@@ -60,6 +60,15 @@
 // Times show how long ago or in how long they are ([TimestampFrom]), so a
 // time passed shows as past.
 //
+// Both texts also say what kind of revision a placement rolls out: a
+// rendering revision of unchanged configs, or a config change joined with
+// one (Placement.Kind, named by Placement.Rendering); and what the work
+// gate holds of each group's clusters, as the status records it: how
+// many, since when the oldest hold has waited and how many miss a work,
+// then each held cluster on its own line (its works, the missing ones
+// marked, since when, the gate's reason and why), longest held first, and
+// how many more the status does not list.
+//
 // # Scheduling
 //
 // A Placement is also scheduled, for its warnings and recheck time only

@@ -106,3 +106,43 @@ func ExampleReport_WriteStatus() {
 	//   Paused       False   NotPaused           spec.paused is false
 	//   Progressing  True    WaitingForApproval  placement open-cluster-management/cluster-proxy-placement group "prod" waits for an approval of revision ee3a0a2630de
 }
+
+// ExampleReport_WriteStatus_holds shows the seed's rollout at 12:20 while
+// prod waits for an approval and the work gate holds prod's work: the
+// add-on's manager moved on to the new config at 12:01:05, and the gate
+// holds the work from being created (it was deleted) until prod's turn.
+func ExampleReport_WriteStatus_holds() {
+	h := withHold(controlled(v1alpha1.AddOnRolloutSpec{ApprovalRequired: []string{"prod"}}, v1alpha1.AddOnRolloutStatus{}),
+		"ConfigMovedOn", "config managedproxyconfigurations.proxy.open-cluster-management.io cluster-proxy has moved on to spec 4f456c20e808, "+
+			"which the rollout has not handed to prod-cluster yet")
+	rep, err := planreport.Plan(h, addonName, at(12, 20), nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := rep.WriteStatus(os.Stdout, planreport.StatusOptions{Command: "kubectl rolloutkit"}); err != nil {
+		fmt.Println(err)
+	}
+	// Output:
+	// add-on "cluster-proxy" at 2026-11-30 12:20:00 UTC
+	// AddOnRollout "cluster-proxy": generation 2, status of generation 0: the controller has not written it yet (is it running, with -addons?)
+	// placement open-cluster-management/cluster-proxy-placement: revision ee3a0a2630de, ProgressivePerGroup
+	//   config managedproxyconfigurations.proxy.open-cluster-management.io cluster-proxy: spec hash 4f456c20e8084cae3edcdd8ce4895f074750e1833d945d98baa7226da420af52, image quay.io/open-cluster-management/cluster-proxy:v2
+	//
+	// PLACEMENT                                        GROUP  INDEX  PHASE     WAITS FOR  OK/RUN/FAIL/TIMEOUT/TODO                                           UNTIL  MESSAGE
+	// open-cluster-management/cluster-proxy-placement  dev    0      Complete  -          1/0/0/0/0                                                          -      complete: 1 succeeded
+	// open-cluster-management/cluster-proxy-placement  stg    1      Complete  -          1/0/0/0/0                                                          -      complete: 1 succeeded
+	// open-cluster-management/cluster-proxy-placement  prod   2      Blocked   Approval   0/0/0/0/1 (1 held since 12:01:05, 18m ago; 1 with a missing work)  -      held: waiting for approval of group "prod"
+	// works the work gate holds, the longest held first:
+	//   open-cluster-management/cluster-proxy-placement group "prod":
+	//     prod-cluster: work addon-cluster-proxy-deploy-0 missing, held since 12:01:05 (18m ago): ConfigMovedOn: config managedproxyconfigurations.proxy.open-cluster-management.io cluster-proxy has moved on to spec 4f456c20e808, which the rollout has not handed to prod-cluster yet
+	//
+	// pending approvals:
+	//   open-cluster-management/cluster-proxy-placement group "prod", revision ee3a0a2630de: kubectl rolloutkit approve cluster-proxy prod --revision ee3a0a2630de
+	//
+	// conditions:
+	//   TYPE         STATUS  REASON              MESSAGE
+	//   Valid        True    Valid               the spec is valid
+	//   Paused       False   NotPaused           spec.paused is false
+	//   Progressing  True    WaitingForApproval  placement open-cluster-management/cluster-proxy-placement group "prod" waits for an approval of revision ee3a0a2630de
+}

@@ -8,7 +8,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 )
 
@@ -22,9 +21,11 @@ func (r *Report) WriteJSON(w io.Writer) error {
 // WriteText writes r for a person: per placement a table of its groups,
 // the held groups, the clusters to start now and those in flight, then the
 // totals and the warnings. Under an AddOnRollout it also says which, the
-// problems of its spec, each placement's revision and its configs, each group's phase and
-// what it waits for as the AddOnRollout's status says them, the approvals
-// pending, the verifications due and the conditions.
+// problems of its spec, each placement's revision (and what a rendering
+// revision rolls out) and its configs, each group's phase and what it
+// waits for as the AddOnRollout's status says them, what the work gate
+// holds of each group's clusters, the approvals pending, the
+// verifications due and the conditions.
 // It writes once, when the text is complete.
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
@@ -34,8 +35,8 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	for _, p := range r.Placements {
 		fmt.Fprintf(&b, "\nplacement %q, %s, groups from %s\n", p.Namespace+"/"+p.Name, p.Strategy, p.Source)
-		if p.Revision != "" && p.Kind == addonrollout.KindRendering {
-			fmt.Fprintf(&b, "  revision: %s (rendering: new content of unchanged configs, held by the work gate until released)\n", p.Revision)
+		if kind := revisionKind(p); p.Revision != "" && kind != "" {
+			fmt.Fprintf(&b, "  revision: %s (%s)\n", p.Revision, kind)
 		} else if p.Revision != "" {
 			fmt.Fprintf(&b, "  revision: %s\n", p.Revision)
 		}
@@ -45,7 +46,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		if p.NotPlanned != nil {
 			fmt.Fprintf(&b, "  not planned (%s): %s\n", p.NotPlanned.Reason, p.NotPlanned.Message)
 		}
-		if err := writeGroups(&b, p.Groups, r.Rollout != nil); err != nil {
+		if err := writeGroups(&b, p.Groups, r.Rollout != nil, r.Now); err != nil {
 			return err
 		}
 		fmt.Fprintf(&b, "  start now: %s\n", listOrNone(p.Start))
@@ -72,8 +73,9 @@ func (r *Report) WriteText(w io.Writer) error {
 
 // writeGroups writes the table of a placement's groups, then a line for
 // each held group. Under an AddOnRollout (controlled) the table shows the
-// groups as its status does: the phase, what each waits for, and why.
-func writeGroups(b *strings.Builder, groups []Group, controlled bool) error {
+// groups as its status does: the phase, what each waits for, and why;
+// and under it what the work gate holds of each group's clusters, at now.
+func writeGroups(b *strings.Builder, groups []Group, controlled bool, now time.Time) error {
 	tw := tabwriter.NewWriter(b, 2, 8, 2, ' ', 0)
 	if controlled {
 		fmt.Fprintln(tw, "  INDEX\tGROUP\tPHASE\tWAITS FOR\tCLUSTERS\tREASON")
@@ -106,7 +108,24 @@ func writeGroups(b *strings.Builder, groups []Group, controlled bool) error {
 			fmt.Fprintf(b, "  held: group %q: %s\n", g.Name, heldBy(g))
 		}
 	}
+	for _, g := range groups {
+		writeGateHolds(b, g, now)
+	}
 	return nil
+}
+
+// writeGateHolds writes what the work gate holds of g's clusters, as its
+// status says: how many, since when and how many miss a work, then each
+// hold on its own line; nothing when it holds none.
+func writeGateHolds(b *strings.Builder, g Group, now time.Time) {
+	summary := heldSummary(g.Status, now)
+	if summary == "" {
+		return
+	}
+	fmt.Fprintf(b, "  work gate: %s: %s\n", groupLabel(g), summary)
+	for _, h := range holdLines(g.Status, now) {
+		fmt.Fprintf(b, "    %s\n", h)
+	}
 }
 
 // writeRolloutHead says which AddOnRollout controls the add-on, and what

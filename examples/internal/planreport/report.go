@@ -77,11 +77,18 @@ type Placement struct {
 	// RolloutApproval names. Absent without an AddOnRollout, or when the
 	// placement's configs could not be read.
 	Revision string `json:"revision,omitempty"`
-	// Kind is the kind of revision rolling out: Config, or Rendering
-	// (new content of the add-on's works under unchanged configs, which
-	// the work gate holds until the rollout releases it). Absent where
-	// Revision is.
+	// Kind is the kind of revision rolling out (addonrollout's Kind*
+	// constants): Config, Rendering (new content of the add-on's works
+	// under unchanged configs, which the work gate holds until the
+	// rollout releases it), or ConfigAndRendering (a rendering joined to
+	// a config change that has not reached every cluster: one revision of
+	// both). Absent where Revision is.
 	Kind string `json:"kind,omitempty"`
+	// Rendering is the rendering revision the revision rolls out, for a
+	// Rendering or ConfigAndRendering revision (Revision is then
+	// addonrollout.CombinedRevision of the configs' revision and it).
+	// Absent otherwise.
+	Rendering string `json:"rendering,omitempty"`
 	// Configs are what the revision is made of, as the AddOnRollout's
 	// status lists them: each config's resource, name, spec hash and the
 	// add-on's desired image it gives. Absent where Revision is, and when
@@ -119,8 +126,12 @@ type Group struct {
 	// group is complete but not verified yet, or waits only for an earlier
 	// group's verifications), what it waits for (waitsFor: Approval,
 	// Window, Paused, Verification, Invalid, or the planner's own kinds),
-	// why, until when, and its counts. Absent without an AddOnRollout, and
-	// for a placement that was not planned.
+	// why, until when, and its counts; and what the work gate holds of its
+	// clusters: since when the oldest hold (heldSince), the held clusters
+	// longest held first (holds: each with its works, those missing, the
+	// gate's reason, since when and why) and how many miss a work
+	// (counts.missing). Absent without an AddOnRollout, and for a
+	// placement that was not planned.
 	Status *v1alpha1.GroupStatus `json:"status,omitempty"`
 }
 

@@ -24,10 +24,12 @@ type StatusOptions struct {
 // WriteStatus writes r as an operator reads a rollout's status: whose
 // controls hold it, whether the controller confirms its status (or it is
 // stale: past its recheck time unconfirmed), the placements' revisions
-// and their configs, one table of the groups of every placement (as the
-// AddOnRollout's status says them, or as the planner does without one;
-// as the status last said them when it is stale), the approvals pending
-// with the command that gives each, the approvals given and by whom, the
+// (and what a rendering revision rolls out) and their configs, one table
+// of the groups of every placement (as the AddOnRollout's status says
+// them, or as the planner does without one; as the status last said them
+// when it is stale), the clusters whose works the work gate holds, one a
+// line under their group, the approvals pending with the command that
+// gives each, the approvals given and by whom, the
 // verifications due, the problems of the spec, the conditions and the
 // warnings. Every time that has passed shows as past, judged at r.Now.
 // It writes once, when the text is complete.
@@ -82,13 +84,13 @@ func configLine(c v1alpha1.RevisionConfig) string {
 }
 
 // placementState says whether a placement was planned, and at which
-// revision.
+// revision of which kind.
 func placementState(pl Placement) string {
 	switch {
 	case pl.NotPlanned != nil:
 		return fmt.Sprintf("not planned (%s): %s", pl.NotPlanned.Reason, pl.NotPlanned.Message)
-	case pl.Revision != "" && pl.Kind == addonrollout.KindRendering:
-		return fmt.Sprintf("revision %s (a new rendering of unchanged configs, held by the work gate until released), %s", pl.Revision, pl.Strategy)
+	case pl.Revision != "" && revisionKind(pl) != "":
+		return fmt.Sprintf("revision %s (%s), %s", pl.Revision, revisionKind(pl), pl.Strategy)
 	case pl.Revision != "":
 		return fmt.Sprintf("revision %s, %s", pl.Revision, pl.Strategy)
 	}
@@ -169,27 +171,12 @@ func writeWarnings(b *strings.Builder, warnings []string) {
 
 // writeGroupTable writes one line per group of every placement: as the
 // plan at rep.Now says them, or, when the status is stale, as the status
-// last said them, followed by what a running controller would start.
+// last said them, followed by what a running controller would start; then
+// what the work gate holds of each group's clusters.
 func writeGroupTable(b *strings.Builder, rep *Report) error {
-	type line struct {
-		placement string
-		group     Group
-	}
-	var lines []line
-	stale := rep.Rollout != nil && rep.Rollout.Written != nil
+	lines, stale := groupLines(rep)
 	if stale {
 		fmt.Fprintln(b, "the groups as the stale status last said them; nothing acts on them until a controller runs:")
-		for _, ps := range rep.Rollout.Written.Placements {
-			for _, gs := range ps.Groups {
-				lines = append(lines, line{ps.Namespace + "/" + ps.Name, Group{Index: gs.Index, Name: gs.Name, Status: gs.DeepCopy()}})
-			}
-		}
-	} else {
-		for _, pl := range rep.Placements {
-			for _, g := range pl.Groups {
-				lines = append(lines, line{pl.Namespace + "/" + pl.Name, g})
-			}
-		}
 	}
 	tw := tabwriter.NewWriter(b, 2, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, "PLACEMENT\tGROUP\tINDEX\tPHASE\tWAITS FOR\tOK/RUN/FAIL/TIMEOUT/TODO\tUNTIL\tMESSAGE")
@@ -203,7 +190,66 @@ func writeGroupTable(b *strings.Builder, rep *Report) error {
 	if stale && len(rep.Start) > 0 {
 		fmt.Fprintf(b, "a running controller would start: %s\n", strings.Join(rep.Start, ", "))
 	}
+	writeHolds(b, lines, rep.Now)
 	return nil
+}
+
+// groupLine is one group of the status's table, and its placement
+// (namespace/name).
+type groupLine struct {
+	placement string
+	group     Group
+}
+
+// groupLines are the groups of every placement as the plan says them,
+// or, when rep's status is stale (stale true), as the status last said
+// them.
+func groupLines(rep *Report) (lines []groupLine, stale bool) {
+	if rep.Rollout != nil && rep.Rollout.Written != nil {
+		for _, ps := range rep.Rollout.Written.Placements {
+			for _, gs := range ps.Groups {
+				lines = append(lines, groupLine{ps.Namespace + "/" + ps.Name, Group{Index: gs.Index, Name: gs.Name, Status: gs.DeepCopy()}})
+			}
+		}
+		return lines, true
+	}
+	for _, pl := range rep.Placements {
+		for _, g := range pl.Groups {
+			lines = append(lines, groupLine{pl.Namespace + "/" + pl.Name, g})
+		}
+	}
+	return lines, false
+}
+
+// writeHolds writes, under a heading, the clusters whose works the work
+// gate holds, by group, each on its own line (the longest held first),
+// and how many more a group has than its status lists; nothing when the
+// gate holds none.
+func writeHolds(b *strings.Builder, lines []groupLine, now time.Time) {
+	head := "works the work gate holds, the longest held first:"
+	for _, l := range lines {
+		holds := holdLines(l.group.Status, now)
+		if len(holds) == 0 {
+			continue
+		}
+		if head != "" {
+			fmt.Fprintln(b, head)
+			head = ""
+		}
+		fmt.Fprintf(b, "  %s %s:\n", l.placement, groupLabel(l.group))
+		for _, h := range holds {
+			fmt.Fprintf(b, "    %s\n", h)
+		}
+	}
+}
+
+// groupLabel names g in a sentence: group "NAME", or group INDEX
+// (unnamed).
+func groupLabel(g Group) string {
+	if g.Name == "" {
+		return fmt.Sprintf("group %d (unnamed)", g.Index)
+	}
+	return fmt.Sprintf("group %q", g.Name)
 }
 
 // groupName is g's name, or (unnamed).
@@ -222,7 +268,8 @@ type GroupRow struct {
 	// WaitsFor is what it waits for.
 	WaitsFor string
 	// Counts are its clusters succeeded/progressing/failed/timed out/to
-	// apply, and how many have a work the work gate holds.
+	// apply, and how many have a work the work gate holds, since when the
+	// oldest hold has waited, and how many of those miss a work.
 	Counts string
 	// Until is when its wait ends, and how long ago or in how long.
 	Until string
@@ -236,7 +283,7 @@ type GroupRow struct {
 // shows as past.
 func (g Group) Row(now time.Time) GroupRow {
 	if s := g.Status; s != nil {
-		r := GroupRow{Phase: s.Phase, WaitsFor: orDash(s.WaitsFor), Counts: countsOf(s.Counts), Until: "-", Message: s.Message}
+		r := GroupRow{Phase: s.Phase, WaitsFor: orDash(s.WaitsFor), Counts: countsOf(s, now), Until: "-", Message: s.Message}
 		if s.Until != nil {
 			r.Until = TimestampFrom(s.Until.Time, now)
 		}
@@ -253,11 +300,13 @@ func (g Group) Row(now time.Time) GroupRow {
 }
 
 // countsOf shows a group's clusters succeeded/progressing/failed/timed
-// out/to apply, and how many of them have a work the work gate holds.
-func countsOf(c v1alpha1.GroupCounts) string {
+// out/to apply, and what the work gate holds of them (heldSummary), at
+// now.
+func countsOf(s *v1alpha1.GroupStatus, now time.Time) string {
+	c := s.Counts
 	counts := fmt.Sprintf("%d/%d/%d/%d/%d", c.Succeeded, c.Progressing, c.Failed, c.TimedOut, c.ToApply)
-	if c.Held > 0 {
-		counts += fmt.Sprintf(" (%d held)", c.Held)
+	if held := heldSummary(s, now); held != "" {
+		counts += " (" + held + ")"
 	}
 	return counts
 }

@@ -40,12 +40,18 @@
 // the add-on with the controller's own call (addonrollout.PlanControlled,
 // through the report of examples/plan and the controller's -dry-run), so
 // that what it shows is the controller's answer at this moment, even
-// between two of its reconciles: per placement its revision, per group
+// between two of its reconciles: per placement its revision (and, for a
+// rendering revision, which one it rolls out: of unchanged configs, or
+// joined with a config change), per group
 // its phase, what it waits for (Approval, Window, Paused, Verification,
 // Invalid, or the planner's own: Group, Mandatory, Cluster, Breach,
 // MaxConcurrency), its clusters by status (succeeded/progressing/failed/
-// timed out/to apply), until when (a date, time and zone, as every time
-// it prints) and why; then the approvals pending, the verifications due
+// timed out/to apply, then how many the work gate holds, since when the
+// oldest hold has waited and how many miss a work), until when (a date,
+// time and zone, as every time it prints) and why; under the groups each
+// cluster whose works the gate holds (its works, the missing ones marked,
+// since when, the gate's reason and why), the longest held first; then
+// the approvals pending, the verifications due
 // (the controller runs them; rolloutctl does not), the problems of an
 // invalid AddOnRollout, and its conditions. It also shows the
 // AddOnRollout's generation beside the generation its status was written

@@ -206,9 +206,11 @@ func TestStatusReport(t *testing.T) {
 type report struct {
 	Addon      string `json:"addon"`
 	Placements []struct {
-		Revision string                    `json:"revision"`
-		Configs  []v1alpha1.RevisionConfig `json:"configs"`
-		Groups   []struct {
+		Revision  string                    `json:"revision"`
+		Kind      string                    `json:"kind"`
+		Rendering string                    `json:"rendering"`
+		Configs   []v1alpha1.RevisionConfig `json:"configs"`
+		Groups    []struct {
 			Name   string                `json:"name"`
 			Status *v1alpha1.GroupStatus `json:"status"`
 		} `json:"groups"`
