@@ -20,6 +20,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	fakeclock "github.com/rolloutkit/rolloutkit/clock/fake"
 	"github.com/rolloutkit/rolloutkit/hash"
@@ -53,8 +54,15 @@ func newScheme(t testing.TB) *runtime.Scheme {
 // subresources of add-ons and works.
 func newClient(t testing.TB, objs ...client.Object) client.Client {
 	t.Helper()
+	return newClientWith(t, interceptor.Funcs{}, objs...)
+}
+
+// newClientWith is newClient whose calls go through funcs.
+func newClientWith(t testing.TB, funcs interceptor.Funcs, objs ...client.Object) client.Client {
+	t.Helper()
 	return fake.NewClientBuilder().WithScheme(newScheme(t)).WithObjects(objs...).
-		WithStatusSubresource(&addonv1alpha1.ManagedClusterAddOn{}, &workv1.ManifestWork{}).Build()
+		WithStatusSubresource(&addonv1alpha1.ManagedClusterAddOn{}, &workv1.ManifestWork{}).
+		WithInterceptorFuncs(funcs).Build()
 }
 
 // proxyConfig is the seed's config object with that agent image, and its

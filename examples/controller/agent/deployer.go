@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -39,13 +38,15 @@ const staleRetry = time.Second
 // Deployer plays an add-on's manager on the hub, the part addon-framework's
 // agentdeploy controller runs: it renders each ManagedClusterAddOn's desired
 // configs into the add-on's deploy ManifestWork, and reports the work's
-// Applied condition as the add-on's ManifestApplied condition.
+// Applied condition as the add-on's ManifestApplied condition (or, with
+// AppliedFromWrites, its own writes of the work).
 //
-// It renders a work when the work is missing or its config-spec-hash
-// annotation differs from the add-on's desired configs, and only from the
-// config object's content for the desired spec hash: a config object that
-// has moved on (its spec hash is no longer the desired one) is not rendered
-// under the old hash, and the add-on is looked at again a second later.
+// It renders a work when the work is missing (a deleted work is rendered
+// again) or its config-spec-hash annotation differs from the add-on's
+// desired configs, and only from the config object's content for the
+// desired spec hash: a config object that has moved on (its spec hash is
+// no longer the desired one) is not rendered under the old hash, and the
+// add-on is looked at again a second later.
 type Deployer struct {
 	// Client reads (from a cache, config objects included) and writes.
 	Client client.Client
@@ -68,6 +69,16 @@ type Deployer struct {
 	ByName bool
 	// ConfigKinds are the config kinds whose changes ByName renders on.
 	ConfigKinds []schema.GroupVersionKind
+	// AppliedFromWrites makes the add-on's ManifestApplied condition
+	// report the Deployer's writes of the work instead of the work's
+	// Applied condition, as an add-on manager that trusts its own writes
+	// does: True ("manifests of addon are applied successfully") after
+	// every create or update of the work that the hub accepts, False after
+	// one it refuses, and, in a pass that writes nothing, left as it is,
+	// whatever the work agent reports. False (the default): as
+	// addon-framework v1.2.0's agentdeploy reports it, False after a
+	// refused write, and otherwise from the work's Applied condition.
+	AppliedFromWrites bool
 }
 
 // gvk is the ManagedClusterAddOn kind in d's version.
@@ -165,9 +176,9 @@ func (d *Deployer) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result
 			// As addon-framework's agentdeploy reports a refused write.
 			return ctrl.Result{}, errors.Join(err, d.reportRefused(ctx, mca, status.Conditions, err))
 		}
-		work = written
+		return ctrl.Result{}, d.report(ctx, mca, status.Conditions, written, true)
 	}
-	return ctrl.Result{}, d.reportApplied(ctx, mca, status.Conditions, work)
+	return ctrl.Result{}, d.report(ctx, mca, status.Conditions, work, false)
 }
 
 // rendering is what to do with an add-on's work.
@@ -271,73 +282,6 @@ func (d *Deployer) writeWork(ctx context.Context, mca *unstructured.Unstructured
 		return nil, fmt.Errorf("updating work %s/%s: %w", next.Namespace, next.Name, err)
 	}
 	return next, nil
-}
-
-// reportApplied sets the add-on's ManifestApplied condition from the
-// work's Applied condition, as addon-framework does: True when the work is
-// applied, False when its apply failed, and no stale False condition while
-// the work agent has not reported yet. The status patch carries the
-// resourceVersion read.
-func (d *Deployer) reportApplied(ctx context.Context, mca *unstructured.Unstructured, conds []metav1.Condition, work *workv1.ManifestWork) error {
-	return d.patchConditions(ctx, mca, conds, manifestApplied(conds, work, clock.NowOf(d.Clock)))
-}
-
-// patchConditions writes next in place of the add-on's conditions conds,
-// when they differ, locked on the resourceVersion read.
-func (d *Deployer) patchConditions(ctx context.Context, mca *unstructured.Unstructured, conds, next []metav1.Condition) error {
-	if equality.Semantic.DeepEqual(next, conds) {
-		return nil
-	}
-	raw, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&addonv1beta1.ManagedClusterAddOnStatus{Conditions: next})
-	if err != nil {
-		return err
-	}
-	patched := mca.DeepCopy()
-	if err := unstructured.SetNestedField(patched.Object, raw["conditions"], "status", "conditions"); err != nil {
-		return err
-	}
-	err = d.Client.Status().Patch(ctx, patched, client.MergeFromWithOptions(mca, client.MergeFromWithOptimisticLock{}), client.FieldOwner(DeployerFieldManager))
-	if err != nil {
-		return fmt.Errorf("patching add-on %s/%s: %w", mca.GetNamespace(), mca.GetName(), err)
-	}
-	return nil
-}
-
-// reportRefused sets the add-on's ManifestApplied condition False with the
-// error of a refused write of its work, as addon-framework's agentdeploy
-// does ("failed to apply manifestWork: ..."). The status patch carries the
-// resourceVersion read.
-func (d *Deployer) reportRefused(ctx context.Context, mca *unstructured.Unstructured, conds []metav1.Condition, writeErr error) error {
-	next := make([]metav1.Condition, len(conds))
-	copy(next, conds)
-	meta.SetStatusCondition(&next, metav1.Condition{Type: addonv1beta1.ManagedClusterAddOnManifestApplied, Status: metav1.ConditionFalse,
-		Reason: addonv1alpha1.AddonManifestAppliedReasonWorkApplyFailed, Message: "failed to apply manifestWork: " + writeErr.Error(),
-		LastTransitionTime: metav1.NewTime(clock.NowOf(d.Clock))})
-	return d.patchConditions(ctx, mca, conds, next)
-}
-
-// manifestApplied returns conds with the ManifestApplied condition that
-// work's Applied condition gives; conds is not modified.
-func manifestApplied(conds []metav1.Condition, work *workv1.ManifestWork, now time.Time) []metav1.Condition {
-	out := make([]metav1.Condition, len(conds))
-	copy(out, conds)
-	applied := meta.FindStatusCondition(work.Status.Conditions, workv1.WorkApplied)
-	cond := metav1.Condition{Type: addonv1beta1.ManagedClusterAddOnManifestApplied, LastTransitionTime: metav1.NewTime(now)}
-	switch {
-	case applied == nil:
-		if c := meta.FindStatusCondition(out, cond.Type); c != nil && c.Status == metav1.ConditionFalse {
-			meta.RemoveStatusCondition(&out, cond.Type)
-		}
-		return out
-	case applied.Status == metav1.ConditionTrue:
-		cond.Status, cond.Reason, cond.Message = metav1.ConditionTrue, addonv1alpha1.AddonManifestAppliedReasonManifestsApplied,
-			"manifests of addon are applied successfully"
-	default:
-		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, addonv1alpha1.AddonManifestAppliedReasonManifestsApplyFailed,
-			"failed to apply the manifests of addon"
-	}
-	meta.SetStatusCondition(&out, cond)
-	return out
 }
 
 // addonStatus decodes the status of an add-on in either version: the

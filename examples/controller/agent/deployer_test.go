@@ -3,20 +3,15 @@ package agent
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 	workv1 "open-cluster-management.io/api/work/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 func TestDeployerRendersTheDesiredConfig(t *testing.T) {
@@ -102,77 +97,57 @@ func TestDeployerWaits(t *testing.T) {
 	}
 }
 
-func TestDeployerReportsManifestApplied(t *testing.T) {
+// A deleted deploy work is rendered again from the add-on's desired
+// configs: by default only from a config object that still has the desired
+// spec hash, ByName from the config's newest spec.
+func TestDeployerRendersADeletedWorkAgain(t *testing.T) {
 	t.Parallel()
-	cfg, h := proxyConfig(t, oldImage)
-	failedBefore := metav1.Condition{Type: addonv1beta1.ManagedClusterAddOnManifestApplied, Status: metav1.ConditionFalse,
-		Reason: addonv1alpha1.AddonManifestAppliedReasonManifestsApplyFailed, LastTransitionTime: metav1.NewTime(start.Add(-time.Second))}
 	for name, tc := range map[string]struct {
-		applied    *metav1.Condition // the work's Applied condition
-		before     []metav1.Condition
-		wantStatus metav1.ConditionStatus // "": no condition
-		wantReason string
+		byName    bool
+		movedOn   bool   // the config object has a newer spec than the desired one
+		wantImage string // "": no work
+		wantRes   ctrl.Result
 	}{
-		"applied": {&metav1.Condition{Type: workv1.WorkApplied, Status: metav1.ConditionTrue, Reason: reasonApplied}, nil,
-			metav1.ConditionTrue, addonv1alpha1.AddonManifestAppliedReasonManifestsApplied},
-		"apply failed": {&metav1.Condition{Type: workv1.WorkApplied, Status: metav1.ConditionFalse, Reason: reasonFailed}, nil,
-			metav1.ConditionFalse, addonv1alpha1.AddonManifestAppliedReasonManifestsApplyFailed},
-		"not reported: a stale failure is dropped": {nil, []metav1.Condition{failedBefore}, "", ""},
-		"not reported: nothing to say":             {nil, nil, "", ""},
+		"the config has the desired spec":                   {false, false, oldImage, ctrl.Result{}},
+		"the config has moved on: not under the old hash":   {false, true, "", ctrl.Result{RequeueAfter: staleRetry}},
+		"by name, the config has the desired spec":          {true, false, oldImage, ctrl.Result{}},
+		"by name, the config has moved on: its newest spec": {true, true, newImage, ctrl.Result{}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			w, err := renderWork(cluster, addonNm, oldImage, map[string]string{hashKey: h})
+			ctx := context.Background()
+			cfg, h := proxyConfig(t, oldImage)
+			c := newClient(t, cfg, mca(h))
+			d := newDeployer(c)
+			d.ByName = tc.byName
+			_, err := d.Reconcile(ctx, request(cluster, addonNm))
 			require.NoError(t, err)
-			if tc.applied != nil {
-				tc.applied.LastTransitionTime = metav1.NewTime(start)
-				w.Status.Conditions = []metav1.Condition{*tc.applied}
+			first, ok := getWork(t, c)
+			require.True(t, ok, "no work rendered")
+			if tc.movedOn {
+				next, _ := proxyConfig(t, newImage)
+				next.SetResourceVersion(cfg.GetResourceVersion())
+				require.NoError(t, c.Update(ctx, next))
 			}
-			m := mca(h)
-			m.Status.Conditions = tc.before
-			c := newClient(t, cfg.DeepCopy(), m, w)
-			_, err = newDeployer(c).Reconcile(context.Background(), request(cluster, addonNm))
+
+			require.NoError(t, c.Delete(ctx, first))
+			_, ok = getWork(t, c)
+			require.False(t, ok, "the work was not deleted")
+			res, err := d.Reconcile(ctx, request(cluster, addonNm))
 			require.NoError(t, err)
-			got := meta.FindStatusCondition(getMCA(t, c).Status.Conditions, addonv1beta1.ManagedClusterAddOnManifestApplied)
-			if tc.wantStatus == "" {
-				assert.Nil(t, got)
+			assert.Equal(t, tc.wantRes, res)
+			got, ok := getWork(t, c)
+			if tc.wantImage == "" {
+				assert.False(t, ok, "rendered under a hash the config no longer has")
 				return
 			}
-			require.NotNil(t, got)
-			assert.Equal(t, tc.wantStatus, got.Status)
-			assert.Equal(t, tc.wantReason, got.Reason)
-			// The rest of the status is the controller's: untouched.
-			assert.Equal(t, h, getMCA(t, c).Status.ConfigReferences[0].DesiredConfig.SpecHash)
+			require.True(t, ok, "not rendered again")
+			images, err := WorkImages(got)
+			require.NoError(t, err)
+			assert.Equal(t, []string{tc.wantImage}, images)
+			assert.Equal(t, h, WorkTarget(got), "the desired hashes")
 		})
 	}
-}
-
-// The status patch carries the resourceVersion read: a write by someone
-// else in between (the rollout controller's) makes it fail, and nothing of
-// theirs is overwritten.
-func TestDeployerPatchIsOptimistic(t *testing.T) {
-	t.Parallel()
-	cfg, h := proxyConfig(t, oldImage)
-	w, err := renderWork(cluster, addonNm, oldImage, map[string]string{hashKey: h})
-	require.NoError(t, err)
-	w.Status.Conditions = []metav1.Condition{{Type: workv1.WorkApplied, Status: metav1.ConditionTrue, Reason: reasonApplied, LastTransitionTime: metav1.NewTime(start)}}
-	c := newClient(t, cfg, mca(h), w)
-	ctx := context.Background()
-	stale := &unstructured.Unstructured{}
-	stale.SetGroupVersionKind(schema.GroupVersionKind{Group: addonv1alpha1.GroupName, Version: "v1alpha1", Kind: "ManagedClusterAddOn"})
-	require.NoError(t, c.Get(ctx, client.ObjectKey{Namespace: cluster, Name: addonNm}, stale))
-
-	fresh := getMCA(t, c)
-	fresh.Status.ConfigReferences[0].DesiredConfig.SpecHash = "controller-wrote-this"
-	require.NoError(t, c.Status().Update(ctx, fresh))
-
-	d := newDeployer(c)
-	st, err := addonStatus(stale)
-	require.NoError(t, err)
-	err = d.reportApplied(ctx, stale, st.Conditions, w)
-	require.Error(t, err)
-	assert.True(t, apierrors.IsConflict(err), "want a conflict, got %v", err)
-	assert.Equal(t, "controller-wrote-this", getMCA(t, c).Status.ConfigReferences[0].DesiredConfig.SpecHash)
 }
 
 func TestAddonOfWork(t *testing.T) {

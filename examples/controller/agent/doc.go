@@ -10,12 +10,21 @@
 //     addon-<name>-deploy-0 in the cluster's namespace, labelled
 //     open-cluster-management.io/addon-name=<name> and annotated
 //     open-cluster-management.io/config-spec-hash with the desired configs'
-//     spec hashes (addon.ConfigHashes), and sets the add-on's ManifestApplied
-//     condition from the work's Applied condition;
-//   - the work agent ([WorkAgent]) of each cluster: Delay after a work
-//     changes it reports it Applied and Available at its generation, or, on
-//     a cluster it is told to fail, Applied False (the apply failed), and
-//     tries again every Delay until it is told otherwise.
+//     spec hashes (addon.ConfigHashes), and renders it again when it is
+//     deleted. It sets the add-on's ManifestApplied condition False when
+//     the hub refuses a write of the work, and otherwise from the work's
+//     Applied condition, as addon-framework v1.2.0 does; or, for an add-on
+//     manager that trusts its own writes (Options.AppliedFromWrites), True
+//     whenever a write of the work lands, and otherwise as it was;
+//   - the work agent ([WorkAgent]) of each cluster: it first puts OCM's
+//     finalizer [WorkFinalizer] on a work, with an update of the work, then,
+//     Delay after the work changes, reports it Applied and Available at its
+//     generation, or, on a cluster it is told to fail, Applied False (the
+//     apply failed), and tries again every Delay until it is told
+//     otherwise. A deleted work stays, deleting, until the agent takes the
+//     finalizer off, Delay after it first sees the work deleting (the time
+//     it takes to delete what the work applied); then the delete
+//     completes. A deleting work without the finalizer it leaves as it is.
 //
 // Neither writes lastAppliedConfig or the Progressing condition: on a real
 // hub OCM's add-on manager derives them from the works, and here the rollout
@@ -25,7 +34,8 @@
 //
 // [Setup] registers both with a controller-runtime manager; each writes
 // with a field manager of its own (DeployerFieldManager,
-// WorkAgentFieldManager) and with optimistic locks (every update and patch
-// carries the resourceVersion it was computed from), so a concurrent write
-// by the rollout controller makes it read again instead of overwriting.
+// WorkAgentFieldManager) and with optimistic locks (every update and patch,
+// the work agent's finalizer updates included, carries the resourceVersion
+// it was computed from), so a concurrent write by the rollout controller
+// makes it read again instead of overwriting.
 package agent

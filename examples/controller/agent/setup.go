@@ -2,10 +2,12 @@ package agent
 
 import (
 	"fmt"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/rolloutkit/rolloutkit/clock"
 )
@@ -40,6 +42,11 @@ type Options struct {
 	// by name, whatever the desired spec hash (Deployer.ByName), and again
 	// whenever a ManagedProxyConfiguration changes.
 	RenderByName bool
+	// AppliedFromWrites makes the add-on manager report the add-on's
+	// ManifestApplied condition from its own writes of the work (True when
+	// the hub accepts one, False when it refuses one) instead of from the
+	// work's Applied condition (Deployer.AppliedFromWrites).
+	AppliedFromWrites bool
 }
 
 // DefaultWorkers is the number of add-ons rendered and of works applied at
@@ -53,18 +60,30 @@ const DefaultWorkers = 16
 // (a WorkAgent) with mgr. mgr's scheme must hold OCM's add-on and work
 // types.
 func Setup(mgr ctrl.Manager, o Options) error {
-	workers := o.Workers
-	if workers <= 0 {
-		workers = DefaultWorkers
-	}
-	d := &Deployer{Client: mgr.GetClient(), Mapper: mgr.GetRESTMapper(), Version: o.AddonVersion, Clock: o.Clock, Workers: workers,
-		ByName: o.RenderByName, ConfigKinds: []schema.GroupVersionKind{ProxyConfigKind()}}
-	if err := d.SetupWithManager(mgr); err != nil {
+	if err := o.deployer(mgr.GetClient(), mgr.GetRESTMapper()).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the simulated add-on manager: %w", err)
 	}
-	w := &WorkAgent{Client: mgr.GetClient(), Delay: o.Delay, Fail: o.Fail, Clock: o.Clock, Workers: workers}
-	if err := w.SetupWithManager(mgr); err != nil {
+	if err := o.workAgent(mgr.GetClient()).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the simulated work agent: %w", err)
 	}
 	return nil
+}
+
+// deployer is the add-on manager o configures.
+func (o Options) deployer(c client.Client, mapper meta.RESTMapper) *Deployer {
+	return &Deployer{Client: c, Mapper: mapper, Version: o.AddonVersion, Clock: o.Clock, Workers: o.workers(),
+		ByName: o.RenderByName, ConfigKinds: []schema.GroupVersionKind{ProxyConfigKind()}, AppliedFromWrites: o.AppliedFromWrites}
+}
+
+// workAgent is the work agent o configures.
+func (o Options) workAgent(c client.Client) *WorkAgent {
+	return &WorkAgent{Client: c, Delay: o.Delay, Fail: o.Fail, Clock: o.Clock, Workers: o.workers()}
+}
+
+// workers is o.Workers, or DefaultWorkers when that is not positive.
+func (o Options) workers() int {
+	if o.Workers <= 0 {
+		return DefaultWorkers
+	}
+	return o.Workers
 }

@@ -6,12 +6,14 @@ import (
 	"sync"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	workv1 "open-cluster-management.io/api/work/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/rolloutkit/rolloutkit/clock"
@@ -35,8 +37,10 @@ const minRetry = time.Second
 // first sees that generation, by reporting it Applied and Available at that
 // generation; where Fail says so it reports Applied False instead, and tries
 // again every Delay (at least a second) until Fail says otherwise or the
-// work changes. What it has started is kept in memory: a restarted agent
-// starts the Delay over.
+// work changes. As OCM's work agent does, it puts WorkFinalizer on a work
+// before it reports anything about it, and takes it off a deleted work
+// Delay after it sees it deleting, so that the delete completes. What it
+// has started is kept in memory: a restarted agent starts the Delay over.
 type WorkAgent struct {
 	// Client reads from a cache and writes to the API server.
 	Client client.Client
@@ -52,12 +56,14 @@ type WorkAgent struct {
 	Workers int
 
 	mu      sync.Mutex
-	started map[string]begun // namespace/name -> the apply under way
+	started map[string]begun // namespace/name -> the apply or cleanup under way
 }
 
-// begun is an apply under way: of which generation, since when.
+// begun is a step under way, since when: the apply of a generation, or the
+// cleanup of a deleted work.
 type begun struct {
-	generation int64
+	generation int64 // of the apply; 0 for a cleanup
+	cleanup    bool
 	at         time.Time
 }
 
@@ -68,23 +74,43 @@ func (w *WorkAgent) SetupWithManager(mgr ctrl.Manager) error {
 		For(&workv1.ManifestWork{}).Complete(w)
 }
 
-// Reconcile moves one work's apply forward.
+// Reconcile moves one work's apply forward, or, once the work is deleted,
+// its cleanup. A work is given WorkFinalizer before anything is applied.
 func (w *WorkAgent) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	work := &workv1.ManifestWork{}
+	key, now := req.String(), clock.NowOf(w.Clock)
 	if err := w.Client.Get(ctx, req.NamespacedName, work); err != nil {
+		if apierrors.IsNotFound(err) {
+			w.forget(key)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	key, gen, now := req.String(), work.Generation, clock.NowOf(w.Clock)
+	if !work.DeletionTimestamp.IsZero() {
+		return w.cleanUp(ctx, key, work, now)
+	}
+	if !controllerutil.ContainsFinalizer(work, WorkFinalizer) {
+		added, err := w.addFinalizer(ctx, work)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		work = added
+	}
+	return w.apply(ctx, key, work, now)
+}
+
+// apply moves the apply of a work that carries WorkFinalizer forward.
+func (w *WorkAgent) apply(ctx context.Context, key string, work *workv1.ManifestWork, now time.Time) (ctrl.Result, error) {
+	gen := work.Generation
 	if ready(work) {
 		w.forget(key)
 		return ctrl.Result{}, nil
 	}
-	since := w.begin(key, gen, now)
+	since := w.begin(key, begun{generation: gen, at: now})
 	if left := since.Add(w.Delay).Sub(now); left > 0 {
 		return ctrl.Result{RequeueAfter: left}, nil
 	}
 	target := WorkTarget(work)
-	if w.Fail != nil && w.Fail(req.Namespace, target) {
+	if w.Fail != nil && w.Fail(work.Namespace, target) {
 		if c := meta.FindStatusCondition(work.Status.Conditions, workv1.WorkApplied); c == nil || c.Status != metav1.ConditionFalse || c.ObservedGeneration != gen {
 			if err := w.write(ctx, work, failedConditions(work.Status.Conditions, gen, now)); err != nil {
 				return ctrl.Result{}, err
@@ -144,22 +170,22 @@ func (w *WorkAgent) write(ctx context.Context, work *workv1.ManifestWork, conds 
 	return nil
 }
 
-// begin records that the apply of generation gen of key began at now,
-// unless it already had, and returns when it began.
-func (w *WorkAgent) begin(key string, gen int64, now time.Time) time.Time {
+// begin records that step of key began (at step.at), unless the same step
+// already had, and returns when it began.
+func (w *WorkAgent) begin(key string, step begun) time.Time {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if b, ok := w.started[key]; ok && b.generation == gen {
+	if b, ok := w.started[key]; ok && b.generation == step.generation && b.cleanup == step.cleanup {
 		return b.at
 	}
 	if w.started == nil {
 		w.started = make(map[string]begun)
 	}
-	w.started[key] = begun{generation: gen, at: now}
-	return now
+	w.started[key] = step
+	return step.at
 }
 
-// forget drops the apply under way of key.
+// forget drops the step under way of key.
 func (w *WorkAgent) forget(key string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
