@@ -123,25 +123,37 @@ type HeldWrite struct {
 	Reason, Key, Why, Rendering string
 }
 
-// WithHeld returns hold (nil: none) with write w held at now. A hold
-// keeps its Since. changed reports whether the record differs from hold:
-// a write held again with the same reason, key and content changes
-// nothing, so that the gate writes the record once, not at every retry.
-func WithHeld(hold *Hold, w HeldWrite, now time.Time) (next Hold, changed bool) {
-	if hold == nil {
-		next = Hold{Since: metav1.NewTime(now.UTC().Truncate(time.Second)), Works: map[string]string{}}
-	} else {
+// WithHeld returns hold (nil: none) with write w held at now. content is
+// what the cluster's works hold now ([Works.Content]; nil when not known):
+// the works of hold no longer held under it ([Hold.Held]) are dropped,
+// and a hold none of whose works is still held starts afresh. A hold
+// keeps its Since while one of its works is still held. changed reports
+// whether the record differs from hold: a write held again with the same
+// reason, key and content changes nothing, so that the gate writes the
+// record once, not at every retry.
+func WithHeld(hold *Hold, w HeldWrite, now time.Time, content map[string]string) (next Hold, changed bool) {
+	fresh := Hold{Since: metav1.NewTime(now.UTC().Truncate(time.Second)), Works: map[string]string{}}
+	switch {
+	case hold == nil:
+		next = fresh
+	default:
 		next = *hold
 		next.Works = maps.Clone(hold.Works)
 		if next.Works == nil {
 			next.Works = map[string]string{}
 		}
+		if content != nil {
+			held := hold.Held(content)
+			maps.DeleteFunc(next.Works, func(name, _ string) bool { return !slices.Contains(held, name) })
+			if len(held) == 0 {
+				next = fresh
+			}
+		}
 	}
-	was, in := next.Works[w.Work]
 	next.Works[w.Work] = w.Content
 	next.Reason, next.Key, next.Why, next.Rendering = w.Reason, w.Key, w.Why, w.Rendering
-	changed = hold == nil || !in || was != w.Content || hold.Reason != w.Reason || hold.Key != w.Key ||
-		hold.Why != w.Why || hold.Rendering != w.Rendering
+	changed = hold == nil || !maps.Equal(hold.Works, next.Works) || !hold.Since.Equal(&next.Since) || hold.Reason != w.Reason ||
+		hold.Key != w.Key || hold.Why != w.Why || hold.Rendering != w.Rendering
 	return next, changed
 }
 

@@ -24,17 +24,17 @@ func TestHold(t *testing.T) {
 	w0, w1 := "addon-cluster-proxy-deploy-0", "addon-cluster-proxy-deploy-1"
 	held := addonrollout.HeldWrite{Work: w0, Content: "sha256:a", Reason: "ConfigMovedOn", Key: "k1", Why: "config moved on"}
 
-	first, changed := addonrollout.WithHeld(nil, held, now)
+	first, changed := addonrollout.WithHeld(nil, held, now, nil)
 	require.True(t, changed, "a new hold")
 	assert.Equal(t, addonrollout.Hold{Since: metav1.NewTime(addontest.PlanNow.Add(time.Second)), Reason: "ConfigMovedOn", Key: "k1",
 		Why: "config moved on", Works: map[string]string{w0: "sha256:a"}}, first)
 
-	again, changed := addonrollout.WithHeld(&first, held, now.Add(time.Minute))
+	again, changed := addonrollout.WithHeld(&first, held, now.Add(time.Minute), map[string]string{w0: "sha256:a"})
 	assert.False(t, changed, "the same write held again changes nothing: no write, no event")
 	assert.Equal(t, first, again)
 
 	created := addonrollout.HeldWrite{Work: w1, Reason: addonrollout.HoldRenderingHeld, Key: "k2", Why: "new rendering", Rendering: "abc"}
-	two, changed := addonrollout.WithHeld(&first, created, now.Add(time.Minute))
+	two, changed := addonrollout.WithHeld(&first, created, now.Add(time.Minute), map[string]string{w0: "sha256:a"})
 	require.True(t, changed)
 	assert.Equal(t, first.Since, two.Since, "a hold keeps its Since")
 	assert.Equal(t, map[string]string{w0: "sha256:a", w1: ""}, two.Works)
@@ -67,6 +67,18 @@ func TestHold(t *testing.T) {
 			assert.Equal(t, two.Works, read.Works)
 		})
 	}
+
+	// A hold whose works all moved on since starts afresh; one of whose
+	// works moved on drops it.
+	later := now.Add(time.Hour)
+	afresh, changed := addonrollout.WithHeld(&two, held, later, map[string]string{w0: "sha256:b", w1: "sha256:c"})
+	assert.True(t, changed)
+	assert.Equal(t, metav1.NewTime(later.UTC().Truncate(time.Second)), afresh.Since, "a new hold, since now")
+	assert.Equal(t, map[string]string{w0: "sha256:a"}, afresh.Works)
+	pruned, changed := addonrollout.WithHeld(&two, created, later, map[string]string{w0: "sha256:b"})
+	assert.True(t, changed)
+	assert.Equal(t, two.Since, pruned.Since, "deploy-1 still missing: the hold goes on")
+	assert.Equal(t, map[string]string{w1: ""}, pruned.Works, "deploy-0 moved on: out of the record")
 
 	left, ok, changed := addonrollout.WithAdmitted(two, w0)
 	assert.True(t, ok)

@@ -91,7 +91,7 @@ func (h *renderHub) holdFor(cluster, reason string) {
 		prev = &held
 	}
 	next, _ := addonrollout.WithHeld(prev, addonrollout.HeldWrite{Work: deployWork, Content: h.ctl.Works[cluster].Content[deployWork],
-		Reason: reason, Key: "k-" + reason, Why: "held for " + reason, Rendering: inFlight}, h.clock.Now())
+		Reason: reason, Key: "k-" + reason, Why: "held for " + reason, Rendering: inFlight}, h.clock.Now(), h.ctl.Works[cluster].Content)
 	v, err := next.Annotation()
 	require.NoError(h.t, err)
 	h.setMCAAnnotation(cluster, addonrollout.HoldAnnotation, v)

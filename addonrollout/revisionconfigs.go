@@ -84,3 +84,21 @@ func ConfigsText(configs []v1alpha1.RevisionConfig) string {
 	}
 	return strings.Join(parts, "; ")
 }
+
+// HasConfigs reports whether cma's add-ons run with configs: it names
+// default configs, or configs of an install-strategy placement. The work
+// gate holds the content of a cluster the rollout has handed none yet.
+func HasConfigs(cma *addonv1beta1.ClusterManagementAddOn) bool {
+	if cma == nil {
+		return false
+	}
+	if len(cma.Spec.DefaultConfigs) > 0 {
+		return true
+	}
+	for _, p := range cma.Spec.InstallStrategy.Placements {
+		if len(p.Configs) > 0 {
+			return true
+		}
+	}
+	return false
+}

@@ -127,9 +127,10 @@ func prodEU1(desired, current map[string]string, opts ...func(*workgate.Cluster)
 }
 
 // Options of prodEU1.
-func notTaken(c *workgate.Cluster)  { c.Taken = false }
-func free(c *workgate.Cluster)      { c.Renderings = workgate.RenderingsFree }
-func ungrouped(c *workgate.Cluster) { c.Group, c.Waits = "", "" }
+func notTaken(c *workgate.Cluster)   { c.Taken = false }
+func free(c *workgate.Cluster)       { c.Renderings = workgate.RenderingsFree }
+func ungrouped(c *workgate.Cluster)  { c.Group, c.Waits = "", "" }
+func configured(c *workgate.Cluster) { c.Configured = true }
 
 // rendering is the rendering revision in flight in the cases.
 const rendering = "5e1f0a2b3c4d"

@@ -129,6 +129,12 @@ type Cluster struct {
 	// keyed as the work's config-spec-hash annotation keys them:
 	// addon.ConfigHashes of the add-on's status.configReferences.
 	Desired map[string]string
+	// Configured reports whether the add-on runs with configs (its
+	// ClusterManagementAddOn names default configs, or configs of an
+	// install-strategy placement: addonrollout.HasConfigs): a cluster the
+	// rollout has handed none yet takes no content, since a renderer that
+	// reads by name renders the newest spec.
+	Configured bool
 	// Current are the current spec hashes of the same config objects, by
 	// the same keys ([CurrentHashes]). A key of Desired missing here is a
 	// config that could not be read: the gate holds what it cannot check.
@@ -175,6 +181,10 @@ func Decide(r Request, c Cluster) Decision {
 		return j.held(Unreadable, err.Error(), "")
 	}
 	key := heldKey(rendered, c)
+	if len(c.Desired) == 0 && c.Configured {
+		return j.held(NotHandedOver, fmt.Sprintf("the rollout has handed %s no configs yet: a renderer that reads its configs by name "+
+			"would land their newest specs here ahead of the rollout", c.Name), key)
+	}
 	if k, ok := firstDifference(rendered, c.Desired); ok {
 		claimed, inRendered := rendered[k]
 		desired, inDesired := c.Desired[k]

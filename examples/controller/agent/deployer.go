@@ -69,6 +69,11 @@ type Deployer struct {
 	ByName bool
 	// ConfigKinds are the config kinds whose changes ByName renders on.
 	ConfigKinds []schema.GroupVersionKind
+	// Replicas are the replicas of the agent's Deployment: the chart, which
+	// a new version of the add-on's manager changes without a config
+	// changing (a new rendering). 0: 1. ByName renders a work again when
+	// its replicas differ.
+	Replicas int32
 	// AppliedFromWrites makes the add-on's ManifestApplied condition
 	// report the Deployer's writes of the work instead of the work's
 	// Applied condition, as an add-on manager that trusts its own writes
@@ -193,8 +198,8 @@ const (
 // render returns the image to render the add-on's work with, and what to
 // do: by default write it only when the work's annotation differs from
 // the desired hashes, and only from a config object that still has the
-// desired spec; ByName, whenever the newest spec's image or the hashes
-// differ from the work's.
+// desired spec; ByName, whenever the newest spec's image, the replicas or
+// the hashes differ from the work's.
 func (d *Deployer) render(ctx context.Context, req ctrl.Request, refs []addonv1beta1.ConfigReference, work *workv1.ManifestWork,
 	hashes map[string]string) (string, rendering, error) {
 	current, ok := workHashes(work)
@@ -206,7 +211,7 @@ func (d *Deployer) render(ctx context.Context, req ctrl.Request, refs []addonv1b
 	case d.ByName && changed:
 		return image, renderNow, nil
 	case d.ByName:
-		if images, err := WorkImages(work); err != nil || !slices.Equal(images, []string{image}) {
+		if images, err := WorkImages(work); err != nil || !slices.Equal(images, []string{image}) || !slices.Equal(workReplicas(work), []int32{d.replicas()}) {
 			return image, renderNow, nil
 		}
 		return image, renderNot, nil
@@ -255,7 +260,7 @@ func (d *Deployer) image(ctx context.Context, refs []addonv1beta1.ConfigReferenc
 // resourceVersion, so a concurrent write makes it fail), and returns it as
 // stored.
 func (d *Deployer) writeWork(ctx context.Context, mca *unstructured.Unstructured, cur *workv1.ManifestWork, image string, hashes map[string]string) (*workv1.ManifestWork, error) {
-	want, err := renderWork(mca.GetNamespace(), mca.GetName(), image, hashes)
+	want, err := renderWork(mca.GetNamespace(), mca.GetName(), image, d.replicas(), hashes)
 	if err != nil {
 		return nil, err
 	}
@@ -297,4 +302,9 @@ func addonStatus(mca *unstructured.Unstructured) (addonv1beta1.ManagedClusterAdd
 		return status, fmt.Errorf("add-on %s/%s: decoding its status: %w", mca.GetNamespace(), mca.GetName(), err)
 	}
 	return status, nil
+}
+
+// replicas is the replicas the Deployer renders the agent with.
+func (d *Deployer) replicas() int32 {
+	return max(d.Replicas, 1)
 }

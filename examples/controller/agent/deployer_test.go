@@ -42,7 +42,7 @@ func TestDeployerUpdatesTheWorkWhenTheDesiredConfigChanges(t *testing.T) {
 	t.Parallel()
 	_, oldHash := proxyConfig(t, oldImage)
 	cfg, newHash := proxyConfig(t, newImage)
-	w, err := renderWork(cluster, addonNm, oldImage, map[string]string{hashKey: oldHash})
+	w, err := renderWork(cluster, addonNm, oldImage, 1, map[string]string{hashKey: oldHash})
 	require.NoError(t, err)
 	c := newClient(t, cfg, mca(newHash), w)
 	_, err = newDeployer(c).Reconcile(context.Background(), request(cluster, addonNm))
@@ -60,7 +60,7 @@ func TestDeployerLeavesAWorkThatMatches(t *testing.T) {
 	t.Parallel()
 	_, oldHash := proxyConfig(t, oldImage)
 	cfg, _ := proxyConfig(t, newImage)
-	w, err := renderWork(cluster, addonNm, oldImage, map[string]string{hashKey: oldHash})
+	w, err := renderWork(cluster, addonNm, oldImage, 1, map[string]string{hashKey: oldHash})
 	require.NoError(t, err)
 	c := newClient(t, cfg, mca(oldHash), w)
 	before, _ := getWork(t, c)
@@ -180,4 +180,35 @@ func TestTarget(t *testing.T) {
 	assert.Equal(t, "", WorkTarget(&workv1.ManifestWork{}), "no annotation")
 	bad := &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{workv1.ManifestConfigSpecHashAnnotationKey: "not json"}}}
 	assert.Equal(t, "", WorkTarget(bad))
+}
+
+// A new chart (Replicas) under unchanged configs: ByName renders the work
+// again with it, as a manager of a new version does; the default mode,
+// which renders only when the hashes change, leaves it.
+func TestDeployerRendersANewChart(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		byName bool
+		want   []int32
+	}{
+		{name: "by name", byName: true, want: []int32{3}},
+		{name: "from the desired spec", byName: false, want: []int32{1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			cfg, h := proxyConfig(t, oldImage)
+			w, err := renderWork(cluster, addonNm, oldImage, 1, map[string]string{hashKey: h})
+			require.NoError(t, err)
+			c := newClient(t, cfg, mca(h), w)
+			d := newDeployer(c)
+			d.ByName, d.Replicas = tc.byName, 3
+			_, err = d.Reconcile(context.Background(), request(cluster, addonNm))
+			require.NoError(t, err)
+			got, _ := getWork(t, c)
+			assert.Equal(t, tc.want, workReplicas(got))
+			assert.Equal(t, h, WorkTarget(got), "the hashes stay")
+		})
+	}
+	assert.Nil(t, workReplicas(nil))
 }

@@ -82,14 +82,14 @@ func AgentImage(config *unstructured.Unstructured) string {
 }
 
 // renderWork returns the deploy work of addon on a cluster: its agent, a
-// Deployment running image, labelled with the add-on's name and annotated
-// with the config-spec-hash JSON of hashes.
-func renderWork(cluster, addon, image string, hashes map[string]string) (*workv1.ManifestWork, error) {
+// Deployment of replicas running image, labelled with the add-on's name and
+// annotated with the config-spec-hash JSON of hashes.
+func renderWork(cluster, addon, image string, replicas int32, hashes map[string]string) (*workv1.ManifestWork, error) {
 	annotation, err := json.Marshal(hashes) // maps marshal with sorted keys
 	if err != nil {
 		return nil, err
 	}
-	raw, err := json.Marshal(agentDeployment(addon, image))
+	raw, err := json.Marshal(agentDeployment(addon, image, replicas))
 	if err != nil {
 		return nil, err
 	}
@@ -107,14 +107,14 @@ func renderWork(cluster, addon, image string, hashes map[string]string) (*workv1
 }
 
 // agentDeployment is addon's agent as it runs on a cluster.
-func agentDeployment(addon, image string) *appsv1.Deployment {
+func agentDeployment(addon, image string, replicas int32) *appsv1.Deployment {
 	labels := map[string]string{addonv1alpha1.AddonLabelKey: addon}
 	name := addon + "-agent"
 	return &appsv1.Deployment{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
 		ObjectMeta: metav1.ObjectMeta{Namespace: AgentNamespace, Name: name, Labels: labels},
 		Spec: appsv1.DeploymentSpec{
-			Replicas: ptr.To[int32](1),
+			Replicas: ptr.To(replicas),
 			Selector: &metav1.LabelSelector{MatchLabels: labels},
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: labels},
@@ -149,4 +149,21 @@ func WorkImages(w *workv1.ManifestWork) ([]string, error) {
 // renders on.
 func ProxyConfigKind() schema.GroupVersionKind {
 	return schema.GroupVersionKind{Group: "proxy.open-cluster-management.io", Version: "v1alpha1", Kind: "ManagedProxyConfiguration"}
+}
+
+// workReplicas returns the replicas of the Deployments a work carries, in
+// order; nil for a nil work or one that does not decode.
+func workReplicas(w *workv1.ManifestWork) []int32 {
+	if w == nil {
+		return nil
+	}
+	var out []int32
+	for _, m := range w.Spec.Workload.Manifests {
+		var d appsv1.Deployment
+		if json.Unmarshal(m.Raw, &d) != nil || d.Kind != "Deployment" {
+			continue
+		}
+		out = append(out, ptr.Deref(d.Spec.Replicas, 1))
+	}
+	return out
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -294,7 +295,11 @@ type workState struct {
 }
 
 // works lists the add-on's works in every namespace by their
-// addon-name label, as the seed tells a user to, by cluster.
+// addon-name label, as the seed tells a user to, by cluster (a hosted
+// add-on's by the cluster its addon-namespace label names). A cluster
+// with several works has what they carry together: their images and
+// replicas in the order of their names, ready when every one is, named
+// after the first.
 func (e *env) works(t tb, addon string) map[string]workState {
 	t.Helper()
 	out, err := e.readWorks(addon)
@@ -307,14 +312,23 @@ func (e *env) readWorks(addon string) (map[string]workState, error) {
 	if err := e.c.List(context.Background(), &l, client.MatchingLabels{addonv1alpha1.AddonLabelKey: addon}); err != nil {
 		return nil, err
 	}
+	slices.SortFunc(l.Items, func(a, b workv1.ManifestWork) int { return strings.Compare(a.Name, b.Name) })
 	out := make(map[string]workState, len(l.Items))
 	for i := range l.Items {
 		w := &l.Items[i]
-		s := workState{exists: true, name: w.Name, target: agent.WorkTarget(w), generation: w.Generation,
-			applied: meta.FindStatusCondition(w.Status.Conditions, workv1.WorkApplied)}
+		cluster := w.Namespace
+		if owner, ok := w.Labels[addonv1alpha1.AddonNamespaceLabelKey]; ok {
+			cluster = owner
+		}
+		s, seen := out[cluster]
 		avail := meta.FindStatusCondition(w.Status.Conditions, workv1.WorkAvailable)
-		s.ready = s.applied != nil && s.applied.Status == metav1.ConditionTrue && s.applied.ObservedGeneration == w.Generation &&
+		applied := meta.FindStatusCondition(w.Status.Conditions, workv1.WorkApplied)
+		ready := applied != nil && applied.Status == metav1.ConditionTrue && applied.ObservedGeneration == w.Generation &&
 			avail != nil && avail.Status == metav1.ConditionTrue && avail.ObservedGeneration == w.Generation
+		if !seen {
+			s = workState{exists: true, name: w.Name, target: agent.WorkTarget(w), generation: w.Generation, applied: applied, ready: true}
+		}
+		s.ready = s.ready && ready
 		for j, m := range w.Spec.Workload.Manifests {
 			var d appsv1.Deployment
 			if err := json.Unmarshal(m.Raw, &d); err != nil {
@@ -328,7 +342,7 @@ func (e *env) readWorks(addon string) (map[string]workState, error) {
 				s.images = append(s.images, c.Image)
 			}
 		}
-		out[w.Namespace] = s
+		out[cluster] = s
 	}
 	return out, nil
 }

@@ -64,7 +64,7 @@ func (e *env) installRBAC(t testing.TB) {
 			n++
 		}
 	}
-	require.Equal(t, 20, n, "objects of config/default's RBAC")
+	require.Equal(t, 22, n, "objects of config/default's RBAC")
 }
 
 // serviceAccountConfig returns a config of the hub that authenticates as

@@ -33,6 +33,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
+	"github.com/rolloutkit/rolloutkit/workgate"
 )
 
 // workGateManifest is the ValidatingWebhookConfiguration the controller
@@ -40,9 +41,10 @@ import (
 const workGateManifest = "../config/webhook/manifests.yaml"
 
 // gateProbeName names the namespace and the ManifestWork the harness
-// updates (dry run) to learn that the API server calls the gate: labelled
-// with an add-on no one takes, so that the gate admits it and nothing else
-// reads it.
+// creates (dry run) to learn that the API server calls the gate: labelled
+// with the test's add-on, which the gate's scope selects, in a namespace
+// that is no cluster's, so that nothing stored changes and the gate
+// answers from what it reads of no add-on.
 const gateProbeName = "rolloutkit-work-gate-probe"
 
 // gated is a running controller that serves the work gate.
@@ -120,15 +122,17 @@ func (e *env) gatedController(t testing.TB) *gated {
 // gate on the hub as the controller ships it. The gate is served over TLS
 // by controller-runtime's webhook server on 127.0.0.1, at a free port, with
 // a serving certificate made here; the hub gets the shipped
-// ValidatingWebhookConfiguration with only its clientConfig changed, to
-// that URL and that certificate's CA. opts.Metrics is replaced by a
+// ValidatingWebhookConfiguration with its clientConfig changed, to that
+// URL and that certificate's CA, already scoped to the test's add-on (as
+// the controller scopes it once it runs). opts.Metrics is replaced by a
 // registry of the gate's own (gated.refusals reads it).
 //
 // It returns once the API server calls the gate and the gate answers: the
-// configuration is installed first, and a dry-run update of a probe work
-// fails to reach it; then the manager starts, and the same update is
-// admitted. Between the two, every update of an add-on's work on the hub
-// is refused (failurePolicy Fail): start it before anything writes works.
+// configuration is installed first, and a dry-run create of a probe work
+// fails to reach it; then the manager starts, and the same create is
+// answered. Between the two, every create and content change of the
+// add-on's works on the hub is refused (failurePolicy Fail): start it
+// before anything writes works.
 func (e *env) startGated(t testing.TB, cfg *rest.Config, tune func(*ctrl.Options), opts hubctl.Options) *gated {
 	t.Helper()
 	dir, ca := servingCert(t)
@@ -140,7 +144,7 @@ func (e *env) startGated(t testing.TB, cfg *rest.Config, tune func(*ctrl.Options
 }
 
 // gateCalled waits until the API server calls the work gate, which does
-// not answer yet, on a dry-run update of probe.
+// not answer yet, on a dry-run create of probe.
 func (e *env) gateCalled(t testing.TB, probe *workv1.ManifestWork) {
 	t.Helper()
 	require.EventuallyWithT(t, func(ct *assert.CollectT) {
@@ -164,9 +168,9 @@ func (e *env) restartGated(t testing.TB, g *gated) *gated {
 	return e.runGated(t, g.spec, e.gateProbe(t), g.metrics)
 }
 
-// runGated starts the manager of s, waits until the gate admits a dry-run
-// update of probe, and deletes probe; earlier are the registries of the
-// controllers it replaces.
+// runGated starts the manager of s and waits until the gate answers a
+// dry-run create of probe; earlier are the registries of the controllers
+// it replaces.
 func (e *env) runGated(t testing.TB, s gateSpec, probe *workv1.ManifestWork, earlier []*prometheus.Registry) *gated {
 	t.Helper()
 	reg := prometheus.NewRegistry()
@@ -180,7 +184,6 @@ func (e *env) runGated(t testing.TB, s gateSpec, probe *workv1.ManifestWork, ear
 		return err
 	})
 	e.gateAnswers(t, probe)
-	require.NoError(t, e.c.Delete(context.Background(), probe))
 	return &gated{running: r, URL: s.url(), spec: s, metrics: append([]*prometheus.Registry{reg}, earlier...)}
 }
 
@@ -240,54 +243,63 @@ func shippedWorkGate(t testing.TB) *admissionregistrationv1.ValidatingWebhookCon
 	return found[0]
 }
 
-// installWorkGate creates on the hub the shipped configuration, its one
-// webhook calling url (plus the path of its service) and trusting ca
-// instead of calling the in-cluster Service.
+// gateWebhooks are the webhooks of the shipped configuration: the gate's,
+// and the one of deletes.
+var gateWebhooks = []string{hubctl.WorkGateWebhook, hubctl.WorkGateDeletionWebhook}
+
+// installWorkGate creates on the hub the shipped configuration, each of
+// its webhooks calling url (plus the path of its service) and trusting ca
+// instead of calling the in-cluster Service, scoped to the test's add-on
+// as the controller scopes it.
 func (e *env) installWorkGate(t testing.TB, url string, ca []byte) {
 	t.Helper()
 	vwc := shippedWorkGate(t)
 	require.Equal(t, hubctl.WorkGateConfiguration, vwc.Name, "%s", workGateManifest)
-	require.Len(t, vwc.Webhooks, 1, "%s", workGateManifest)
-	wh := &vwc.Webhooks[0]
-	require.Equal(t, hubctl.WorkGateWebhook, wh.Name, "%s", workGateManifest)
-	require.NotNil(t, wh.ClientConfig.Service, "%s: the webhook calls no service", workGateManifest)
-	path := ptr.Deref(wh.ClientConfig.Service.Path, "")
-	require.Equal(t, hubctl.WorkGatePath, path, "%s: the service's path", workGateManifest)
-	wh.ClientConfig = admissionregistrationv1.WebhookClientConfig{URL: ptr.To(url + path), CABundle: ca}
-	require.NoError(t, e.c.Create(context.Background(), vwc))
+	require.Len(t, vwc.Webhooks, len(gateWebhooks), "%s", workGateManifest)
+	for i := range vwc.Webhooks {
+		wh := &vwc.Webhooks[i]
+		require.Equal(t, gateWebhooks[i], wh.Name, "%s", workGateManifest)
+		require.NotNil(t, wh.ClientConfig.Service, "%s: the webhook calls no service", workGateManifest)
+		path := ptr.Deref(wh.ClientConfig.Service.Path, "")
+		require.Equal(t, hubctl.WorkGatePath, path, "%s: the service's path", workGateManifest)
+		wh.ClientConfig = admissionregistrationv1.WebhookClientConfig{URL: ptr.To(url + path), CABundle: ca}
+	}
+	scoped, _, err := workgate.Scoped(vwc, gateWebhooks, []string{e.addonName})
+	require.NoError(t, err)
+	require.NoError(t, e.c.Create(context.Background(), scoped))
 }
 
-// gateProbe creates the probe work: in a namespace of its own (made at
-// the first call), labelled with an add-on name (the configuration's
-// objectSelector) that nothing takes. A create is not asked about.
+// gateProbe is the probe work, not stored: in a namespace of its own (made
+// at the first call), labelled with the test's add-on.
 func (e *env) gateProbe(t testing.TB) *workv1.ManifestWork {
 	t.Helper()
-	ctx := context.Background()
-	err := e.c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: gateProbeName}})
+	err := e.c.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: gateProbeName}})
 	require.NoError(t, client.IgnoreAlreadyExists(err))
-	w := &workv1.ManifestWork{
+	return &workv1.ManifestWork{
 		ObjectMeta: metav1.ObjectMeta{Namespace: gateProbeName, Name: gateProbeName,
-			Labels: map[string]string{addonv1alpha1.AddonLabelKey: gateProbeName}},
+			Labels: map[string]string{addonv1alpha1.AddonLabelKey: e.addonName}},
 		Spec: workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: []workv1.Manifest{probeManifest(t, "0")}}},
 	}
-	require.NoError(t, e.c.Create(ctx, w))
-	return w
 }
 
-// gateAnswers waits until the work gate admits a dry-run update of probe.
+// gateAnswers waits until the work gate answers a dry-run create of
+// probe: it admits it, or holds it with its own message (while a
+// rendering rollout is under way, say).
 func (e *env) gateAnswers(t testing.TB, probe *workv1.ManifestWork) {
 	t.Helper()
 	require.EventuallyWithT(t, func(ct *assert.CollectT) {
-		assert.NoError(ct, e.probeGate(ct, probe))
+		if err := e.probeGate(ct, probe); err != nil {
+			assert.Contains(ct, err.Error(), workgate.Marker, "the gate does not answer")
+		}
 	}, 60*time.Second, poll, "the work gate answers")
 }
 
-// probeGate sends a dry-run update of the probe work that changes its
-// content, which the API server checks with the gate.
+// probeGate sends a dry-run create of the probe work, which the API server
+// checks with the gate.
 func (e *env) probeGate(t tb, w *workv1.ManifestWork) error {
 	next := w.DeepCopy()
 	next.Spec.Workload.Manifests = []workv1.Manifest{probeManifest(t, time.Now().Format(time.RFC3339Nano))}
-	return e.c.Patch(context.Background(), next, client.MergeFrom(w), client.DryRunAll)
+	return e.c.Create(context.Background(), next, client.DryRunAll)
 }
 
 // probeManifest is a ConfigMap whose data says at.

@@ -159,6 +159,10 @@ func (e *env) startKeptGate(t testing.TB, cfg *rest.Config) *keptGate {
 	k := &keptGate{addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), certDir: t.TempDir(), requests: &requests{}}
 	vwc, err := shipped.WorkGateAt("https://" + k.addr)
 	require.NoError(t, err)
+	// scoped as the controller scopes it, so that the probe is asked about
+	// before the controller runs
+	vwc, _, err = workgate.Scoped(vwc, gateWebhooks, []string{e.addonName})
+	require.NoError(t, err)
 	require.NoError(t, e.c.Create(ctx, vwc))
 	k.probe = e.gateProbe(t)
 	e.gateCalled(t, k.probe)

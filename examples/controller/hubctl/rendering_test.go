@@ -46,7 +46,7 @@ func heldBack(t *testing.T, m *addonv1beta1.ManagedClusterAddOn, h string) *addo
 	t.Helper()
 	w := readyWork(t, m.Namespace, h)
 	hold, _ := addonrollout.WithHeld(nil, addonrollout.HeldWrite{Work: w.Name, Content: addonrollout.WorkContent(w),
-		Reason: addonrollout.HoldRenderingHeld, Key: "k", Why: "a new rendering of unchanged configs"}, start.Add(-time.Minute))
+		Reason: addonrollout.HoldRenderingHeld, Key: "k", Why: "a new rendering of unchanged configs"}, start.Add(-time.Minute), nil)
 	v, err := hold.Annotation()
 	require.NoError(t, err)
 	if m.Annotations == nil {

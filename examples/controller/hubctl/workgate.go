@@ -209,6 +209,7 @@ func (g *WorkGate) cluster(ctx context.Context, id workgate.Identity, hub client
 	if err != nil {
 		return c, err
 	}
+	c.Configured = addonrollout.HasConfigs(cma)
 	mca, err := g.addon(ctx, snap, hub, id)
 	if err != nil {
 		return c, err

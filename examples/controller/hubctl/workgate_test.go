@@ -24,6 +24,7 @@ import (
 
 	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
+	clockfake "github.com/rolloutkit/rolloutkit/clock/fake"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
 	"github.com/rolloutkit/rolloutkit/workgate"
 )
@@ -218,6 +219,7 @@ func TestWorkGateHandle(t *testing.T) {
 	notReleased := "a new rendering of unchanged configs, which no rendering rollout has released to prod-cluster yet"
 	pendingWhy := "rendering revision " + rev.Revision + " is rolling out and has not reached prod-cluster yet: new content here would carry " +
 		"the new rendering ahead of the groups before prod-cluster"
+	noneHanded := "the rollout has handed prod-cluster no configs yet: a renderer that reads its configs by name would land their newest specs here ahead of the rollout"
 	stale, fresh := agentWork(t, imageV1, hashA), agentWork(t, imageV2, hashA)
 	releasedAt := func(w *workv1.ManifestWork) []string { return releaseWith(t, rev, w) }
 	for _, tc := range []struct {
@@ -303,15 +305,17 @@ func TestWorkGateHandle(t *testing.T) {
 			cma: []func(*addonv1beta1.ClusterManagementAddOn){renderingAt(t, complete)},
 			req: update(t, stale, agentWork(t, imageV2, hashB)), admit: "HandedOver"},
 
-		// No add-on: the rollout has handed the cluster nothing, so a work
-		// that claims a spec claims one not handed, and one that claims
-		// none is a new rendering nothing released.
+		// No add-on: the rollout has handed the cluster nothing, and the
+		// seed's add-on runs with configs: no content lands yet.
 		{name: "no add-on, the work claims a spec", objs: []client.Object{cfgB},
 			req: update(t, stale, fresh), held: "NotHandedOver",
-			msg: fmt.Sprintf("%s (group prod) is held: it claims config %s at spec %s, which the rollout has not handed to prod-cluster", prefix, key, hashA[:12])},
+			msg: prefix + " (group prod) is held: " + noneHanded},
 		{name: "no add-on, the work claims none", objs: []client.Object{cfgB},
-			req: update(t, agentWork(t, imageV1, ""), agentWork(t, imageV2, "")), held: "RenderingHeld",
-			msg: prefix + " (group prod) is held: " + notReleased},
+			req: update(t, agentWork(t, imageV1, ""), agentWork(t, imageV2, "")), held: "NotHandedOver",
+			msg: prefix + " (group prod) is held: " + noneHanded},
+		{name: "no add-on, a create", objs: []client.Object{cfgB},
+			req: workRequest(t, admissionv1.Create, "", nil, agentWork(t, imageV2, "")), held: "NotHandedOver",
+			msg: created + " (group prod) is held: " + noneHanded},
 		{name: "config unreadable", objs: []client.Object{handed("prod-cluster", hashB)},
 			req: update(t, agentWork(t, imageV1, hashB), agentWork(t, imageV2, hashB)), held: "Unreadable",
 			msg: fmt.Sprintf("%s (group prod) is held: config %s could not be read: the gate cannot tell which spec a renderer reads", prefix, key)},
@@ -438,13 +442,16 @@ func TestWorkGateHoldOnce(t *testing.T) {
 	t.Parallel()
 	cfgB := proxyConfig(t, "cluster-proxy", "v2.0.0")
 	hashA, hashB := specHashOf(t, proxyConfig(t, "cluster-proxy", "v1.0.0")), specHashOf(t, cfgB)
-	h := newAddonHub(t, V1beta1, nil, hubObjects(seedPlacement(t),
-		[]client.Object{seedAddon(t, DefaultLifecycle), cfgB, handed("prod-cluster", hashA)})...)
-	rec := events.NewFakeRecorder(10)
-	g := h.workGate(h.client, h.client, nil, rec)
 	stale := agentWork(t, imageV1, hashA)
+	h := newAddonHub(t, V1beta1, nil, hubObjects(seedPlacement(t),
+		[]client.Object{seedAddon(t, DefaultLifecycle), cfgB, handed("prod-cluster", hashA), stale.DeepCopy()})...)
+	rec := events.NewFakeRecorder(10)
+	clk := clockfake.New(start)
+	g := h.workGate(h.client, h.client, nil, rec)
+	g.Clock = clk
 	for range 3 {
 		assert.False(t, g.Handle(context.Background(), update(t, stale, agentWork(t, imageV2, hashA))).Allowed)
+		clk.Step(time.Minute)
 	}
 	assert.Len(t, rec.Events, 1, "one event for three refusals of one write")
 	first, ok := addonrollout.ReadHold(h.addon("prod-cluster", seedAddonName))
@@ -458,7 +465,8 @@ func TestWorkGateHoldOnce(t *testing.T) {
 	second, ok := addonrollout.ReadHold(h.addon("prod-cluster", seedAddonName))
 	require.True(t, ok)
 	assert.Equal(t, "NotHandedOver", second.Reason)
-	assert.True(t, first.Since.Equal(&second.Since), "the hold keeps its since")
+	assert.True(t, first.Since.Equal(&second.Since), "the hold keeps its since: %s, then %s", first.Since, second.Since)
+	assert.True(t, first.Since.Time.Equal(start), "held since the first refusal")
 
 	// prod is handed the newer spec: the handover lands, the record goes.
 	mca := h.addon("prod-cluster", seedAddonName).DeepCopy()

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
+	workv1 "open-cluster-management.io/api/work/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
@@ -41,10 +42,15 @@ func (g *WorkGate) hold(ctx context.Context, r workgate.Request, c workgate.Clus
 	if r.Old != nil && workgate.IdentityOf(r.Old) == (workgate.Identity{AddOn: c.AddOn, Cluster: c.Name}) {
 		w.Content = addonrollout.WorkContent(r.Old)
 	}
+	content, err := g.content(ctx, workgate.Identity{AddOn: c.AddOn, Cluster: c.Name})
+	if err != nil {
+		log.FromContext(ctx).Error(err, "work gate: reading the works of a hold", "addon", c.AddOn, "cluster", c.Name)
+		content = nil // every work recorded still counts
+	}
 	var before *addonrollout.Hold
 	obj, err := g.updateHold(ctx, c, func(prev *addonrollout.Hold) (*addonrollout.Hold, bool) {
 		before = prev
-		next, changed := addonrollout.WithHeld(prev, w, clock.NowOf(g.Clock))
+		next, changed := addonrollout.WithHeld(prev, w, clock.NowOf(g.Clock), content)
 		return &next, changed
 	})
 	switch {
@@ -89,6 +95,22 @@ func (g *WorkGate) admitted(ctx context.Context, work string, c workgate.Cluster
 	if err != nil {
 		log.FromContext(ctx).Error(err, "work gate: clearing a hold", "addon", c.AddOn, "cluster", c.Name, "work", work)
 	}
+}
+
+// content is what the works of identity id hold now, by name
+// (addonrollout.WorkContent), from the cache.
+func (g *WorkGate) content(ctx context.Context, id workgate.Identity) (map[string]string, error) {
+	var l workv1.ManifestWorkList
+	if err := g.Client.List(ctx, &l, client.MatchingLabels{addonv1beta1.AddonLabelKey: id.AddOn}); err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for i := range l.Items {
+		if w := &l.Items[i]; workgate.IdentityOf(w) == id {
+			out[w.Name] = addonrollout.WorkContent(w)
+		}
+	}
+	return out, nil
 }
 
 // hasWork reports whether h holds work.

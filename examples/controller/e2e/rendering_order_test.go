@@ -1,0 +1,237 @@
+package e2e_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/rolloutkit/rolloutkit/addonrollout"
+	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
+	simulated "github.com/rolloutkit/rolloutkit/examples/controller/agent"
+	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
+)
+
+// padBytes is the size of each of the two ConfigMaps a chartAddon with pad
+// renders beside its Deployment: addon-framework v1.2.0 splits manifests
+// over 500 KiB into works of their own, so each cluster has two works.
+const padBytes = 300 << 10
+
+// TestRenderingDuringConfigRollout: the config changes (image B) and,
+// while its rollout is at stg (dev soaked, stg applied and soaking), the
+// agent chart changes too (addon-framework's manager restarted with two
+// replicas): an add-on of two works per cluster, rendered by name. The new
+// rendering joins the config change as one revision (ConfigAndRendering)
+// that starts again from dev: dev's and stg's works take the two replicas
+// in turn, each after the group before soaked them, and prod is handed B
+// and takes it with the two replicas together, only after stg soaked them:
+// prod's work never carries B with one replica.
+func TestRenderingDuringConfigRollout(t *testing.T) {
+	t.Parallel()
+	const soakFor = 6 * time.Second
+	e := newEnv(t)
+	o := e.seed(t, testhub.SeedOptions{Strategy: testhub.Strategy(soakFor.String(), "60s", 0)})
+	hashA, hashB := specHash(t, testhub.Image), specHash(t, newImage)
+	e.gatedController(t)
+	e.workAgents(t, applyTime, nil)
+	v1 := e.runManager(t, &chartAddon{c: e.c, name: addonName, replicas: 1, pad: padBytes})
+	require.NoError(t, e.c.Create(context.Background(), &v1alpha1.AddOnRollout{ObjectMeta: metav1.ObjectMeta{Name: addonName}}))
+	e.installed(t, o, addonName, hashA, 120*time.Second)
+	for _, c := range o.Clusters() {
+		require.Len(t, e.rawWorks(t, c), 2, "%s: the rendering is split over two works", c)
+	}
+	seen := e.watchRenderings(t)
+
+	e.setAgentImage(t, newImage)
+	waitFor(t, 60*time.Second, "stg applied B: the config rollout is at stg", func(ct *assert.CollectT) {
+		s := e.addon(ct, "stg-cluster", addonName)
+		assert.Equal(ct, hashB, s.applied)
+	})
+	assert.Equal(t, hashA, e.addon(t, "prod-cluster", addonName).desired, "prod was handed B before the chart changed")
+	v1.stop()
+	e.runManager(t, &chartAddon{c: e.c, name: addonName, replicas: 2, pad: padBytes})
+
+	waitFor(t, 30*time.Second, "the rendering joins the config change", func(ct *assert.CollectT) {
+		st := e.rolloutStatus(ct)
+		require.Len(ct, st.Placements, 1)
+		assert.Equal(ct, addonrollout.KindConfigAndRendering, st.Placements[0].Kind, "%+v", st.Placements[0])
+		assert.NotEmpty(ct, st.Placements[0].Rendering)
+	})
+	e.installed(t, o, addonName, hashB, 120*time.Second)
+	waitFor(t, 60*time.Second, "every work has two replicas, and the AddOnRollout says complete", func(ct *assert.CollectT) {
+		for _, c := range o.Clusters() {
+			assert.False(ct, seen.at(c, 2).IsZero(), "%s's work has not two replicas", c)
+		}
+		c := meta.FindStatusCondition(e.rolloutStatus(ct).Conditions, addonrollout.ConditionProgressing)
+		require.NotNil(ct, c)
+		assert.Equal(ct, addonrollout.ReasonCompleted, c.Reason, "%+v", c)
+	})
+	e.requireInOrder(t, seen, 2, soakFor, "dev-cluster", "stg-cluster", "prod-cluster")
+	assert.Equal(t, []string{testhub.Image}, seen.images("prod-cluster", 1), "prod's work carried B before stg soaked the new rendering")
+	assert.Equal(t, []string{newImage}, seen.images("prod-cluster", 2), "prod took B and the new rendering together")
+	t.Logf("two replicas: dev %s, stg %s, prod %s", seen.at("dev-cluster", 2).Format(time.TimeOnly),
+		seen.at("stg-cluster", 2).Format(time.TimeOnly), seen.at("prod-cluster", 2).Format(time.TimeOnly))
+}
+
+// TestRenderingSuperseded: a new chart (two replicas) rolls out as a
+// rendering revision; once stg took it, and before prod's turn, a second
+// chart (three replicas) arrives. The gate holds the second rendering on
+// dev, which took the first: a new revision opens in its place and starts
+// again from dev. Three replicas reach dev, stg and prod in order, each
+// after the group before soaked them, and prod never takes the first
+// chart's two.
+func TestRenderingSuperseded(t *testing.T) {
+	t.Parallel()
+	const soakFor = 10 * time.Second
+	e := newEnv(t)
+	o := e.seed(t, testhub.SeedOptions{Strategy: testhub.Strategy(soakFor.String(), "60s", 0)})
+	hashA := specHash(t, testhub.Image)
+	e.gatedController(t)
+	e.workAgents(t, applyTime, nil)
+	m := e.runManager(t, &chartAddon{c: e.c, name: addonName, replicas: 1})
+	require.NoError(t, e.c.Create(context.Background(), &v1alpha1.AddOnRollout{ObjectMeta: metav1.ObjectMeta{Name: addonName}}))
+	e.installed(t, o, addonName, hashA, 120*time.Second)
+	seen := e.watchRenderings(t)
+
+	m.stop()
+	m = e.runManager(t, &chartAddon{c: e.c, name: addonName, replicas: 2})
+	waitFor(t, 90*time.Second, "stg took the first chart", func(ct *assert.CollectT) {
+		assert.False(ct, seen.at("stg-cluster", 2).IsZero())
+	})
+	first := e.renderingRevision(t)
+	m.stop()
+	e.runManager(t, &chartAddon{c: e.c, name: addonName, replicas: 3})
+
+	waitFor(t, 120*time.Second, "every work has three replicas, and the AddOnRollout says complete", func(ct *assert.CollectT) {
+		for _, c := range o.Clusters() {
+			assert.False(ct, seen.at(c, 3).IsZero(), "%s's work has not three replicas", c)
+		}
+		c := meta.FindStatusCondition(e.rolloutStatus(ct).Conditions, addonrollout.ConditionProgressing)
+		require.NotNil(ct, c)
+		assert.Equal(ct, addonrollout.ReasonCompleted, c.Reason, "%+v", c)
+	})
+	second := e.renderingRevision(t)
+	assert.NotEqual(t, first, second, "the second chart rolled out under the first's revision")
+	e.requireInOrder(t, seen, 3, soakFor, "dev-cluster", "stg-cluster", "prod-cluster")
+	assert.True(t, seen.at("prod-cluster", 2).IsZero(), "prod took the superseded chart")
+	assert.True(t, seen.at("stg-cluster", 3).After(seen.at("dev-cluster", 3)), "stg took the second chart before dev")
+	for _, c := range o.Clusters() {
+		assert.Equal(t, []int32{3}, e.works(t, addonName)[c].replicas, c)
+	}
+	t.Logf("revisions %s then %s; three replicas: dev %s, stg %s, prod %s", first, second, seen.at("dev-cluster", 3).Format(time.TimeOnly),
+		seen.at("stg-cluster", 3).Format(time.TimeOnly), seen.at("prod-cluster", 3).Format(time.TimeOnly))
+	assert.False(t, slices.Contains(seen.images("prod-cluster", 2), testhub.Image))
+}
+
+// TestRenderingDoneByWorks: a rendering-only change (one agent replica to
+// two) rolls out to a stg group of three clusters under a 30 s deadline,
+// once with addon-framework v1.2.0's manager, which reports ManifestApplied
+// from the work's Applied condition, and once with a manager that reports
+// it from its own writes (True on every write that lands). Either way a
+// released cluster is done once its works took the new content and are
+// Applied and Available: no cluster times out, no group breaches, and the
+// revision completes with every work at two replicas.
+func TestRenderingDoneByWorks(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		start func(e *env, t *testing.T, replicas int32) (stop func())
+	}{
+		{name: "from the work's status", start: func(e *env, t *testing.T, replicas int32) func() {
+			return e.runManager(t, &chartAddon{c: e.c, name: addonName, replicas: replicas}).stop
+		}},
+		{name: "from its writes", start: func(e *env, t *testing.T, replicas int32) func() {
+			return e.start(t, func(mgr ctrl.Manager) error {
+				return (&simulated.Deployer{Client: mgr.GetClient(), Mapper: mgr.GetRESTMapper(), Version: hubctl.V1alpha1, ByName: true,
+					ConfigKinds: []schema.GroupVersionKind{simulated.ProxyConfigKind()}, AppliedFromWrites: true, Replicas: replicas}).SetupWithManager(mgr)
+			}).cancel
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t)
+			o := e.seed(t, testhub.SeedOptions{Sizes: [3]int{1, 3, 1}, Strategy: testhub.Strategy(soak.String(), "30s", 0)})
+			h := specHash(t, testhub.Image)
+			e.gatedController(t)
+			e.workAgents(t, applyTime, nil)
+			stop := tc.start(e, t, 1)
+			require.NoError(t, e.c.Create(context.Background(), &v1alpha1.AddOnRollout{ObjectMeta: metav1.ObjectMeta{Name: addonName}}))
+			e.installed(t, o, addonName, h, 120*time.Second)
+			seen := e.watchRenderings(t)
+			trouble := e.watchTrouble(t)
+
+			stop()
+			tc.start(e, t, 2)
+			waitFor(t, 120*time.Second, "every work has two replicas, and the AddOnRollout says complete", func(ct *assert.CollectT) {
+				for _, c := range o.Clusters() {
+					assert.False(ct, seen.at(c, 2).IsZero(), "%s's work has not two replicas", c)
+				}
+				c := meta.FindStatusCondition(e.rolloutStatus(ct).Conditions, addonrollout.ConditionProgressing)
+				require.NotNil(ct, c)
+				assert.Equal(ct, addonrollout.ReasonCompleted, c.Reason, "%+v", c)
+				assert.NotEmpty(ct, e.rolloutStatus(ct).Placements[0].Rendering)
+			})
+			assert.Empty(t, trouble.seen(), "a cluster timed out or a group breached")
+			e.requireInOrder(t, seen, 2, soak, "dev-0001", "stg-0001", "prod-0001")
+		})
+	}
+}
+
+// trouble records what the AddOnRollout's status ever said timed out or
+// breached.
+type trouble struct {
+	mu   sync.Mutex
+	list []string
+}
+
+func (tr *trouble) seen() []string {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	return slices.Clone(tr.list)
+}
+
+// watchTrouble polls the AddOnRollout's status every 100ms until the test
+// ends, recording each group that has a cluster timed out or breached.
+func (e *env) watchTrouble(t testing.TB) *trouble {
+	t.Helper()
+	tr := &trouble{}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	t.Cleanup(func() { cancel(); <-done })
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(poll)
+		defer tick.Stop()
+		for {
+			var ar v1alpha1.AddOnRollout
+			if err := e.c.Get(ctx, types.NamespacedName{Name: e.addonName}, &ar); err == nil {
+				for _, ps := range ar.Status.Placements {
+					for _, g := range ps.Groups {
+						if g.Counts.TimedOut > 0 || g.Phase == "Breached" {
+							tr.mu.Lock()
+							tr.list = append(tr.list, fmt.Sprintf("revision %s group %s: %s %+v", ps.Revision, g.Name, g.Phase, g.Counts))
+							tr.mu.Unlock()
+						}
+					}
+				}
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return tr
+}
