@@ -54,12 +54,15 @@ func TestRenderingRollout(t *testing.T) {
 		rel, ok := e.release(ct, "dev-cluster")
 		assert.True(ct, ok && rel.DoneAt != nil, "%+v", rel)
 	}, 60*time.Second, poll, "dev's work has the new rendering, and dev is done")
-	revision := e.renderingRevision(t)
+	rendering := e.renderingRevision(t)
+	var revision string // the placement's
 	require.EventuallyWithT(t, func(ct *assert.CollectT) {
 		st := e.rolloutStatus(ct)
 		require.Len(ct, st.Placements, 1, "%+v", st.Placements)
 		assert.Equal(ct, addonrollout.KindRendering, st.Placements[0].Kind, "%+v", st.Placements)
-		assert.Equal(ct, revision, st.Placements[0].Revision, "%+v", st.Placements)
+		assert.Equal(ct, rendering, st.Placements[0].Rendering, "%+v", st.Placements)
+		assert.NotEqual(ct, rendering, st.Placements[0].Revision, "%+v: the placement's revision joins the configs' and the rendering's", st.Placements)
+		revision = st.Placements[0].Revision
 	}, 30*time.Second, poll, "the AddOnRollout shows the rendering revision")
 	assert.NotEmpty(t, first.at("dev-cluster"), "dev's work never had 2 replicas")
 	assert.Zero(t, first.at("prod-cluster"), "prod's work took the new rendering with dev")
