@@ -20,7 +20,9 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 )
 
@@ -30,7 +32,7 @@ var (
 	benchProfile    = flag.String("sidebyside.apiserver-profile", "", "BenchmarkAddOnManagerSideBySide: write a 20s CPU profile of kube-apiserver, taken from the config change on, to this file prefix (one file per run)")
 	benchWait       = flag.Duration("sidebyside.wait", 30*time.Minute, "BenchmarkAddOnManagerSideBySide: how long each side may take to install, and then to roll the change out, before the run fails naming where it stands")
 	benchClusters   = flag.String("sidebyside.clusters", "1000,3500", "BenchmarkAddOnManagerSideBySide: the hub sizes to run, comma-separated (each at least 10)")
-	benchGate       = flag.String("sidebyside.gate", "off", "BenchmarkAddOnManagerSideBySide: our side's work gate: off; on (our side serves it, installed on the hub, and it answers every work update); "+
+	benchGate       = flag.String("sidebyside.gate", "off", "BenchmarkAddOnManagerSideBySide: our side's work gate: off; on (our side serves it, installed on the hub, and the hub asks it about every create and content change of our works); "+
 		"both (our side without it, then with it, and their ratios)")
 )
 
@@ -114,11 +116,17 @@ const (
 //     (apiserver_admission_webhook_admission_duration_seconds), and
 //     gate-refusals, the writes the gate refused as our side counts them,
 //     gate-handler-ms the mean time of its handler in our side's webhook
-//     server (controller_runtime_webhook_latency_seconds); after a run
-//     without the gate (-sidebyside.gate both), x-rollout-without-gate,
+//     server (controller_runtime_webhook_latency_seconds);
+//     gate-install-calls, the API server's calls of the gate during the
+//     install, before the timer (each work's create, and the work agent's
+//     update that puts its finalizer on, unless the configuration's
+//     matchConditions keep that away); after a run without the gate
+//     (-sidebyside.gate both), x-rollout-without-gate,
 //     x-apiserver-cpu-without-gate and x-cpu-without-gate, the ratios to
 //     it. The agents render honestly (from the desired spec), so every
 //     work update the rollout makes is admitted: the gate's cost alone.
+//     The run fails unless the gate's configuration is scoped to the
+//     add-on (workgate.Scope) by the end of the install.
 //
 // It logs where the time went, group by group. Run it by hand:
 //
@@ -187,6 +195,7 @@ func reportRollout(b *testing.B, n int, vr benchVariant, m rolloutMeasure, measu
 	b.ReportMetric(m.refusals, "gate-refusals")
 	b.ReportMetric(m.gate.meanMillis(), "gate-ms")
 	b.ReportMetric(m.handlerMillis, "gate-handler-ms")
+	b.ReportMetric(m.installGate.admitted+m.installGate.rejected, "gate-install-calls")
 	if without, ok := measured[false]; ok {
 		b.ReportMetric(m.seconds/without.seconds, "x-rollout-without-gate")
 		b.ReportMetric(m.apiserver.cpuSeconds/without.apiserver.cpuSeconds, "x-apiserver-cpu-without-gate")
@@ -226,7 +235,8 @@ func gateRatios(with, without rolloutMeasure) string {
 	} {
 		fmt.Fprintf(&sb, "\n  %-24s %8.1f / %8.1f = %s", r.what, r.with, r.wout, ratio(r.with, r.wout))
 	}
-	fmt.Fprintf(&sb, "\n  the gate: the API server called it %s (its handler: %.1f ms); it refused %.0f writes", with.gate, with.handlerMillis, with.refusals)
+	fmt.Fprintf(&sb, "\n  the gate: the API server called it %s (its handler: %.1f ms); it refused %.0f writes; during the install it called it %s",
+		with.gate, with.handlerMillis, with.refusals, with.installGate)
 	return sb.String()
 }
 
@@ -243,6 +253,8 @@ type rolloutMeasure struct {
 	// handlerMillis: the mean time the gate's handler took in our side's
 	// webhook server, of gate.meanMillis() as the API server timed a call.
 	handlerMillis float64
+	// installGate: the API server's calls of the gate during the install.
+	installGate webhookCalls
 	// side, apiserver, etcd: peak memory over their whole life; each: CPU
 	// during the rollout.
 	side, apiserver, etcd, agents usage
@@ -316,8 +328,10 @@ func measureRollout(b *testing.B, vr benchVariant, sizes [3]int) rolloutMeasure 
 		}
 		return ""
 	}
+	var installing webhookCalls
 	if gate != nil {
 		gate.waitServing(ctx, b, h, exited)
+		installing = scrapeAPIServer(b, h).webhooks
 	}
 	if err := h.createAddons(ctx, strategy, s); err != nil {
 		b.Fatal(err)
@@ -328,6 +342,12 @@ func measureRollout(b *testing.B, vr benchVariant, sizes [3]int) rolloutMeasure 
 		return ok, msg + exited()
 	})
 	time.Sleep(2 * time.Second) // the last writes of the install settle
+	if gate != nil {
+		why, err := gate.scoped(ctx, h, labels.Set{addonv1alpha1.AddonLabelKey: s.addon}, nil)
+		if err != nil || why != "" {
+			b.Fatalf("the work gate is not scoped to %s once it is installed: %v%s", s.addon, err, why)
+		}
+	}
 
 	hubPIDs := children(b, hubProc.cmd.Process.Pid)
 	before := snapshot(b, h, addr, ctl, agents, hubPIDs)
@@ -380,6 +400,7 @@ func measureRollout(b *testing.B, vr benchVariant, sizes [3]int) rolloutMeasure 
 	}
 	if gate != nil {
 		m.gate = after.api.webhooks.minus(before.api.webhooks)
+		m.installGate = before.api.webhooks.minus(installing)
 		m.refusals = after.client.refusals - before.client.refusals
 		if n := after.client.gateHandled - before.client.gateHandled; n > 0 {
 			m.handlerMillis = 1000 * (after.client.gateSeconds - before.client.gateSeconds) / n
@@ -515,7 +536,7 @@ func scrapeAPIServer(b *testing.B, h *hub) apiCounts {
 		case "apiserver_watch_events_sizes_sum":
 			c.watchBytes[labels["resource"]] += v
 		}
-		c.webhooks.addWebhookSample("", name, labels, v)
+		c.webhooks.addWebhookSample(nil, name, labels, v)
 		if labels["resource"] != "managedclusteraddons" || (labels["verb"] != "PATCH" && labels["verb"] != "UPDATE") {
 			return
 		}

@@ -35,9 +35,14 @@
 // TestWorkGateSideBySide runs the seed story with the shared agents
 // rendering by name, as cluster-proxy does on addon-framework
 // (-simulate-render-by-name), and our side serving the work gate through
-// the shipped ValidatingWebhookConfiguration: OCM's prod works carry a
-// changed config within a second, long before OCM's rollout hands prod
-// its hash; ours only once our rollout has.
+// the shipped ValidatingWebhookConfiguration, which our controller scopes
+// to its own add-on's works (a witness between the hub and the gate keeps
+// what the gate was asked: never about OCM's works): OCM's prod works
+// carry a changed config within a second, long before OCM's rollout hands
+// prod its hash; ours only once our rollout has. A prod work deleted
+// meanwhile comes back at once on OCM's side, with the new content under
+// the old hash; on ours its create is held until the rollout reaches the
+// cluster (A10).
 //
 // BenchmarkAddOnManagerSideBySide times one config change at 1,000 and
 // 3,500 clusters on each side (docs/performance.md), and with

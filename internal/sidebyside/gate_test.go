@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -21,16 +23,21 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	workv1 "open-cluster-management.io/api/work/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/rolloutkit/rolloutkit/addonrollout"
 )
 
 // The work gate on a test hub: our controller serves it on 127.0.0.1 with
 // a certificate it makes and keeps itself (-webhook-cert-secret), and the
 // hub calls it through the shipped ValidatingWebhookConfiguration, whose
-// clientConfig names that address instead of the in-cluster Service.
+// webhooks' clientConfig name that address instead of the in-cluster
+// Service. The controller puts its CA into every webhook and keeps their
+// objectSelector to the add-ons it takes (workgate.Scope).
 const (
 	// gateManifests is the shipped configuration, from this package's
 	// directory.
@@ -45,47 +52,67 @@ const (
 // gateServer is where our controller serves the work gate, and the
 // configuration that sends the hub's calls there.
 type gateServer struct {
-	addr    string // host:port of the controller's webhook server
+	addr    string // host:port the hub calls the gate at
+	serve   string // host:port of the controller's webhook server: addr, or the witness's target
 	certDir string // where the controller writes the serving certificate
 	metrics string // the controller's metrics endpoint, which counts refusals
-	// config, webhook and path name the installed configuration, its one
-	// webhook and the path the gate is served at, as the shipped file has
-	// them.
-	config, webhook, path string
+	// config, webhooks and path name the installed configuration, its
+	// webhooks (the one judging creates and updates first) and the path
+	// that one is served at, as the shipped file has them.
+	config   string
+	webhooks []string
+	path     string
 	// client calls the gate as the API server does, trusting the CA the
 	// controller injected; set by waitServing.
 	client *http.Client
+	// witness, when there is one, stands between the hub and the
+	// controller and keeps what the gate was asked (witnessed).
+	witness *witness
 }
 
 // newGateServer chooses the gate's addresses for a controller whose files
-// go under dir.
+// go under dir: the hub calls the controller directly.
 func newGateServer(tb testing.TB, dir string) *gateServer {
 	tb.Helper()
-	return &gateServer{addr: freeAddr(tb), metrics: freeAddr(tb), certDir: filepath.Join(dir, "webhook-certs")}
+	addr := freeAddr(tb)
+	return &gateServer{addr: addr, serve: addr, metrics: freeAddr(tb), certDir: filepath.Join(dir, "webhook-certs")}
 }
 
-// flags are our controller's flags that make it serve the gate at g.addr
+// witnessed puts a witness between the hub and the controller: the hub
+// calls it at g.addr, and the controller serves at an address of its
+// own. Call it before the controller starts.
+func (g *gateServer) witnessed(tb testing.TB) {
+	tb.Helper()
+	g.serve = freeAddr(tb)
+	g.witness = startWitness(tb, g.addr, g.serve, g.certDir)
+}
+
+// flags are our controller's flags that make it serve the gate at g.serve
 // with a certificate of its own for 127.0.0.1, and inject its CA into the
 // configuration install installed (call install first).
 func (g *gateServer) flags() []string {
-	return []string{"-webhook-bind-address", g.addr, "-webhook-cert-dir", g.certDir,
+	return []string{"-webhook-bind-address", g.serve, "-webhook-cert-dir", g.certDir,
 		"-webhook-cert-secret", gateNamespace + "/" + gateSecret, "-webhook-cert-hosts", "127.0.0.1",
 		"-webhook-configuration", g.config}
 }
 
 // install creates the namespace of the certificate's Secret and the
-// shipped ValidatingWebhookConfiguration, its one webhook's clientConfig
-// turned into https://g.addr with the shipped path, and no caBundle: the
-// controller puts its CA there.
+// shipped ValidatingWebhookConfiguration, every webhook's clientConfig
+// turned into https://g.addr with its shipped path, and no caBundle: the
+// controller puts its CA there. The objectSelectors stay as shipped
+// (selecting no work): the controller scopes them itself.
 func (g *gateServer) install(ctx context.Context, h *hub) error {
 	cfg, err := shippedGateConfiguration()
 	if err != nil {
 		return err
 	}
-	wh := &cfg.Webhooks[0]
-	g.config, g.webhook, g.path = cfg.Name, wh.Name, *wh.ClientConfig.Service.Path
-	url := "https://" + g.addr + g.path
-	wh.ClientConfig = admissionregistrationv1.WebhookClientConfig{URL: &url}
+	g.config, g.webhooks, g.path = cfg.Name, nil, *cfg.Webhooks[0].ClientConfig.Service.Path
+	for i := range cfg.Webhooks {
+		wh := &cfg.Webhooks[i]
+		g.webhooks = append(g.webhooks, wh.Name)
+		url := "https://" + g.addr + *wh.ClientConfig.Service.Path
+		wh.ClientConfig = admissionregistrationv1.WebhookClientConfig{URL: &url}
+	}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: gateNamespace}}
 	if _, err := h.kube.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("creating namespace %s: %w", gateNamespace, err)
@@ -96,8 +123,10 @@ func (g *gateServer) install(ctx context.Context, h *hub) error {
 	return nil
 }
 
-// shippedGateConfiguration reads the shipped configuration: one webhook,
-// calling a Service at a path.
+// shippedGateConfiguration reads the shipped configuration: webhooks each
+// calling a Service at a path, the first of them the one that judges
+// creates and updates (addonrollout.WorkGateWebhook, the name the API
+// server gives in a refusal), the others (deletes) after it.
 func shippedGateConfiguration() (*admissionregistrationv1.ValidatingWebhookConfiguration, error) {
 	raw, err := os.ReadFile(gateManifests)
 	if err != nil {
@@ -107,11 +136,20 @@ func shippedGateConfiguration() (*admissionregistrationv1.ValidatingWebhookConfi
 	if err := yaml.UnmarshalStrict(raw, cfg); err != nil {
 		return nil, fmt.Errorf("%s: %w", gateManifests, err)
 	}
-	if cfg.Kind != "ValidatingWebhookConfiguration" || len(cfg.Webhooks) != 1 {
-		return nil, fmt.Errorf("%s: found a %s with %d webhooks, want a ValidatingWebhookConfiguration with one", gateManifests, cfg.Kind, len(cfg.Webhooks))
+	if cfg.Kind != "ValidatingWebhookConfiguration" || len(cfg.Webhooks) == 0 {
+		return nil, fmt.Errorf("%s: found a %s with %d webhooks, want a ValidatingWebhookConfiguration with one or more", gateManifests, cfg.Kind, len(cfg.Webhooks))
 	}
-	if s := cfg.Webhooks[0].ClientConfig.Service; s == nil || s.Path == nil {
-		return nil, fmt.Errorf("%s: webhook %s calls no Service path, want clientConfig.service.path", gateManifests, cfg.Webhooks[0].Name)
+	var errs []error
+	if cfg.Webhooks[0].Name != addonrollout.WorkGateWebhook {
+		errs = append(errs, fmt.Errorf("%s: the first webhook is %s, want %s", gateManifests, cfg.Webhooks[0].Name, addonrollout.WorkGateWebhook))
+	}
+	for _, wh := range cfg.Webhooks {
+		if s := wh.ClientConfig.Service; s == nil || s.Path == nil {
+			errs = append(errs, fmt.Errorf("%s: webhook %s calls no Service path, want clientConfig.service.path", gateManifests, wh.Name))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	return cfg, nil
 }
@@ -124,8 +162,13 @@ func (g *gateServer) waitServing(ctx context.Context, tb testing.TB, h *hub, exi
 	probe := &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: gateNamespace, Name: "probe"}}
 	require.EventuallyWithT(tb, func(c *assert.CollectT) {
 		cfg, err := h.kube.AdmissionregistrationV1().ValidatingWebhookConfigurations().Get(ctx, g.config, metav1.GetOptions{})
-		if !assert.NoError(c, err) || !assert.NotEmpty(c, cfg.Webhooks[0].ClientConfig.CABundle, "no caBundle injected yet%s", exited()) {
+		if !assert.NoError(c, err) {
 			return
+		}
+		for _, wh := range cfg.Webhooks {
+			if !assert.NotEmpty(c, wh.ClientConfig.CABundle, "no caBundle injected into webhook %s yet%s", wh.Name, exited()) {
+				return
+			}
 		}
 		pool := x509.NewCertPool()
 		if !assert.True(c, pool.AppendCertsFromPEM(cfg.Webhooks[0].ClientConfig.CABundle), "the injected caBundle holds no PEM certificate") {
@@ -138,8 +181,34 @@ func (g *gateServer) waitServing(ctx context.Context, tb testing.TB, h *hub, exi
 	}, time.Minute, 200*time.Millisecond, "the work gate serving at %s", g.addr)
 }
 
+// scoped tells how the objectSelectors of the gate's webhooks, as the
+// controller keeps them (workgate.Scope), treat two works by their
+// labels: "" when every webhook selects the work labelled in and none
+// selects the work labelled out (nil: no such work), else why not.
+func (g *gateServer) scoped(ctx context.Context, h *hub, in, out labels.Set) (string, error) {
+	cfg, err := h.kube.AdmissionregistrationV1().ValidatingWebhookConfigurations().Get(ctx, g.config, metav1.GetOptions{})
+	if err != nil {
+		return "", err
+	}
+	var why []string
+	for _, wh := range cfg.Webhooks {
+		sel, err := metav1.LabelSelectorAsSelector(wh.ObjectSelector)
+		if err != nil {
+			return "", fmt.Errorf("webhook %s: objectSelector: %w", wh.Name, err)
+		}
+		if !sel.Matches(in) {
+			why = append(why, fmt.Sprintf("webhook %s's objectSelector %q does not select a work labelled %v", wh.Name, sel, in))
+		}
+		if out != nil && sel.Matches(out) {
+			why = append(why, fmt.Sprintf("webhook %s's objectSelector %q selects a work labelled %v", wh.Name, sel, out))
+		}
+	}
+	return strings.Join(why, "; "), nil
+}
+
 // review asks the gate about an update of a ManifestWork from old to new,
-// as the API server asks it, and returns its answer.
+// as the API server asks it, at the address the hub calls, and returns its
+// answer.
 func (g *gateServer) review(ctx context.Context, old, new *workv1.ManifestWork) (*admissionv1.AdmissionResponse, error) {
 	if g.client == nil {
 		return nil, errors.New("the gate's CA is not known yet")
@@ -157,7 +226,7 @@ func (g *gateServer) review(ctx context.Context, old, new *workv1.ManifestWork) 
 	req := admissionv1.AdmissionReview{
 		TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"},
 		Request: &admissionv1.AdmissionRequest{
-			UID: types.UID(fmt.Sprintf("sidebyside-%d", time.Now().UnixNano())), Kind: gvk, Resource: gvr, RequestKind: &gvk, RequestResource: &gvr,
+			UID: types.UID(fmt.Sprintf("%s%d", reviewUIDPrefix, time.Now().UnixNano())), Kind: gvk, Resource: gvr, RequestKind: &gvk, RequestResource: &gvr,
 			Namespace: new.Namespace, Name: new.Name, Operation: admissionv1.Update,
 			Object: runtime.RawExtension{Raw: newRaw}, OldObject: runtime.RawExtension{Raw: oldRaw},
 		},
@@ -236,10 +305,10 @@ func (w webhookCalls) minus(before webhookCalls) webhookCalls {
 }
 
 // addWebhookSample adds one sample of the API server's metrics to w, when
-// it is one of the calls of the webhook named (every validating
-// webhook's: "").
-func (w *webhookCalls) addWebhookSample(webhook, name string, labels map[string]string, v float64) {
-	if labels["type"] != "validating" || (webhook != "" && labels["name"] != webhook) {
+// it is one of the calls of the webhooks named (none: every validating
+// webhook's).
+func (w *webhookCalls) addWebhookSample(webhooks []string, name string, labels map[string]string, v float64) {
+	if labels["type"] != "validating" || (len(webhooks) > 0 && !slices.Contains(webhooks, labels["name"])) {
 		return
 	}
 	switch name {
@@ -254,14 +323,14 @@ func (w *webhookCalls) addWebhookSample(webhook, name string, labels map[string]
 	}
 }
 
-// gateCalls reads the API server's calls of the gate's webhook.
+// gateCalls reads the API server's calls of the gate's webhooks.
 func (g *gateServer) gateCalls(ctx context.Context, tb testing.TB, h *hub) webhookCalls {
 	tb.Helper()
 	raw, err := h.kube.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
 	require.NoError(tb, err)
 	var w webhookCalls
 	require.NoError(tb, eachSample(bytes.NewReader(raw), func(name string, labels map[string]string, v float64) {
-		w.addWebhookSample(g.webhook, name, labels, v)
+		w.addWebhookSample(g.webhooks, name, labels, v)
 	}))
 	return w
 }

@@ -41,7 +41,7 @@ apiserver_watch_events_sizes_count{group="addon.open-cluster-management.io",reso
 }
 
 // TestWebhookCalls checks the reading of the API server's webhook
-// histogram: calls of the webhook named, admitted and rejected, and their
+// histogram: calls of the webhooks named, admitted and rejected, and their
 // time; another webhook's and a mutating one's are left out. It needs no
 // hub.
 func TestWebhookCalls(t *testing.T) {
@@ -61,24 +61,26 @@ apiserver_admission_webhook_admission_duration_seconds_bucket{name="gate.example
 apiserver_admission_webhook_admission_duration_seconds_sum{name="gate.example.io",operation="UPDATE",rejected="false",type="admit"} 2
 apiserver_admission_webhook_admission_duration_seconds_count{name="gate.example.io",operation="UPDATE",rejected="false",type="admit"} 11
 `
-	read := func(webhook string) webhookCalls {
+	read := func(webhooks ...string) webhookCalls {
 		var w webhookCalls
 		require.NoError(t, eachSample(strings.NewReader(exposition), func(name string, labels map[string]string, v float64) {
-			w.addWebhookSample(webhook, name, labels, v)
+			w.addWebhookSample(webhooks, name, labels, v)
 		}))
 		return w
 	}
 	for _, tc := range []struct {
-		webhook                     string
+		webhooks                    []string
 		admitted, rejected, seconds float64
 	}{
-		{"gate.example.io", 5, 3, 0.4},
-		{"other.example.io", 7, 0, 1},
-		{"", 12, 3, 1.4},
+		{[]string{"gate.example.io"}, 5, 3, 0.4},
+		{[]string{"other.example.io"}, 7, 0, 1},
+		{[]string{"gate.example.io", "other.example.io"}, 12, 3, 1.4},
+		{[]string{"none.example.io"}, 0, 0, 0},
+		{nil, 12, 3, 1.4},
 	} {
-		got := read(tc.webhook)
-		assert.Equal(t, [2]float64{tc.admitted, tc.rejected}, [2]float64{got.admitted, got.rejected}, "calls of %q", tc.webhook)
-		assert.InDelta(t, tc.seconds, got.seconds, 1e-9, "seconds of %q", tc.webhook)
+		got := read(tc.webhooks...)
+		assert.Equal(t, [2]float64{tc.admitted, tc.rejected}, [2]float64{got.admitted, got.rejected}, "calls of %q", tc.webhooks)
+		assert.InDelta(t, tc.seconds, got.seconds, 1e-9, "seconds of %q", tc.webhooks)
 	}
 	gate := read("gate.example.io")
 	assert.InDelta(t, 50, gate.meanMillis(), 1e-9)

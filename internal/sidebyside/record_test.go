@@ -40,13 +40,15 @@ type addonEvent struct {
 // workEvent is one version of an add-on's ManifestWork on a cluster: the
 // configs it claims to be rendered for (the spec hashes of its annotation,
 // as agent.Target joins them), the agent image its body carries, and
-// whether it is applied and available at its generation.
+// whether it is applied and available at its generation; or its deletion
+// (deleted, and nothing else), once the delete has completed.
 type workEvent struct {
 	at      time.Time
 	cluster string
 	target  string
 	image   string
 	ready   bool
+	deleted bool
 }
 
 // cmaEvent is one version of a ClusterManagementAddOn's install
@@ -183,10 +185,14 @@ func (r *recorder) observe(ev watch.Event) {
 		}
 	case *workv1.ManifestWork:
 		name := o.Labels[addonv1alpha1.AddonLabelKey]
-		if name == "" || ev.Type == watch.Deleted {
+		switch {
+		case name == "":
 			return
+		case ev.Type == watch.Deleted:
+			r.works[name] = append(r.works[name], workEvent{at: now, cluster: o.Namespace, deleted: true})
+		default:
+			r.works[name] = append(r.works[name], workEvent{at: now, cluster: o.Namespace, target: workTarget(o), image: workImage(o), ready: workReady(o)})
 		}
-		r.works[name] = append(r.works[name], workEvent{at: now, cluster: o.Namespace, target: workTarget(o), image: workImage(o), ready: workReady(o)})
 	default:
 		return // a bookmark, or an error the retry watcher reports
 	}
@@ -200,8 +206,8 @@ type view struct{ r *recorder }
 // addon returns the add-on of cluster of the named add-on.
 func (v view) addon(name, cluster string) addonState { return v.r.current[name][cluster] }
 
-// work returns the latest version of the named add-on's work on cluster,
-// or the zero version.
+// work returns the latest version of the named add-on's work on cluster
+// (its deletion, when that came last), or the zero version.
 func (v view) work(name, cluster string) workEvent {
 	ws := v.r.works[name]
 	for i := len(ws) - 1; i >= 0; i-- {

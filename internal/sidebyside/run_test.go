@@ -29,7 +29,8 @@ type setup struct {
 	// (-simulate-render-by-name).
 	byName bool
 	// gate makes our side serve the work gate, installed on the hub with
-	// the shipped configuration.
+	// the shipped configuration, the hub calling it through a witness that
+	// keeps what the gate was asked.
 	gate bool
 }
 
@@ -85,6 +86,7 @@ func newRun(tb testing.TB, s setup) *run {
 	r.startOCM()
 	if s.gate {
 		r.gate = newGateServer(tb, r.dir)
+		r.gate.witnessed(tb)
 		if err := r.gate.install(ctx, r.hub); err != nil {
 			tb.Fatal(err)
 		}

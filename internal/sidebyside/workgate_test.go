@@ -2,6 +2,7 @@ package sidebyside
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -28,16 +29,27 @@ const watchSkew = time.Second
 // TestWorkGateSideBySide rolls one config change out with OCM v1.2.0's
 // add-on manager and with ours, on one hub, with the shared agents
 // rendering every work by name as cluster-proxy does, and with our
-// controller serving the work gate through the shipped configuration. It
+// controller serving the work gate through the shipped configuration (a
+// witness between the hub and the gate keeps what it was asked). It
 // shows the leak the gate closes: OCM's prod works carry the new image
 // within seconds of the change, while OCM's prod add-ons still have the
 // old hash desired and their works' annotations name it; ours carry it
 // only once our rollout hands prod the new hash, after dev's and stg's
 // soaks, and every version of our works carries the image of the spec its
 // annotation names. The gate refused our early renderings (its metric,
-// and our add-ons' ManifestApplied condition) and admitted OCM's
-// (NotTaken): OCM's side runs as it does without the gate, and the two
-// rollouts still agree as TestAddOnManagerSideBySide's seed story does.
+// and our add-ons' ManifestApplied condition); OCM's works were never
+// sent to it (the controller scopes the configuration to our add-on's
+// works), though asked it would admit them (NotTaken): OCM's side runs as
+// it does without the gate, and the two rollouts still agree as
+// TestAddOnManagerSideBySide's seed story does.
+//
+// Then the re-create case (A10): while our prod add-ons still have the old
+// hash desired, the first prod cluster's work is deleted on both sides, as
+// an operator does. The shared renderer creates OCM's again at once, with
+// the new image under the old hash; the gate holds our create (the API
+// server refuses it with the gate's message, ConfigMovedOn), so our work
+// stays absent until our rollout hands that cluster the new hash, and
+// then comes back with the new image.
 func TestWorkGateSideBySide(t *testing.T) {
 	t.Parallel()
 	s := setup{sizes: [3]int{2, 2, 3}, strategy: perGroup("1m", 0), apply: applyDelay, soak: soakTime, byName: true, gate: true}
@@ -60,6 +72,7 @@ func TestWorkGateSideBySide(t *testing.T) {
 		return true, ""
 	})
 	r.checkGateAnswers(t, ocmBefore, oursBefore, images[v2], v1)
+	deleted := r.deleteWorks(t, prod[0], v1)
 	r.waitRolledOut("change", 2*time.Minute)
 	callsAfter := r.gate.gateCalls(r.ctx, t, r.hub)
 
@@ -69,12 +82,13 @@ func TestWorkGateSideBySide(t *testing.T) {
 	// a soak apart, ours an apply and a soak.
 	t.Logf("from the change: when each cluster's work first carried v2's image, and when its add-on was handed v2's hash\n%s",
 		gateFigures(r.clusters, ocm, ours))
-	t.Logf("the API server's calls of the gate during the rollout: %s; refusals counted by our controller: %v",
-		callsAfter.minus(callsBefore), r.gate.refusals(t))
+	t.Logf("the API server's calls of the gate during the rollout: %s; refusals counted by our controller: %v; what the gate was asked:%s",
+		callsAfter.minus(callsBefore), r.gate.refusals(t), askedFigures(r.gate.witness.seen(), change))
 
 	checkOCMLeaked(t, ocm, prod, v1)
 	r.checkOursStaged(t, ours, images, images[v2], groups)
 	r.checkRefusals(t, change, callsAfter.minus(callsBefore))
+	r.checkRecreated(t, deleted, ocm, ours, images[v2], v1, v2)
 
 	c := r.compare()
 	r.checkHandover(t)
@@ -91,16 +105,20 @@ func TestWorkGateSideBySide(t *testing.T) {
 // deployWork reads a side's deploy work on cluster.
 func (r *run) deployWork(s side, cluster string) *workv1.ManifestWork {
 	r.tb.Helper()
-	w, err := r.hub.work.WorkV1().ManifestWorks(cluster).Get(r.ctx, "addon-"+s.addon+"-deploy-0", metav1.GetOptions{})
+	w, err := r.hub.work.WorkV1().ManifestWorks(cluster).Get(r.ctx, workName(s.addon), metav1.GetOptions{})
 	require.NoError(r.tb, err)
 	return w
 }
 
-// checkGateAnswers asks the gate, as the API server does, about the two
-// updates the agents made or tried on the first prod cluster when the
-// config changed, while our prod add-on still has hash old desired:
-// OCM's (from before the change to its work now) is admitted, its add-on
-// not being ours (NotTaken); ours (the same change of image) is held.
+// workName is the name the shared renderer gives an add-on's deploy work.
+func workName(addon string) string { return "addon-" + addon + "-deploy-0" }
+
+// checkGateAnswers asks the gate directly, as the API server would, about
+// the two updates the agents made or tried on the first prod cluster when
+// the config changed, while our prod add-on still has hash old desired:
+// OCM's (from before the change to its work now), which the API server
+// never sends the gate, would be admitted, its add-on not being ours
+// (NotTaken); ours (the same change of image) is held.
 func (r *run) checkGateAnswers(t *testing.T, ocmBefore, oursBefore *workv1.ManifestWork, newImage, old string) {
 	t.Helper()
 	ocmNow := r.deployWork(ocmSide, ocmBefore.Namespace)
@@ -120,7 +138,7 @@ func (r *run) checkGateAnswers(t *testing.T, ocmBefore, oursBefore *workv1.Manif
 	require.NotNil(t, resp.Result, "the gate's answer about our work")
 	assert.False(t, resp.Allowed, "the gate admitted our work carrying %s while %s waits for the rollout", newImage, oursBefore.Namespace)
 	assert.True(t, strings.HasPrefix(resp.Result.Message, workgate.Marker+": "), "the gate's message %q does not start with %q", resp.Result.Message, workgate.Marker)
-	t.Logf("asked about the first prod cluster's update, the gate admitted OCM's (%s) and held ours: %s", admitted, resp.Result.Message)
+	t.Logf("asked directly about the first prod cluster's update, the gate would admit OCM's (%s) and holds ours: %s", admitted, resp.Result.Message)
 }
 
 // gateOutcome is when each cluster's work of one side first carried the
@@ -199,6 +217,9 @@ func (r *run) checkOursStaged(t *testing.T, ours gateOutcome, images map[string]
 	t.Helper()
 	var mismatched []string
 	for _, w := range ours.works {
+		if w.deleted {
+			continue
+		}
 		if want, ok := images[w.target]; !ok || w.image != want {
 			mismatched = append(mismatched, fmt.Sprintf("%s at %+.1fs: image %q, annotation %.8s (image %q)", w.cluster, w.at.Sub(ours.change).Seconds(), w.image, w.target, want))
 		}
@@ -239,8 +260,10 @@ func latest(a, b time.Time) time.Time {
 
 // checkRefusals fails t unless the gate refused our early renderings (its
 // metric, and every prod add-on of ours showing the refusal in its
-// ManifestApplied condition), refused nothing of OCM's, and was asked
-// about OCM's works, whose every change landed.
+// ManifestApplied condition), refused nothing of OCM's, and is scoped to
+// our works: the objectSelector of each of its webhooks selects ours and
+// not OCM's, and the API server asked it about ours and never about
+// OCM's, whose every change landed.
 func (r *run) checkRefusals(t *testing.T, change time.Time, calls webhookCalls) {
 	t.Helper()
 	byAddon := map[string]float64{}
@@ -271,10 +294,33 @@ func (r *run) checkRefusals(t *testing.T, change time.Time, calls webhookCalls) 
 	}
 	assert.Empty(t, refusedOn(ocmSide), "OCM's add-ons that reported a refusal of the gate")
 
-	cfg, err := r.hub.kube.AdmissionregistrationV1().ValidatingWebhookConfigurations().Get(r.ctx, r.gate.config, metav1.GetOptions{})
+	prod0 := clusterNames(r.setup.sizes)[2][0]
+	ocmWork, ourWork := r.deployWork(ocmSide, prod0), r.deployWork(oursSide, prod0)
+	why, err := r.gate.scoped(r.ctx, r.hub, labels.Set(ourWork.Labels), labels.Set(ocmWork.Labels))
 	require.NoError(t, err)
-	sel, err := metav1.LabelSelectorAsSelector(cfg.Webhooks[0].ObjectSelector)
-	require.NoError(t, err)
-	ocmWork := r.deployWork(ocmSide, clusterNames(r.setup.sizes)[2][0])
-	assert.True(t, sel.Matches(labels.Set(ocmWork.Labels)), "the gate's objectSelector %s does not select OCM's works (labels %v): the gate was not asked", sel, ocmWork.Labels)
+	assert.Empty(t, why, "the gate's scope: want our works selected and OCM's not")
+	asked := r.gate.witness.seen()
+	assert.NotEmpty(t, about(asked, oursSide.addon), "the API server never asked the gate about our works")
+	assert.Empty(t, about(asked, ocmSide.addon), "the API server asked the gate about OCM's works")
+}
+
+// askedFigures tells what the API server asked the gate since from, by
+// add-on, operation and answer.
+func askedFigures(calls []gateCall, from time.Time) string {
+	n := map[string]int{}
+	for _, c := range calls {
+		if c.at.Before(from) {
+			continue
+		}
+		verdict := "admitted"
+		if !c.allowed {
+			verdict = "refused"
+		}
+		n[fmt.Sprintf("%v %s %s", c.addons, c.operation, verdict)]++
+	}
+	var sb strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(n)) {
+		fmt.Fprintf(&sb, "\n  %s: %d", k, n[k])
+	}
+	return sb.String()
 }

@@ -62,12 +62,7 @@ func TestRenderingDuringConfigRollout(t *testing.T) {
 	v1.stop()
 	e.runManager(t, &chartAddon{c: e.c, name: addonName, replicas: 2, pad: padBytes})
 
-	waitFor(t, 30*time.Second, "the rendering joins the config change", func(ct *assert.CollectT) {
-		st := e.rolloutStatus(ct)
-		require.Len(ct, st.Placements, 1)
-		assert.Equal(ct, addonrollout.KindConfigAndRendering, st.Placements[0].Kind, "%+v", st.Placements[0])
-		assert.NotEmpty(ct, st.Placements[0].Rendering)
-	})
+	kinds := e.watchKinds(t)
 	e.installed(t, o, addonName, hashB, 120*time.Second)
 	waitFor(t, 60*time.Second, "every work has two replicas, and the AddOnRollout says complete", func(ct *assert.CollectT) {
 		for _, c := range o.Clusters() {
@@ -78,6 +73,7 @@ func TestRenderingDuringConfigRollout(t *testing.T) {
 		assert.Equal(ct, addonrollout.ReasonCompleted, c.Reason, "%+v", c)
 	})
 	e.requireInOrder(t, seen, 2, soakFor, "dev-cluster", "stg-cluster", "prod-cluster")
+	assert.Contains(t, kinds.seen(), addonrollout.KindConfigAndRendering, "the rendering never joined the config change")
 	assert.Equal(t, []string{testhub.Image}, seen.images("prod-cluster", 1), "prod's work carried B before stg soaked the new rendering")
 	assert.Equal(t, []string{newImage}, seen.images("prod-cluster", 2), "prod took B and the new rendering together")
 	t.Logf("two replicas: dev %s, stg %s, prod %s", seen.at("dev-cluster", 2).Format(time.TimeOnly),
@@ -188,8 +184,9 @@ func TestRenderingDoneByWorks(t *testing.T) {
 	}
 }
 
-// trouble records what the AddOnRollout's status ever said timed out or
-// breached.
+// trouble records what the AddOnRollout's status ever said: the groups
+// timed out or breached (watchTrouble), the kinds of revision
+// (watchKinds).
 type trouble struct {
 	mu   sync.Mutex
 	list []string
@@ -234,4 +231,37 @@ func (e *env) watchTrouble(t testing.TB) *trouble {
 		}
 	}()
 	return tr
+}
+
+// watchKinds records, every 100ms until the test ends, the kinds of
+// revision the AddOnRollout's status shows, each once.
+func (e *env) watchKinds(t testing.TB) *trouble {
+	t.Helper()
+	kinds := &trouble{}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	t.Cleanup(func() { cancel(); <-done })
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(poll)
+		defer tick.Stop()
+		for {
+			var ar v1alpha1.AddOnRollout
+			if err := e.c.Get(ctx, types.NamespacedName{Name: e.addonName}, &ar); err == nil {
+				for _, ps := range ar.Status.Placements {
+					kinds.mu.Lock()
+					if !slices.Contains(kinds.list, ps.Kind) {
+						kinds.list = append(kinds.list, ps.Kind)
+					}
+					kinds.mu.Unlock()
+				}
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return kinds
 }
