@@ -178,35 +178,36 @@ func Decide(r Request, c Cluster) Decision {
 	j := judgement{c: c, work: printable(r.New.Name), create: before == nil, leaves: IdentityOf(r.New) != id}
 	rendered, err := annotation(r.New)
 	if err != nil {
-		return j.held(Unreadable, err.Error(), "")
+		return j.held(Unreadable, err.Error())
 	}
-	key := heldKey(rendered, c)
+	j.rendered = rendered
 	if len(c.Desired) == 0 && c.Configured {
 		return j.held(NotHandedOver, fmt.Sprintf("the rollout has handed %s no configs yet: a renderer that reads its configs by name "+
-			"would land their newest specs here ahead of the rollout", c.Name), key)
+			"would land their newest specs here ahead of the rollout", c.Name))
 	}
 	if k, ok := firstDifference(rendered, c.Desired); ok {
 		claimed, inRendered := rendered[k]
 		desired, inDesired := c.Desired[k]
-		return j.held(NotHandedOver, notHandedOver(k, claimed, desired, inRendered, inDesired, c.Name), key)
+		return j.held(NotHandedOver, notHandedOver(k, claimed, desired, inRendered, inDesired, c.Name))
 	}
 	if k, ok := movedOn(c.Desired, c.Current); ok {
 		cur, known := c.Current[k]
 		if !known {
-			return j.held(Unreadable, fmt.Sprintf("config %s could not be read: the gate cannot tell which spec a renderer reads", printable(k)), key)
+			return j.held(Unreadable, fmt.Sprintf("config %s could not be read: the gate cannot tell which spec a renderer reads", printable(k)))
 		}
 		return j.held(ConfigMovedOn, fmt.Sprintf("config %s has moved on to spec %s, which the rollout has not handed to %s yet (it is at %s): "+
-			"a renderer that reads the config by name would land the newer spec here ahead of the rollout", printable(k), short(cur), c.Name, short(c.Desired[k])), key)
+			"a renderer that reads the config by name would land the newer spec here ahead of the rollout", printable(k), short(cur), c.Name, short(c.Desired[k])))
 	}
-	return j.rendering(handedOver(before, rendered), r, key)
+	return j.rendering(handedOver(before, rendered), r)
 }
 
 // judgement is one content-changing request being judged for cluster c.
 type judgement struct {
-	c      Cluster
-	work   string // the work's name, printable
-	create bool   // the work is new to c: a create, or a relabel into c
-	leaves bool   // the work is relabelled out of c
+	c        Cluster
+	work     string            // the work's name, printable
+	create   bool              // the work is new to c: a create, or a relabel into c
+	leaves   bool              // the work is relabelled out of c
+	rendered map[string]string // the new work's annotation, once read
 }
 
 // rendering decides a change of content whose annotation is the desired
@@ -214,7 +215,7 @@ type judgement struct {
 // handover, or a work new to the cluster), else the content is a new
 // rendering of unchanged configs. Each is admitted only as far as the
 // rendering rollout has reached the cluster.
-func (j judgement) rendering(handed bool, r Request, key string) Decision {
+func (j judgement) rendering(handed bool, r Request) Decision {
 	c := j.c
 	admitted := HandedOver
 	if j.create {
@@ -223,13 +224,13 @@ func (j judgement) rendering(handed bool, r Request, key string) Decision {
 	switch c.Reach {
 	case addonrollout.ReachPending:
 		return j.held(RenderingPending, fmt.Sprintf("rendering revision %s is rolling out and has not reached %s yet: new content here would carry "+
-			"the new rendering ahead of the groups before %s", printable(c.Rendering), c.Name, c.Name), key)
+			"the new rendering ahead of the groups before %s", printable(c.Rendering), c.Name, c.Name))
 	case addonrollout.ReachReleased:
 		if j.firstChange(r) {
 			return Decision{Reason: RenderingReleased}
 		}
 		return j.held(RenderingTaken, fmt.Sprintf("work %s changed once since rendering revision %s released %s: a further rendering waits for the next revision",
-			j.work, printable(c.Rendering), c.Name), key)
+			j.work, printable(c.Rendering), c.Name))
 	}
 	switch {
 	case handed:
@@ -237,7 +238,7 @@ func (j judgement) rendering(handed bool, r Request, key string) Decision {
 	case c.Renderings == RenderingsFree:
 		return Decision{Reason: RenderingFree}
 	}
-	return j.held(RenderingHeld, fmt.Sprintf("a new rendering of unchanged configs, which no rendering rollout has released to %s yet", c.Name), key)
+	return j.held(RenderingHeld, fmt.Sprintf("a new rendering of unchanged configs, which no rendering rollout has released to %s yet", c.Name))
 }
 
 // firstChange reports whether r is the first change of its work since
@@ -376,8 +377,9 @@ func CurrentHashes(refs []addonv1beta1.ConfigReference, specHash addon.SpecHashF
 	return out, errors.Join(errs...)
 }
 
-// held is a held decision: why in words, and key, what is held.
-func (j judgement) held(reason Reason, why, key string) Decision {
+// held is a held decision: why in words; its key names what is held (the
+// annotation read, or, when it could not be, the reason and why).
+func (j judgement) held(reason Reason, why string) Decision {
 	c := j.c
 	if j.leaves {
 		why = fmt.Sprintf("relabelled out of add-on %s on cluster %s, it is judged as a change of their work: %s", printable(c.AddOn), c.Name, why)
@@ -397,8 +399,9 @@ func (j judgement) held(reason Reason, why, key string) Decision {
 	if c.Waits != "" {
 		fmt.Fprintf(&b, "; %s", printable(c.Waits))
 	}
-	if key == "" {
-		key = hashOf(reason.String(), why)
+	key := hashOf(reason.String(), why)
+	if j.rendered != nil {
+		key = heldKey(j.rendered, c)
 	}
 	return Decision{Reason: reason, Message: b.String(), Why: why, Key: key}
 }
