@@ -133,6 +133,28 @@ func (w *writes) conflicts() int {
 	return n
 }
 
+// pollUntilEnd calls pass every period, from now until the test ends, in
+// a goroutine of its own; the test's cleanup waits for the last call.
+func pollUntilEnd(t testing.TB, period time.Duration, pass func(ctx context.Context)) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	t.Cleanup(func() { cancel(); <-done })
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(period)
+		defer tick.Stop()
+		for {
+			pass(ctx)
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+}
+
 // running is a started manager.
 type running struct {
 	cancel context.CancelFunc

@@ -203,33 +203,15 @@ func (tr *trouble) seen() []string {
 func (e *env) watchTrouble(t testing.TB) *trouble {
 	t.Helper()
 	tr := &trouble{}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	t.Cleanup(func() { cancel(); <-done })
-	go func() {
-		defer close(done)
-		tick := time.NewTicker(poll)
-		defer tick.Stop()
-		for {
-			var ar v1alpha1.AddOnRollout
-			if err := e.c.Get(ctx, types.NamespacedName{Name: e.addonName}, &ar); err == nil {
-				for _, ps := range ar.Status.Placements {
-					for _, g := range ps.Groups {
-						if g.Counts.TimedOut > 0 || g.Phase == "Breached" {
-							tr.mu.Lock()
-							tr.list = append(tr.list, fmt.Sprintf("revision %s group %s: %s %+v", ps.Revision, g.Name, g.Phase, g.Counts))
-							tr.mu.Unlock()
-						}
-					}
-				}
-			}
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
+	e.watchStatus(t, func(ps v1alpha1.PlacementStatus) []string {
+		var out []string
+		for _, g := range ps.Groups {
+			if g.Counts.TimedOut > 0 || g.Phase == "Breached" {
+				out = append(out, fmt.Sprintf("revision %s group %s: %s %+v", ps.Revision, g.Name, g.Phase, g.Counts))
 			}
 		}
-	}()
+		return out
+	}, tr)
 	return tr
 }
 
@@ -238,30 +220,28 @@ func (e *env) watchTrouble(t testing.TB) *trouble {
 func (e *env) watchKinds(t testing.TB) *trouble {
 	t.Helper()
 	kinds := &trouble{}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	t.Cleanup(func() { cancel(); <-done })
-	go func() {
-		defer close(done)
-		tick := time.NewTicker(poll)
-		defer tick.Stop()
-		for {
-			var ar v1alpha1.AddOnRollout
-			if err := e.c.Get(ctx, types.NamespacedName{Name: e.addonName}, &ar); err == nil {
-				for _, ps := range ar.Status.Placements {
-					kinds.mu.Lock()
-					if !slices.Contains(kinds.list, ps.Kind) {
-						kinds.list = append(kinds.list, ps.Kind)
-					}
-					kinds.mu.Unlock()
+	e.watchStatus(t, func(ps v1alpha1.PlacementStatus) []string { return []string{ps.Kind} }, kinds)
+	return kinds
+}
+
+// watchStatus polls the AddOnRollout's status every 100ms until the test
+// ends, and records in into what seen says of each placement's status,
+// each once.
+func (e *env) watchStatus(t testing.TB, seen func(v1alpha1.PlacementStatus) []string, into *trouble) {
+	t.Helper()
+	pollUntilEnd(t, poll, func(ctx context.Context) {
+		var ar v1alpha1.AddOnRollout
+		if err := e.c.Get(ctx, types.NamespacedName{Name: e.addonName}, &ar); err != nil {
+			return
+		}
+		into.mu.Lock()
+		defer into.mu.Unlock()
+		for _, ps := range ar.Status.Placements {
+			for _, s := range seen(ps) {
+				if !slices.Contains(into.list, s) {
+					into.list = append(into.list, s)
 				}
 			}
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-			}
 		}
-	}()
-	return kinds
+	})
 }

@@ -201,29 +201,18 @@ func (f *firstReplicas) since(cluster string) time.Duration {
 func (e *env) watchReplicas(t testing.TB, n int32) *firstReplicas {
 	t.Helper()
 	f := &firstReplicas{start: time.Now(), seen: map[string]time.Time{}}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	t.Cleanup(func() { cancel(); <-done })
-	go func() {
-		defer close(done)
-		tick := time.NewTicker(50 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			if ws, err := e.readWorks(e.addonName); err == nil {
-				f.mu.Lock()
-				for c, w := range ws {
-					if _, ok := f.seen[c]; !ok && len(w.replicas) == 1 && w.replicas[0] == n {
-						f.seen[c] = time.Now()
-					}
-				}
-				f.mu.Unlock()
-			}
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
+	pollUntilEnd(t, 50*time.Millisecond, func(context.Context) {
+		ws, err := e.readWorks(e.addonName)
+		if err != nil {
+			return
+		}
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		for c, w := range ws {
+			if _, ok := f.seen[c]; !ok && len(w.replicas) == 1 && w.replicas[0] == n {
+				f.seen[c] = time.Now()
 			}
 		}
-	}()
+	})
 	return f
 }

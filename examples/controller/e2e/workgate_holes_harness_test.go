@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -260,41 +259,29 @@ type replicasSeen struct {
 func (e *env) watchRenderings(t testing.TB) *replicasSeen {
 	t.Helper()
 	r := &replicasSeen{first: map[string]map[int32]time.Time{}, with: map[string]map[int32][]string{}}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	t.Cleanup(func() { cancel(); <-done })
-	var stopped atomic.Bool
-	go func() {
-		defer close(done)
-		tick := time.NewTicker(50 * time.Millisecond)
-		defer tick.Stop()
-		for !stopped.Load() {
-			if ws, err := e.readWorks(e.addonName); err == nil {
-				r.mu.Lock()
-				for c, w := range ws {
-					if len(w.replicas) != 1 {
-						continue
-					}
-					n := w.replicas[0]
-					if r.first[c] == nil {
-						r.first[c], r.with[c] = map[int32]time.Time{}, map[int32][]string{}
-					}
-					if _, ok := r.first[c][n]; !ok {
-						r.first[c][n] = time.Now()
-					}
-					if len(w.images) == 1 && !slices.Contains(r.with[c][n], w.images[0]) {
-						r.with[c][n] = append(r.with[c][n], w.images[0])
-					}
-				}
-				r.mu.Unlock()
+	pollUntilEnd(t, 50*time.Millisecond, func(context.Context) {
+		ws, err := e.readWorks(e.addonName)
+		if err != nil {
+			return
+		}
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		for c, w := range ws {
+			if len(w.replicas) != 1 {
+				continue
 			}
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
+			n := w.replicas[0]
+			if r.first[c] == nil {
+				r.first[c], r.with[c] = map[int32]time.Time{}, map[int32][]string{}
+			}
+			if _, ok := r.first[c][n]; !ok {
+				r.first[c][n] = time.Now()
+			}
+			if len(w.images) == 1 && !slices.Contains(r.with[c][n], w.images[0]) {
+				r.with[c][n] = append(r.with[c][n], w.images[0])
 			}
 		}
-	}()
+	})
 	return r
 }
 

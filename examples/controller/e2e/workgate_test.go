@@ -27,7 +27,6 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	watchtools "k8s.io/client-go/tools/watch"
-	"open-cluster-management.io/addon-framework/pkg/addonmanager"
 	frameworkagent "open-cluster-management.io/addon-framework/pkg/agent"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
@@ -84,17 +83,7 @@ func (a *byNameAddon) Manifests(_ *clusterv1.ManagedCluster, mca *addonv1alpha1.
 // a, its writes recorded with their bodies and answers.
 func (e *env) startAddOnManager(t testing.TB, a frameworkagent.AgentAddon) *bodyWrites {
 	t.Helper()
-	cfg := rest.CopyConfig(e.hub.Config)
-	cfg.UserAgent = "addon-framework-manager"
-	w := &bodyWrites{}
-	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { w.inner = rt; return w }
-	mgr, err := addonmanager.New(cfg)
-	require.NoError(t, err)
-	require.NoError(t, mgr.AddAgent(a))
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	require.NoError(t, mgr.Start(ctx))
-	return w
+	return e.runManager(t, a).writes
 }
 
 // TestWorkGate runs the work gate against addon-framework v1.2.0's add-on
