@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/rolloutkit/rolloutkit/examples/seed"
 	"github.com/rolloutkit/rolloutkit/grouping"
-	"github.com/rolloutkit/rolloutkit/internal/seed"
 )
 
 // benchFleet is seed.LargeFleet read as grouping.Clusters.

@@ -14,11 +14,11 @@ import (
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 
+	"github.com/rolloutkit/rolloutkit/examples/seed"
 	"github.com/rolloutkit/rolloutkit/grouping"
-	"github.com/rolloutkit/rolloutkit/internal/seed"
 )
 
-// seedTime is the seed's "<timestamp>", as internal/seed writes it.
+// seedTime is the seed's "<timestamp>", as examples/seed writes it.
 func seedTime() time.Time { return time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC) }
 
 // mc builds a ManagedCluster from "key=value" labels.

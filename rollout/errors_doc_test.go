@@ -15,9 +15,9 @@ import (
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 
-	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/grouping"
+	"github.com/rolloutkit/rolloutkit/hubplan"
 	"github.com/rolloutkit/rolloutkit/rollout"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
 	"github.com/rolloutkit/rolloutkit/rollout/simulate"
@@ -203,7 +203,7 @@ func addonExamples() []docExample {
 }
 
 // controlsExamples are the problems of an invalid AddOnRollout, as
-// PlanControlled lists them in Plan.Invalid, on the seed's groups.
+// Planner.Plan lists them in Plan.Invalid, on the seed's groups.
 func controlsExamples() []docExample {
 	ref := addonv1beta1.PlacementRef{Namespace: "open-cluster-management", Name: "cluster-proxy-placement"}
 	cma := &addonv1beta1.ClusterManagementAddOn{ObjectMeta: metav1.ObjectMeta{Name: "cluster-proxy"}}
@@ -215,8 +215,8 @@ func controlsExamples() []docExample {
 	}}
 	specHash := func(addonv1beta1.ConfigGroupResource, addonv1beta1.ConfigReferent) (string, error) { return "h", nil }
 	invalid := func(spec v1alpha1.AddOnRolloutSpec) error {
-		ctl := addonrollout.Controls{Rollout: &v1alpha1.AddOnRollout{ObjectMeta: metav1.ObjectMeta{Name: "cluster-proxy"}, Spec: spec}}
-		p, err := addonrollout.PlanControlled(plannerAt(t0()), ctl, cma, placements, nil, specHash)
+		ctl := hubplan.Controls{Rollout: &v1alpha1.AddOnRollout{ObjectMeta: metav1.ObjectMeta{Name: "cluster-proxy"}, Spec: spec}}
+		p, err := hubplan.Planner{Rollout: plannerAt(t0())}.Plan(hubplan.Inputs{ClusterManagementAddOn: cma, Placements: placements, Controls: ctl, SpecHash: specHash})
 		if err != nil {
 			return err
 		}

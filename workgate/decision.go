@@ -3,7 +3,7 @@ package workgate
 import (
 	"fmt"
 
-	"github.com/rolloutkit/rolloutkit/addonrollout"
+	"github.com/rolloutkit/rolloutkit/hubplan"
 )
 
 // Reason is why the gate admits or holds a write.
@@ -75,11 +75,11 @@ func (r Reason) String() string {
 	case ConfigMovedOn:
 		return "ConfigMovedOn"
 	case RenderingHeld:
-		return addonrollout.HoldRenderingHeld
+		return hubplan.HoldRenderingHeld
 	case RenderingPending:
 		return "RenderingPending"
 	case RenderingTaken:
-		return addonrollout.HoldRenderingTaken
+		return hubplan.HoldRenderingTaken
 	case Unreadable:
 		return "Unreadable"
 	}
@@ -98,7 +98,7 @@ type Decision struct {
 	Message string
 	// Why is the part of Message that says why, without the work, the
 	// cluster and what its group waits for: what the gate records of the
-	// hold (addonrollout.Hold.Why). "" when admitted.
+	// hold (hubplan.Hold.Why). "" when admitted.
 	Why string
 	// Key names what a held write carries (its configs' spec hashes, the
 	// current ones, the rendering revision in flight): the same write

@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	workv1 "open-cluster-management.io/api/work/v1"
 
-	"github.com/rolloutkit/rolloutkit/addonrollout"
+	"github.com/rolloutkit/rolloutkit/hubplan"
 	"github.com/rolloutkit/rolloutkit/workgate"
 )
 
@@ -138,24 +138,24 @@ const rendering = "5e1f0a2b3c4d"
 // pending: rendering revision rendering is in flight and has not
 // released the cluster.
 func pending(c *workgate.Cluster) {
-	c.Reach, c.Rendering = addonrollout.ReachPending, rendering
+	c.Reach, c.Rendering = hubplan.ReachPending, rendering
 }
 
 // released: rendering revision rendering released the cluster when its
 // works were as at (nil: none); the cluster is not done yet.
 func released(at ...*workv1.ManifestWork) func(*workgate.Cluster) {
 	return func(c *workgate.Cluster) {
-		c.Reach, c.Rendering = addonrollout.ReachReleased, rendering
-		c.Release = addonrollout.Release{Revision: rendering, Works: map[string]string{}}
+		c.Reach, c.Rendering = hubplan.ReachReleased, rendering
+		c.Release = hubplan.Release{Revision: rendering, Works: map[string]string{}}
 		for _, w := range at {
-			c.Release.Works[w.Name] = addonrollout.WorkContent(w)
+			c.Release.Works[w.Name] = hubplan.WorkContent(w)
 		}
 	}
 }
 
 // took: rendering revision rendering released the cluster, and it is done.
 func took(c *workgate.Cluster) {
-	c.Reach, c.Rendering = addonrollout.ReachDone, rendering
+	c.Reach, c.Rendering = hubplan.ReachDone, rendering
 }
 
 // at is the hashes of the proxy config alone at h.

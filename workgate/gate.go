@@ -17,7 +17,7 @@ import (
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 	workv1 "open-cluster-management.io/api/work/v1"
 
-	"github.com/rolloutkit/rolloutkit/addonrollout"
+	"github.com/rolloutkit/rolloutkit/hubplan"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
 
@@ -31,7 +31,7 @@ const (
 // Marker starts the message of every held write, so that a person (or a
 // log query) reading an add-on manager's error can tell the gate's refusal
 // from any other failure to write a work.
-const Marker = addonrollout.WorkGateMarker
+const Marker = hubplan.WorkGateMarker
 
 // Request is one admission request for a ManifestWork.
 type Request struct {
@@ -131,7 +131,7 @@ type Cluster struct {
 	Desired map[string]string
 	// Configured reports whether the add-on runs with configs (its
 	// ClusterManagementAddOn names default configs, or configs of an
-	// install-strategy placement: addonrollout.HasConfigs): a cluster the
+	// install-strategy placement: hubplan.HasConfigs): a cluster the
 	// rollout has handed none yet takes no content, since a renderer that
 	// reads by name renders the newest spec.
 	Configured bool
@@ -140,13 +140,13 @@ type Cluster struct {
 	// config that could not be read: the gate holds what it cannot check.
 	Current map[string]string
 	// Reach is where the add-on's rendering rollout stands on the cluster
-	// (addonrollout.ReachOf).
-	Reach addonrollout.Reach
+	// (hubplan.ReachOf).
+	Reach hubplan.Reach
 	// Rendering is the rendering revision in flight; "" when none is.
 	Rendering string
 	// Release is the rendering rollout's release of the cluster, under
 	// ReachReleased: the content of its works then.
-	Release addonrollout.Release
+	Release hubplan.Release
 	// Renderings says how a new rendering lands.
 	Renderings Renderings
 	// Waits says what the cluster waits for, in the words of the
@@ -222,10 +222,10 @@ func (j judgement) rendering(handed bool, r Request) Decision {
 		admitted = Created
 	}
 	switch c.Reach {
-	case addonrollout.ReachPending:
+	case hubplan.ReachPending:
 		return j.held(RenderingPending, fmt.Sprintf("rendering revision %s is rolling out and has not reached %s yet: new content here would carry "+
 			"the new rendering ahead of the groups before %s", printable(c.Rendering), c.Name, c.Name))
-	case addonrollout.ReachReleased:
+	case hubplan.ReachReleased:
 		if j.firstChange(r) {
 			return Decision{Reason: RenderingReleased}
 		}
@@ -249,7 +249,7 @@ func (j judgement) firstChange(r Request) bool {
 		return true
 	}
 	was, ok := j.c.Release.Works[r.Old.Name]
-	return !ok || was == addonrollout.WorkContent(r.Old)
+	return !ok || was == hubplan.WorkContent(r.Old)
 }
 
 // handedOver reports whether the annotation moved to rendered from the

@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	workv1 "open-cluster-management.io/api/work/v1"
 
-	"github.com/rolloutkit/rolloutkit/addonrollout"
+	"github.com/rolloutkit/rolloutkit/hubplan"
 	"github.com/rolloutkit/rolloutkit/workgate"
 )
 
@@ -325,9 +325,9 @@ func TestReasonString(t *testing.T) {
 		{workgate.RenderingFree, "RenderingFree", true},
 		{workgate.NotHandedOver, "NotHandedOver", false},
 		{workgate.ConfigMovedOn, "ConfigMovedOn", false},
-		{workgate.RenderingHeld, addonrollout.HoldRenderingHeld, false},
+		{workgate.RenderingHeld, hubplan.HoldRenderingHeld, false},
 		{workgate.RenderingPending, "RenderingPending", false},
-		{workgate.RenderingTaken, addonrollout.HoldRenderingTaken, false},
+		{workgate.RenderingTaken, hubplan.HoldRenderingTaken, false},
 		{workgate.Unreadable, "Unreadable", false},
 		{workgate.Unreadable + 1, "Reason(13)", false},
 		{workgate.Exempt - 1, "Reason(-1)", false},

@@ -12,7 +12,7 @@
 //     objects of their own so that RBAC can let a person approve without
 //     letting them edit the add-on or its gates.
 //
-// The library reads these types (addonrollout.PlanControlled); the
+// The library reads these types (hubplan.Planner.Plan); the
 // controller in examples/controller serves them, with the CRDs under
 // examples/controller/config/crd.
 //

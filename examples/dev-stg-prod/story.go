@@ -16,9 +16,9 @@ import (
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 
 	"github.com/rolloutkit/rolloutkit/clock/fake"
+	"github.com/rolloutkit/rolloutkit/examples/seed"
 	"github.com/rolloutkit/rolloutkit/grouping"
 	"github.com/rolloutkit/rolloutkit/hash"
-	"github.com/rolloutkit/rolloutkit/internal/seed"
 	"github.com/rolloutkit/rolloutkit/placement"
 	"github.com/rolloutkit/rolloutkit/rollout"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"

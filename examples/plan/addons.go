@@ -8,7 +8,7 @@ import (
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 
-	"github.com/rolloutkit/rolloutkit/examples/internal/addonversion"
+	"github.com/rolloutkit/rolloutkit/addonversion"
 )
 
 // addAddon adds a ClusterManagementAddOn or a ManagedClusterAddOn of either

@@ -7,15 +7,21 @@
 // with the resources of the add-on's config objects listed too
 // (managedproxyconfigurations are cluster-proxy's).
 //
-// It accepts multi-document YAML and `kind: List`, and ignores kinds it does
-// not use (config objects such as a ManagedProxyConfiguration are hashed
-// when the ClusterManagementAddOn's status has no spec hash for them). For
-// one add-on (-addon, default: the only ClusterManagementAddOn present) it
-// prints the decision groups of each install-strategy placement (from the
-// PlacementDecisions if present, else by scheduling the Placement), the
-// warnings, each group's phase and reason, the clusters to start now
-// (ToApply), and apart from them the clusters already in flight
-// (progressing, failed within their deadline, or soaking). -o json prints
+// It accepts multi-document YAML and `kind: List`, and keeps objects of
+// kinds it does not plan with as config objects: a config's spec hash is
+// always the hash of its object (such as a ManagedProxyConfiguration), as
+// the controller hashes it, never one recorded in a status, and a config
+// the input does not hold fails its placements' plans (reason
+// ConfigurationError). For one add-on (-addon, default: the only
+// ClusterManagementAddOn present) it prints the decision groups of each
+// install-strategy placement, from its PlacementDecisions only, as the
+// controller and OCM's add-on manager take them (a Placement without
+// PlacementDecisions has no groups yet, and a warning says how many
+// clusters it would select), the warnings, each group's phase and reason,
+// the clusters to start now (ToApply), and apart from them the clusters
+// already in flight (progressing, failed within their deadline, or
+// soaking). The inputs are read as the controller reads them
+// (hubplan.ReadInputs). -o json prints
 // the same as one JSON object. Gates (-approve, -window, -pause) hold
 // groups back; held groups show phase Blocked and the gate's reason. An
 // -approve name that is no group of the plan is an error.
@@ -29,7 +35,7 @@
 //
 // The AddOnRollout named after the add-on (rolloutkit.io/v1alpha1) then
 // holds the plan as the controller holds the rollout, with the same call
-// (addonrollout.PlanControlled): spec.paused, the groups of spec.approvalRequired
+// (hubplan.Planner.Plan): spec.paused, the groups of spec.approvalRequired
 // until a RolloutApproval approves them for the placement's revision, the
 // time windows, and the verifications, whose results its status records
 // (plan runs no check: it lists those due). The report gives each
@@ -56,7 +62,7 @@
 // which `kubectl get` prints (the API server's preferred version) and the
 // planner works in, and v1alpha1, which the hub stores. A v1alpha1 object
 // is converted to v1beta1 as OCM's conversion webhook converts it
-// (examples/internal/addonversion): a ClusterManagementAddOn's
+// (addonversion): a ClusterManagementAddOn's
 // spec.supportedConfigs[].defaultConfig become spec.defaultConfigs, and a
 // ManagedClusterAddOn's spec.installNamespace becomes an annotation. An
 // add-on object of any other apiVersion, or of none, is refused, and so is
@@ -67,13 +73,15 @@
 //
 // # Scheduling
 //
-// A Placement without PlacementDecisions is scheduled as OCM's scheduler
-// would schedule it, from the whole input: the ManagedClusterSets bound to
-// its namespace by ManagedClusterSetBindings, the clusters' taints, the
+// Each Placement is also scheduled as OCM's scheduler would schedule it,
+// from the whole input, for its warnings only (the groups are the
+// PlacementDecisions'): the ManagedClusterSets bound to its namespace by
+// ManagedClusterSetBindings, the clusters' taints, the
 // AddOnPlacementScores, and every PlacementDecision (those of other
 // placements count for the Balance prioritizer). The warnings name the
-// clusters a taint dropped, tolerations about to expire, and a namespace
-// with no binding. An input with no ManagedClusterSet and no binding at all
+// clusters a taint dropped, tolerations about to expire, a namespace with
+// no binding, and a Placement that selects clusters but has no
+// PlacementDecisions in the input. An input with no ManagedClusterSet and no binding at all
 // was most likely listed without them: then every cluster is a candidate,
 // as if bound through the global set, and a warning says so. Sets and
 // bindings of version v1beta1, which older hubs serve, are read as v1beta2

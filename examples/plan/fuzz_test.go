@@ -8,7 +8,7 @@ import (
 
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 
-	"github.com/rolloutkit/rolloutkit/internal/seed"
+	"github.com/rolloutkit/rolloutkit/examples/seed"
 )
 
 // FuzzReadHub feeds arbitrary bytes to the YAML reader of plan. It never

@@ -22,7 +22,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
-	"github.com/rolloutkit/rolloutkit/examples/internal/planreport"
+	"github.com/rolloutkit/rolloutkit/hubplan/planreport"
 )
 
 // kinds are the resources plan reads, as `kubectl get` names them.

@@ -10,8 +10,8 @@ import (
 	"time"
 	_ "time/tzdata" // -window names a time zone; work on machines without a tz database
 
-	"github.com/rolloutkit/rolloutkit/examples/internal/planreport"
 	"github.com/rolloutkit/rolloutkit/grouping"
+	"github.com/rolloutkit/rolloutkit/hubplan/planreport"
 	"github.com/rolloutkit/rolloutkit/rollout"
 )
 
@@ -66,7 +66,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "plan: %s: %v\n", opts.file, err)
 		return exitBadInput
 	}
-	rep, err := planreport.Plan(h.planHub(), opts.addon, opts.now, opts.gates)
+	rep, err := planreport.New(h.planHub(), opts.addon, opts.now, opts.gates)
 	if err == nil {
 		err = checkApproved(opts.approve, rep)
 	}

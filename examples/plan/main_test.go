@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rolloutkit/rolloutkit/internal/seed"
+	"github.com/rolloutkit/rolloutkit/examples/seed"
 )
 
 const hubFile = "testdata/hub.yaml"

@@ -10,8 +10,8 @@ import (
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 
+	"github.com/rolloutkit/rolloutkit/examples/seed"
 	"github.com/rolloutkit/rolloutkit/grouping"
-	"github.com/rolloutkit/rolloutkit/internal/seed"
 	"github.com/rolloutkit/rolloutkit/rollout"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )

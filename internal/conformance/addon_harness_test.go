@@ -31,8 +31,8 @@ import (
 	ocm "open-cluster-management.io/sdk-go/pkg/apis/cluster/v1alpha1"
 
 	"github.com/rolloutkit/rolloutkit/clock/fake"
+	"github.com/rolloutkit/rolloutkit/examples/seed"
 	"github.com/rolloutkit/rolloutkit/hash"
-	"github.com/rolloutkit/rolloutkit/internal/seed"
 	"github.com/rolloutkit/rolloutkit/placement"
 	"github.com/rolloutkit/rolloutkit/rollout"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"

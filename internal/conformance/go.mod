@@ -75,7 +75,7 @@ require (
 	google.golang.org/protobuf v1.36.12-0.20260120151049-f2248ac996af // indirect
 	gopkg.in/evanphx/json-patch.v4 v4.13.0 // indirect
 	gopkg.in/inf.v0 v0.9.1 // indirect
-	k8s.io/api v0.35.2 // indirect
+	k8s.io/api v0.37.2 // indirect
 	k8s.io/apiserver v0.35.0 // indirect
 	k8s.io/component-base v0.35.2 // indirect
 	k8s.io/kube-openapi v0.0.0-20260721132016-d427ff9ee9ad // indirect
@@ -86,3 +86,10 @@ require (
 )
 
 replace github.com/rolloutkit/rolloutkit => ../..
+
+// OCM v1.2.0 builds with client-go v0.35 (openshift/library-go's fake
+// informers miss client-go v0.37's HasSyncedChecker), and client-go v0.35
+// with k8s.io/api v0.35 only. The library, which asks for k8s.io/api
+// v0.37.2, builds with either: this module, OCM's reference code beside
+// ours, pins the older one.
+replace k8s.io/api => k8s.io/api v0.35.2

@@ -29,7 +29,7 @@ import (
 	workv1 "open-cluster-management.io/api/work/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/rolloutkit/rolloutkit/addonrollout"
+	"github.com/rolloutkit/rolloutkit/hubplan"
 )
 
 // The work gate on a test hub: our controller serves it on 127.0.0.1 with
@@ -125,7 +125,7 @@ func (g *gateServer) install(ctx context.Context, h *hub) error {
 
 // shippedGateConfiguration reads the shipped configuration: webhooks each
 // calling a Service at a path, the first of them the one that judges
-// creates and updates (addonrollout.WorkGateWebhook, the name the API
+// creates and updates (hubplan.WorkGateWebhook, the name the API
 // server gives in a refusal), the others (deletes) after it.
 func shippedGateConfiguration() (*admissionregistrationv1.ValidatingWebhookConfiguration, error) {
 	raw, err := os.ReadFile(gateManifests)
@@ -140,8 +140,8 @@ func shippedGateConfiguration() (*admissionregistrationv1.ValidatingWebhookConfi
 		return nil, fmt.Errorf("%s: found a %s with %d webhooks, want a ValidatingWebhookConfiguration with one or more", gateManifests, cfg.Kind, len(cfg.Webhooks))
 	}
 	var errs []error
-	if cfg.Webhooks[0].Name != addonrollout.WorkGateWebhook {
-		errs = append(errs, fmt.Errorf("%s: the first webhook is %s, want %s", gateManifests, cfg.Webhooks[0].Name, addonrollout.WorkGateWebhook))
+	if cfg.Webhooks[0].Name != hubplan.WorkGateWebhook {
+		errs = append(errs, fmt.Errorf("%s: the first webhook is %s, want %s", gateManifests, cfg.Webhooks[0].Name, hubplan.WorkGateWebhook))
 	}
 	for _, wh := range cfg.Webhooks {
 		if s := wh.ClientConfig.Service; s == nil || s.Path == nil {

@@ -8,9 +8,9 @@ require (
 	github.com/prometheus/procfs v0.22.0
 	github.com/rolloutkit/rolloutkit v0.0.0
 	github.com/stretchr/testify v1.12.1
-	k8s.io/api v0.35.2
+	k8s.io/api v0.37.2
 	k8s.io/apimachinery v0.37.2
-	k8s.io/client-go v0.35.2
+	k8s.io/client-go v0.37.2
 	k8s.io/klog/v2 v2.140.0
 	open-cluster-management.io/addon-framework v1.2.0
 	open-cluster-management.io/api v1.3.0
@@ -61,7 +61,7 @@ require (
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/exp v0.0.0-20241217172543-b2144cdd0a67 // indirect
 	golang.org/x/net v0.57.0 // indirect
-	golang.org/x/oauth2 v0.32.0 // indirect
+	golang.org/x/oauth2 v0.36.0 // indirect
 	golang.org/x/sys v0.47.0 // indirect
 	golang.org/x/term v0.45.0 // indirect
 	golang.org/x/text v0.40.0 // indirect

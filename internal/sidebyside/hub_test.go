@@ -26,8 +26,8 @@ import (
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 
+	"github.com/rolloutkit/rolloutkit/examples/seed"
 	"github.com/rolloutkit/rolloutkit/hash"
-	"github.com/rolloutkit/rolloutkit/internal/seed"
 )
 
 // The two sides, by the lifecycle annotation value that hands an add-on to
@@ -293,7 +293,7 @@ func (h *hub) setAgentImage(ctx context.Context, v string) error {
 // installing with strategy. They are written in v1alpha1, the version
 // OCM's CRDs store (the test hub converts through its webhook, as OCM's
 // does), converted from the seed's v1beta1 by the api module's conversion
-// (this module may not import examples/internal/addonversion).
+// (this module may not import addonversion).
 func (h *hub) createAddons(ctx context.Context, strategy clusterv1alpha1.RolloutStrategy, of ...side) error {
 	for _, s := range of {
 		cma, err := seed.ClusterManagementAddOn()

@@ -11,8 +11,8 @@
 // writes for one ClusterManagementAddOn and its placements. A controller,
 // a dry run or a report that also honours rolloutkit's operator controls
 // (an AddOnRollout's pause, approvals, windows and verifications) and
-// stages the add-on's rendered works calls addonrollout.PlanControlled
-// instead: it is PlanAddon under those gates ([PlanGated]), and without
+// stages the add-on's rendered works calls hubplan.Planner.Plan
+// instead: it is PlanAddon under those gates (a [GatesFunc]), and without
 // an AddOnRollout or works it returns PlanAddon's steps. Call PlanAddon
 // directly for OCM's behaviour alone:
 //
@@ -48,7 +48,7 @@
 // module generates (addonv1beta1.Convert_v1alpha1_ClusterManagementAddOn_To_v1beta1_ClusterManagementAddOn
 // and its ManagedClusterAddOn twin) and what OCM's conversion webhook adds
 // to them, as examples/controller and examples/plan do through
-// examples/internal/addonversion; a status written back goes onto the
+// addonversion; a status written back goes onto the
 // object as read.
 //
 // # Which configs

@@ -11,9 +11,9 @@ import (
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/rolloutkit/rolloutkit/examples/seed"
 	"github.com/rolloutkit/rolloutkit/hash"
 	"github.com/rolloutkit/rolloutkit/internal/addontest"
-	"github.com/rolloutkit/rolloutkit/internal/seed"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
 

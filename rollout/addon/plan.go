@@ -152,14 +152,27 @@ type Write struct {
 // group of every add-on of mcas named after cma, rolled out with the All
 // strategy and no deadline; placements must be empty.
 //
+// Given gates (a [GatesFunc]), each placement's rollout is also held by
+// the gates it returns for the placement, after the planner's own: the
+// operator's controls of package hubplan plan through it. OCM has no
+// such gates: a caller that wants OCM's step alone gives none.
+//
 // The error PlanAddon returns is only for arguments it cannot work with (a
 // nil cma, an unknown install strategy type, a placements slice of another
-// length than the strategy's, a nil specHash).
+// length than the strategy's, a nil specHash, more than one GatesFunc).
 // The condition times come from the planner's clock. The inputs are not
 // modified.
 func PlanAddon(planner rollout.Planner, cma *addonv1beta1.ClusterManagementAddOn, placements []PlacementInput,
-	mcas []*addonv1beta1.ManagedClusterAddOn, specHash SpecHashFunc) ([]Step, error) {
-	return PlanGated(planner, cma, placements, mcas, specHash, nil)
+	mcas []*addonv1beta1.ManagedClusterAddOn, specHash SpecHashFunc, gates ...GatesFunc) ([]Step, error) {
+	var held GatesFunc
+	switch len(gates) {
+	case 0:
+	case 1:
+		held = gates[0]
+	default:
+		return nil, fmt.Errorf("plan add-on: %d GatesFuncs: want at most one", len(gates))
+	}
+	return planGated(planner, cma, placements, mcas, specHash, held)
 }
 
 // GatesFunc returns the gates a placement's rollout is held by, beyond the
@@ -167,11 +180,9 @@ func PlanAddon(planner rollout.Planner, cma *addonv1beta1.ClusterManagementAddOn
 // Manual strategy) with ref, its revision, strategy and groups.
 type GatesFunc func(i int, ref addonv1beta1.PlacementRef, revision string, s clusterv1alpha1.RolloutStrategy, groups []grouping.Group) []rollout.Gate
 
-// PlanGated is [PlanAddon] with each placement's rollout also held by the
-// gates gates returns for it (nil: none). The AddOnRollout layer
-// (package addonrollout) plans through it; a caller that has no gates of
-// its own calls PlanAddon.
-func PlanGated(planner rollout.Planner, cma *addonv1beta1.ClusterManagementAddOn, placements []PlacementInput,
+// planGated is PlanAddon with each placement's rollout also held by the
+// gates gates returns for it (nil: none).
+func planGated(planner rollout.Planner, cma *addonv1beta1.ClusterManagementAddOn, placements []PlacementInput,
 	mcas []*addonv1beta1.ManagedClusterAddOn, specHash SpecHashFunc, gates GatesFunc) ([]Step, error) {
 	if cma == nil {
 		return nil, errors.New("plan add-on: nil ClusterManagementAddOn: want an object")
@@ -289,7 +300,7 @@ func (step Step) refused(cma *addonv1beta1.ClusterManagementAddOn, clk clock.Pas
 // evaluated add-ons (sorted by cluster, as [Step.Addons]), mcas the
 // ManagedClusterAddOns they were evaluated from, and res a plan of them
 // (a plan under more constraints than the step's own, such as
-// package addonrollout's rendering rollouts): an add-on res lists gets
+// package hubplan's rendering rollouts): an add-on res lists gets
 // the desired configs, one whose configs wait gets Configured False, a
 // succeeded one Configured True. The inputs are not modified.
 func Writes(mcas []*addonv1beta1.ManagedClusterAddOn, addons []Cluster, res rollout.Result, now time.Time) []Write {

@@ -15,11 +15,11 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
 	"github.com/rolloutkit/rolloutkit/hash"
+	"github.com/rolloutkit/rolloutkit/hubplan"
 )
 
 // approvalRetention is the retention of TestApprovalsSayWhat's
@@ -116,18 +116,18 @@ func TestAddOnNotFound(t *testing.T) {
 	require.EventuallyWithT(t, func(ct *assert.CollectT) {
 		var ar v1alpha1.AddOnRollout
 		require.NoError(ct, e.c.Get(ctx, types.NamespacedName{Name: typo}, &ar))
-		c := meta.FindStatusCondition(ar.Status.Conditions, addonrollout.ConditionProgressing)
+		c := meta.FindStatusCondition(ar.Status.Conditions, hubplan.ConditionProgressing)
 		require.NotNil(ct, c, "no Progressing condition")
 		assert.Equal(ct, metav1.ConditionFalse, c.Status)
-		assert.Equal(ct, addonrollout.ReasonAddOnNotFound, c.Reason)
+		assert.Equal(ct, hubplan.ReasonAddOnNotFound, c.Reason)
 		assert.Contains(ct, c.Message, `no ClusterManagementAddOn "`+typo+`"`)
 		assert.NotNil(ct, ar.Status.LastConfirmedTime)
 		assert.NotNil(ct, ar.Status.RecheckTime)
 		var a v1alpha1.RolloutApproval
 		require.NoError(ct, e.c.Get(ctx, types.NamespacedName{Name: e.named("typo")}, &a))
-		c = meta.FindStatusCondition(a.Status.Conditions, addonrollout.ConditionApproved)
+		c = meta.FindStatusCondition(a.Status.Conditions, hubplan.ConditionApproved)
 		require.NotNil(ct, c, "no Approved condition")
 		assert.Equal(ct, metav1.ConditionFalse, c.Status)
-		assert.Equal(ct, addonrollout.ReasonAddOnNotFound, c.Reason)
+		assert.Equal(ct, hubplan.ReasonAddOnNotFound, c.Reason)
 	}, 30*time.Second, poll, "AddOnNotFound conditions")
 }

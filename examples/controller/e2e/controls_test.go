@@ -25,11 +25,11 @@ import (
 	"k8s.io/client-go/util/retry"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testprom"
+	"github.com/rolloutkit/rolloutkit/hubplan"
 )
 
 // controlled is a hub with the seed's story installed at the old image,
@@ -210,9 +210,9 @@ func TestApproval(t *testing.T) {
 	pa := ar.Status.PendingApprovals[0]
 	assert.Equal(t, "prod", pa.Group)
 	assert.NotEqual(t, oldRev, pa.Revision, "a config change kept the revision")
-	progressing := meta.FindStatusCondition(ar.Status.Conditions, addonrollout.ConditionProgressing)
+	progressing := meta.FindStatusCondition(ar.Status.Conditions, hubplan.ConditionProgressing)
 	require.NotNil(t, progressing)
-	assert.Equal(t, addonrollout.ReasonWaitingForApproval, progressing.Reason)
+	assert.Equal(t, hubplan.ReasonWaitingForApproval, progressing.Reason)
 	c.event(t, hubctl.EventApprovalRequested, `"prod" waits for an approval of revision `+pa.Revision)
 	metrics := c.scrape(t)
 	assert.Contains(t, metrics, c.series("rolloutkit_pending_approvals", `group="prod"`, "")+" 1")
@@ -227,23 +227,23 @@ func TestApproval(t *testing.T) {
 	approvalReason := func(t tb, name string) string {
 		var a v1alpha1.RolloutApproval
 		require.NoError(t, c.c.Get(ctx, types.NamespacedName{Name: c.named(name)}, &a))
-		if cond := meta.FindStatusCondition(a.Status.Conditions, addonrollout.ConditionApproved); cond != nil {
+		if cond := meta.FindStatusCondition(a.Status.Conditions, hubplan.ConditionApproved); cond != nil {
 			return cond.Reason
 		}
 		return ""
 	}
-	assert.Equal(t, addonrollout.ReasonRevisionMismatch, approvalReason(t, "prod-old-revision"))
+	assert.Equal(t, hubplan.ReasonRevisionMismatch, approvalReason(t, "prod-old-revision"))
 
 	approve("prod-"+pa.Revision, pa.Revision)
 	c.installed(t, c.o, c.addonName, c.newHash, 60*time.Second)
 	require.EventuallyWithT(t, func(ct *assert.CollectT) {
-		assert.Equal(ct, addonrollout.ReasonUsed, approvalReason(ct, "prod-"+pa.Revision))
+		assert.Equal(ct, hubplan.ReasonUsed, approvalReason(ct, "prod-"+pa.Revision))
 	}, 30*time.Second, poll, "approval used")
 	c.event(t, hubctl.EventApprovalUsed, "prod")
 	require.EventuallyWithT(t, func(ct *assert.CollectT) {
-		cond := meta.FindStatusCondition(c.rollout(ct).Status.Conditions, addonrollout.ConditionProgressing)
+		cond := meta.FindStatusCondition(c.rollout(ct).Status.Conditions, hubplan.ConditionProgressing)
 		require.NotNil(ct, cond, "no Progressing condition")
-		assert.Equal(ct, addonrollout.ReasonCompleted, cond.Reason, "%+v", cond)
+		assert.Equal(ct, hubplan.ReasonCompleted, cond.Reason, "%+v", cond)
 	}, 30*time.Second, poll, "rollout completed")
 	assert.Contains(t, c.scrape(t), "rolloutkit_revision_duration_seconds_count")
 
@@ -271,7 +271,7 @@ func TestPause(t *testing.T) {
 	for cl, h := range c.desired(t) {
 		assert.Equal(t, c.oldHash, h, "%s started while paused before the change", cl)
 	}
-	paused := meta.FindStatusCondition(c.rollout(t).Status.Conditions, addonrollout.ConditionPaused)
+	paused := meta.FindStatusCondition(c.rollout(t).Status.Conditions, hubplan.ConditionPaused)
 	require.NotNil(t, paused)
 	assert.Equal(t, metav1.ConditionTrue, paused.Status)
 
@@ -432,7 +432,7 @@ func TestInvalidAddOnRollout(t *testing.T) {
 		Windows:          []v1alpha1.RolloutWindow{{Days: []string{"Mon-Sun"}, Start: "9:00", End: "09:00", TimeZone: "Europe/Berln"}},
 	})
 	c.setAgentImage(t, newImage)
-	valid := meta.FindStatusCondition(c.rollout(t).Status.Conditions, addonrollout.ConditionValid)
+	valid := meta.FindStatusCondition(c.rollout(t).Status.Conditions, hubplan.ConditionValid)
 	require.NotNil(t, valid)
 	assert.Equal(t, metav1.ConditionFalse, valid.Status)
 	for _, want := range []string{`spec.approvalRequired[0]: Unsupported value: "production"`, `spec.windows[0].end: Invalid value: "09:00"`,
@@ -446,6 +446,6 @@ func TestInvalidAddOnRollout(t *testing.T) {
 	}
 	c.setSpec(t, func(s *v1alpha1.AddOnRolloutSpec) { *s = v1alpha1.AddOnRolloutSpec{} })
 	c.installed(t, c.o, c.addonName, c.newHash, 60*time.Second)
-	valid = meta.FindStatusCondition(c.rollout(t).Status.Conditions, addonrollout.ConditionValid)
+	valid = meta.FindStatusCondition(c.rollout(t).Status.Conditions, hubplan.ConditionValid)
 	assert.Equal(t, metav1.ConditionTrue, valid.Status)
 }

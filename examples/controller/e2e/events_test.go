@@ -24,10 +24,10 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
+	"github.com/rolloutkit/rolloutkit/hubplan"
 )
 
 // statusLog records every status of one AddOnRollout a watch delivers:
@@ -204,9 +204,9 @@ func TestEventsMatchTransitions(t *testing.T) {
 		Spec: v1alpha1.RolloutApprovalSpec{AddOn: e.addonName, Placement: pa[0].Placement, Group: "prod", Revision: pa[0].Revision}}))
 	e.installed(t, o, e.addonName, specHash(t, fixed), 60*time.Second)
 	require.EventuallyWithT(t, func(ct *assert.CollectT) {
-		cond := meta.FindStatusCondition(c.rollout(ct).Status.Conditions, addonrollout.ConditionProgressing)
+		cond := meta.FindStatusCondition(c.rollout(ct).Status.Conditions, hubplan.ConditionProgressing)
 		require.NotNil(ct, cond)
-		assert.Equal(ct, addonrollout.ReasonCompleted, cond.Reason)
+		assert.Equal(ct, hubplan.ReasonCompleted, cond.Reason)
 	}, 30*time.Second, poll, "rollout completed")
 	// The last status's transitions are in the log once the watch has
 	// delivered it: wait for the completed status there.
@@ -214,9 +214,9 @@ func TestEventsMatchTransitions(t *testing.T) {
 		log.mu.Lock()
 		last := log.statuses[len(log.statuses)-1]
 		log.mu.Unlock()
-		cond := meta.FindStatusCondition(last.Conditions, addonrollout.ConditionProgressing)
+		cond := meta.FindStatusCondition(last.Conditions, hubplan.ConditionProgressing)
 		require.NotNil(ct, cond)
-		assert.Equal(ct, addonrollout.ReasonCompleted, cond.Reason)
+		assert.Equal(ct, hubplan.ReasonCompleted, cond.Reason)
 	}, 10*time.Second, poll, "the watch delivered the completed status")
 	log.stop()
 

@@ -25,7 +25,7 @@ import (
 
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
-	"github.com/rolloutkit/rolloutkit/internal/seed"
+	"github.com/rolloutkit/rolloutkit/examples/seed"
 )
 
 // configMapAddon is an add-on for addon-framework's manager whose agent is

@@ -19,7 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
-	"github.com/rolloutkit/rolloutkit/internal/seed"
+	"github.com/rolloutkit/rolloutkit/examples/seed"
 )
 
 // TestUnreachableCluster: once the add-on is installed everywhere,

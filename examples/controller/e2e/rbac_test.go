@@ -31,12 +31,12 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/manifests"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
 	"github.com/rolloutkit/rolloutkit/hash"
+	"github.com/rolloutkit/rolloutkit/hubplan"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
 
@@ -231,7 +231,7 @@ func TestRBACLeastPrivilege(t *testing.T) {
 		require.NoError(ct, e.c.Get(ctx, client.ObjectKeyFromObject(ar), &got))
 		require.NoError(ct, e.c.Get(ctx, client.ObjectKeyFromObject(approval), &a))
 		assert.Equal(ct, got.Generation, got.Status.ObservedGeneration, "the AddOnRollout's observed generation")
-		assert.NotNil(ct, meta.FindStatusCondition(a.Status.Conditions, addonrollout.ConditionApproved), "the approval's Approved condition")
+		assert.NotNil(ct, meta.FindStatusCondition(a.Status.Conditions, hubplan.ConditionApproved), "the approval's Approved condition")
 	}, 30*time.Second, poll, "the controller writes the controls' status")
 
 	ob := e.observe(t, o.Clusters(), addonName, newHash)

@@ -16,7 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
-	"github.com/rolloutkit/rolloutkit/examples/internal/planreport"
+	"github.com/rolloutkit/rolloutkit/hubplan/planreport"
 )
 
 // readmeFile is the repository's README, from the e2e package.

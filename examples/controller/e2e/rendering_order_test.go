@@ -16,11 +16,11 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	simulated "github.com/rolloutkit/rolloutkit/examples/controller/agent"
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
+	"github.com/rolloutkit/rolloutkit/hubplan"
 )
 
 // padBytes is the size of each of the two ConfigMaps a chartAddon with pad
@@ -68,12 +68,12 @@ func TestRenderingDuringConfigRollout(t *testing.T) {
 		for _, c := range o.Clusters() {
 			assert.False(ct, seen.at(c, 2).IsZero(), "%s's work has not two replicas", c)
 		}
-		c := meta.FindStatusCondition(e.rolloutStatus(ct).Conditions, addonrollout.ConditionProgressing)
+		c := meta.FindStatusCondition(e.rolloutStatus(ct).Conditions, hubplan.ConditionProgressing)
 		require.NotNil(ct, c)
-		assert.Equal(ct, addonrollout.ReasonCompleted, c.Reason, "%+v", c)
+		assert.Equal(ct, hubplan.ReasonCompleted, c.Reason, "%+v", c)
 	})
 	e.requireInOrder(t, seen, 2, soakFor, "dev-cluster", "stg-cluster", "prod-cluster")
-	assert.Contains(t, kinds.seen(), addonrollout.KindConfigAndRendering, "the rendering never joined the config change")
+	assert.Contains(t, kinds.seen(), hubplan.KindConfigAndRendering, "the rendering never joined the config change")
 	assert.Equal(t, []string{testhub.Image}, seen.images("prod-cluster", 1), "prod's work carried B before stg soaked the new rendering")
 	assert.Equal(t, []string{newImage}, seen.images("prod-cluster", 2), "prod took B and the new rendering together")
 	t.Logf("two replicas: dev %s, stg %s, prod %s", seen.at("dev-cluster", 2).Format(time.TimeOnly),
@@ -113,9 +113,9 @@ func TestRenderingSuperseded(t *testing.T) {
 		for _, c := range o.Clusters() {
 			assert.False(ct, seen.at(c, 3).IsZero(), "%s's work has not three replicas", c)
 		}
-		c := meta.FindStatusCondition(e.rolloutStatus(ct).Conditions, addonrollout.ConditionProgressing)
+		c := meta.FindStatusCondition(e.rolloutStatus(ct).Conditions, hubplan.ConditionProgressing)
 		require.NotNil(ct, c)
-		assert.Equal(ct, addonrollout.ReasonCompleted, c.Reason, "%+v", c)
+		assert.Equal(ct, hubplan.ReasonCompleted, c.Reason, "%+v", c)
 	})
 	second := e.renderingRevision(t)
 	assert.NotEqual(t, first, second, "the second chart rolled out under the first's revision")
@@ -173,9 +173,9 @@ func TestRenderingDoneByWorks(t *testing.T) {
 				for _, c := range o.Clusters() {
 					assert.False(ct, seen.at(c, 2).IsZero(), "%s's work has not two replicas", c)
 				}
-				c := meta.FindStatusCondition(e.rolloutStatus(ct).Conditions, addonrollout.ConditionProgressing)
+				c := meta.FindStatusCondition(e.rolloutStatus(ct).Conditions, hubplan.ConditionProgressing)
 				require.NotNil(ct, c)
-				assert.Equal(ct, addonrollout.ReasonCompleted, c.Reason, "%+v", c)
+				assert.Equal(ct, hubplan.ReasonCompleted, c.Reason, "%+v", c)
 				assert.NotEmpty(ct, e.rolloutStatus(ct).Placements[0].Rendering)
 			})
 			assert.Empty(t, trouble.seen(), "a cluster timed out or a group breached")

@@ -15,9 +15,9 @@ import (
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 
-	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
+	"github.com/rolloutkit/rolloutkit/hubplan"
 )
 
 // TestRenderingRollout restarts addon-framework v1.2.0's add-on manager
@@ -59,7 +59,7 @@ func TestRenderingRollout(t *testing.T) {
 	require.EventuallyWithT(t, func(ct *assert.CollectT) {
 		st := e.rolloutStatus(ct)
 		require.Len(ct, st.Placements, 1, "%+v", st.Placements)
-		assert.Equal(ct, addonrollout.KindRendering, st.Placements[0].Kind, "%+v", st.Placements)
+		assert.Equal(ct, hubplan.KindRendering, st.Placements[0].Kind, "%+v", st.Placements)
 		assert.Equal(ct, rendering, st.Placements[0].Rendering, "%+v", st.Placements)
 		assert.NotEqual(ct, rendering, st.Placements[0].Revision, "%+v: the placement's revision joins the configs' and the rendering's", st.Placements)
 		revision = st.Placements[0].Revision
@@ -96,7 +96,7 @@ func TestRenderingRollout(t *testing.T) {
 	prod := e.addon(t, "prod-cluster", addonName)
 	require.NotNil(t, prod.manifestApplied)
 	assert.Equal(t, metav1.ConditionFalse, prod.manifestApplied.Status, "prod's work was not held")
-	assert.Contains(t, prod.manifestApplied.Message, addonrollout.WorkGateMarker)
+	assert.Contains(t, prod.manifestApplied.Message, hubplan.WorkGateMarker)
 	assert.Equal(t, addonv1beta1.ProgressingReasonCompleted, prod.progressing.Reason, "a held work counted as progressing or failed")
 
 	approvedAt := time.Now()
@@ -132,9 +132,9 @@ func (e *env) rolloutStatus(t tb) v1alpha1.AddOnRolloutStatus {
 func (e *env) rolloutCompleted(t testing.TB, timeout time.Duration, what string, also func(*assert.CollectT)) {
 	t.Helper()
 	require.EventuallyWithT(t, func(ct *assert.CollectT) {
-		c := meta.FindStatusCondition(e.rolloutStatus(ct).Conditions, addonrollout.ConditionProgressing)
+		c := meta.FindStatusCondition(e.rolloutStatus(ct).Conditions, hubplan.ConditionProgressing)
 		require.NotNil(ct, c, "no Progressing condition")
-		assert.Equal(ct, addonrollout.ReasonCompleted, c.Reason, "%+v", c)
+		assert.Equal(ct, hubplan.ReasonCompleted, c.Reason, "%+v", c)
 		if also != nil {
 			also(ct)
 		}
@@ -149,7 +149,7 @@ func (e *env) renderingRevision(t testing.TB) string {
 	require.NoError(t, e.c.Get(context.Background(), types.NamespacedName{Name: e.addonName}, &cma))
 	var b addonv1beta1.ClusterManagementAddOn
 	b.ObjectMeta = cma.ObjectMeta
-	rev, ok := addonrollout.ReadRenderingRevision(&b)
+	rev, ok := hubplan.ReadRenderingRevision(&b)
 	require.True(t, ok, "no rendering revision on the ClusterManagementAddOn: %v", cma.Annotations)
 	return rev.Revision
 }
@@ -167,13 +167,13 @@ func groupStatus(st v1alpha1.AddOnRolloutStatus, name string) *v1alpha1.GroupSta
 }
 
 // release reads the rendering rollout's release of cluster's add-on.
-func (e *env) release(t tb, cluster string) (addonrollout.Release, bool) {
+func (e *env) release(t tb, cluster string) (hubplan.Release, bool) {
 	t.Helper()
 	var mca addonv1alpha1.ManagedClusterAddOn
 	require.NoError(t, e.c.Get(context.Background(), types.NamespacedName{Namespace: cluster, Name: e.addonName}, &mca))
 	var b addonv1beta1.ManagedClusterAddOn
 	b.ObjectMeta = mca.ObjectMeta
-	return addonrollout.ReadRelease(&b)
+	return hubplan.ReadRelease(&b)
 }
 
 // firstReplicas records when each cluster's work first carried n

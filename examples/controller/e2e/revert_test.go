@@ -18,7 +18,7 @@ import (
 
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
-	"github.com/rolloutkit/rolloutkit/internal/seed"
+	"github.com/rolloutkit/rolloutkit/examples/seed"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
 

@@ -32,9 +32,9 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/rolloutkit/rolloutkit/addonrollout"
 	simulated "github.com/rolloutkit/rolloutkit/examples/controller/agent"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
+	"github.com/rolloutkit/rolloutkit/hubplan"
 )
 
 // chartAddon is an add-on in the manner of the real cluster-proxy on
@@ -238,11 +238,11 @@ func (e *env) addonEvents(t tb, cluster, reason string) []string {
 }
 
 // hold reads the work gate's record on cluster's add-on.
-func (e *env) hold(t tb, cluster string) (addonrollout.Hold, bool) {
+func (e *env) hold(t tb, cluster string) (hubplan.Hold, bool) {
 	t.Helper()
 	var mca addonv1alpha1.ManagedClusterAddOn
 	require.NoError(t, e.c.Get(context.Background(), types.NamespacedName{Namespace: cluster, Name: e.addonName}, &mca))
-	return addonrollout.ReadHold(&addonv1beta1.ManagedClusterAddOn{ObjectMeta: mca.ObjectMeta})
+	return hubplan.ReadHold(&addonv1beta1.ManagedClusterAddOn{ObjectMeta: mca.ObjectMeta})
 }
 
 // replicasSeen records, from a watch of the add-on's works, when each

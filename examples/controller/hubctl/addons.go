@@ -20,9 +20,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/clock"
+	"github.com/rolloutkit/rolloutkit/hubplan"
 	"github.com/rolloutkit/rolloutkit/rollout"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
@@ -131,10 +131,10 @@ type AddonReconciler struct {
 	ServesGate bool
 	// ValidateQuery checks the PromQL queries of verifications (Setup
 	// gives PromQL); nil: only that they are not empty.
-	ValidateQuery addonrollout.QueryValidator
+	ValidateQuery hubplan.QueryValidator
 	// ApprovalRetention is how long an approval of a revision its
 	// placement no longer rolls out is kept before it is deleted; 0:
-	// forever (addonrollout.Controls.ApprovalRetention).
+	// forever (hubplan.Controls.ApprovalRetention).
 	ApprovalRetention time.Duration
 
 	conflicts conflictBackoff // how soon a reconcile whose writes were refused runs again
@@ -174,16 +174,19 @@ func (r *AddonReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	if !lifecycles(r.Lifecycles).takes(cma.Annotations) || !cma.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
 	}
-	in, err := addonrollout.ReadInputs(r.hub(ctx, snap), cma)
+	in, err := hubplan.ReadInputs(r.hub(ctx, snap), cma.Name)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	inputs, mcas, ctl := in.Placements, in.Addons, in.Controls
+	in.ClusterManagementAddOn = cma
+	inputs, mcas := in.Placements, in.Addons
 	installErr := errors.Join(r.install(ctx, snap, cma, inputs, mcas), r.adopt(ctx, snap, cma, mcas))
-	ctl.ValidateQuery, ctl.ApprovalRetention = r.ValidateQuery, r.ApprovalRetention
-	ctl.WorkGate = r.gate.check(ctx, cma.Name)
-	p, err := r.plan(ctx, withView(ctl, cma.Name), func(c addonrollout.Controls) (addonrollout.Plan, error) {
-		return addonrollout.PlanControlled(rollout.Planner{Clock: r.Clock}, c, cma, inputs, mcas, in.SpecHash)
+	in.Controls.WorkGate = r.gate.check(ctx, cma.Name)
+	ctl := in.Controls
+	planner := hubplan.Planner{Rollout: rollout.Planner{Clock: r.Clock}, ValidateQuery: r.ValidateQuery, ApprovalRetention: r.ApprovalRetention}
+	p, err := r.plan(ctx, withView(ctl, cma.Name), func(c hubplan.Controls) (hubplan.Plan, error) {
+		in.Controls = c
+		return planner.Plan(in)
 	})
 	if err != nil {
 		return ctrl.Result{}, err
@@ -197,7 +200,7 @@ func (r *AddonReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 // recheckOf is when to reconcile again for the plan p's own sake: its
 // RecheckAfter, which keeps the AddOnRollout's status confirmed; without
 // an AddOnRollout, nothing is confirmed, and write takes the steps'.
-func recheckOf(ctl addonrollout.Controls, p addonrollout.Plan) time.Duration {
+func recheckOf(ctl hubplan.Controls, p hubplan.Plan) time.Duration {
 	if ctl.Rollout == nil {
 		return 0
 	}
@@ -207,7 +210,7 @@ func recheckOf(ctl addonrollout.Controls, p addonrollout.Plan) time.Duration {
 // withView returns ctl, with an AddOnRollout without controls when it has
 // none: the plan is then the one without an AddOnRollout (no gate holds
 // anything), and its status feeds the metrics; it is never written.
-func withView(ctl addonrollout.Controls, name string) addonrollout.Controls {
+func withView(ctl hubplan.Controls, name string) hubplan.Controls {
 	if ctl.Rollout == nil {
 		ctl.Rollout = &v1alpha1.AddOnRollout{ObjectMeta: metav1.ObjectMeta{Name: name}}
 	}
@@ -250,7 +253,7 @@ func (r *AddonReconciler) install(ctx context.Context, snap *snapshot, cma *addo
 // write makes the writes the steps call for, reports the placements that
 // were not planned, and says when to reconcile again.
 func (r *AddonReconciler) write(ctx context.Context, snap *snapshot, obj client.Object, cma *addonv1beta1.ClusterManagementAddOn,
-	mcas []*addonv1beta1.ManagedClusterAddOn, steps []addonrollout.Step, installErr error, recheck time.Duration) (ctrl.Result, error) {
+	mcas []*addonv1beta1.ManagedClusterAddOn, steps []hubplan.Step, installErr error, recheck time.Duration) (ctrl.Result, error) {
 	logger := log.FromContext(ctx)
 	byCluster := make(map[string]*addonv1beta1.ManagedClusterAddOn, len(mcas))
 	for _, m := range mcas {
@@ -311,7 +314,7 @@ func (r *AddonReconciler) write(ctx context.Context, snap *snapshot, obj client.
 // library did not plan: a log line and a Warning event with the step's
 // reason and error, which name the field or the object at fault, as the
 // placement's install progression condition does.
-func (r *AddonReconciler) notPlanned(ctx context.Context, obj client.Object, s addonrollout.Step) {
+func (r *AddonReconciler) notPlanned(ctx context.Context, obj client.Object, s hubplan.Step) {
 	what := "placement " + s.Ref.Namespace + "/" + s.Ref.Name
 	if s.Index < 0 {
 		what = "add-ons of the Manual install strategy"

@@ -13,8 +13,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
+	"github.com/rolloutkit/rolloutkit/hubplan"
 )
 
 // Admission's paths on the controller's webhook server: the
@@ -53,14 +53,14 @@ func RegisterAdmission(s webhook.Server, scheme *runtime.Scheme) {
 }
 
 // RolloutValidator refuses an AddOnRollout whose spec
-// addonrollout.ValidateSpec finds a problem with: what the controller
+// hubplan.ValidateSpec finds a problem with: what the controller
 // would otherwise report only in the Valid condition of its status. The
 // group names it gives are not judged, since a placement may have them
 // later.
 type RolloutValidator struct {
 	// ValidateQuery checks the PromQL queries of verifications (PromQL
 	// for the controller); nil: only that they are not blank.
-	ValidateQuery addonrollout.QueryValidator
+	ValidateQuery hubplan.QueryValidator
 }
 
 var _ admission.Validator[*v1alpha1.AddOnRollout] = RolloutValidator{}
@@ -90,7 +90,7 @@ func (RolloutValidator) ValidateDelete(context.Context, *v1alpha1.AddOnRollout) 
 // ar's spec, as the API server's own validation does; nil when it has
 // none.
 func (v RolloutValidator) validate(ar *v1alpha1.AddOnRollout) error {
-	errs := addonrollout.ValidateSpec(ar, v.ValidateQuery)
+	errs := hubplan.ValidateSpec(ar, v.ValidateQuery)
 	if len(errs) == 0 {
 		return nil
 	}

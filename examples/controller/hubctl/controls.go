@@ -16,8 +16,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
+	"github.com/rolloutkit/rolloutkit/hubplan"
 	"github.com/rolloutkit/rolloutkit/rollout"
 )
 
@@ -49,7 +49,7 @@ const (
 	EventApprovalDeleted = "ApprovalDeleted"
 	// EventAddOnNotFound (Warning): the hub has no ClusterManagementAddOn
 	// of the name an AddOnRollout or a RolloutApproval gives.
-	EventAddOnNotFound = addonrollout.ReasonAddOnNotFound
+	EventAddOnNotFound = hubplan.ReasonAddOnNotFound
 )
 
 // approvalAddOnIndex is the cache index of RolloutApprovals by
@@ -59,14 +59,14 @@ const approvalAddOnIndex = "rolloutkit.spec.addOn"
 // planned is one reconcile's plan under the add-on's controls, and the
 // results of the checks run to make it.
 type planned struct {
-	addonrollout.Plan
-	results []addonrollout.CheckResult
+	hubplan.Plan
+	results []hubplan.CheckResult
 }
 
 // plan plans the add-on under its controls. When checks are due it runs
 // them, records their results and plans again, so that a passed check
 // lets the next group start in the same reconcile.
-func (r *AddonReconciler) plan(ctx context.Context, ctl addonrollout.Controls, plan func(addonrollout.Controls) (addonrollout.Plan, error)) (planned, error) {
+func (r *AddonReconciler) plan(ctx context.Context, ctl hubplan.Controls, plan func(hubplan.Controls) (hubplan.Plan, error)) (planned, error) {
 	p, err := plan(ctl)
 	if err != nil || len(p.Checks) == 0 || ctl.Rollout == nil {
 		return planned{Plan: p}, err
@@ -78,7 +78,7 @@ func (r *AddonReconciler) plan(ctx context.Context, ctl addonrollout.Controls, p
 
 // writeControls writes what the plan says of the AddOnRollout and the
 // approvals, sends the events of what changed, and sets the metrics.
-func (r *AddonReconciler) writeControls(ctx context.Context, ctl addonrollout.Controls, p planned) error {
+func (r *AddonReconciler) writeControls(ctx context.Context, ctl hubplan.Controls, p planned) error {
 	ar := ctl.Rollout
 	if ar == nil {
 		return nil
@@ -102,7 +102,7 @@ func (r *AddonReconciler) writeControls(ctx context.Context, ctl addonrollout.Co
 // writeApprovals writes the approvals' new statuses, with an event on the
 // approval and on ar (nil: none) for each one used.
 func (r *AddonReconciler) writeApprovals(ctx context.Context, ar *v1alpha1.AddOnRollout, approvals []*v1alpha1.RolloutApproval,
-	statuses []addonrollout.ApprovalStatus) error {
+	statuses []hubplan.ApprovalStatus) error {
 	var errs []error
 	for _, a := range statuses {
 		i := indexOfApproval(approvals, a.Name)
@@ -116,15 +116,15 @@ func (r *AddonReconciler) writeApprovals(ctx context.Context, ar *v1alpha1.AddOn
 			errs = append(errs, fmt.Errorf("writing the status of rolloutapproval %q: %w", cur.Name, err))
 			continue
 		}
-		c := meta.FindStatusCondition(a.Conditions, addonrollout.ConditionApproved)
+		c := meta.FindStatusCondition(a.Conditions, hubplan.ConditionApproved)
 		switch {
 		case c == nil:
-		case c.Reason == addonrollout.ReasonUsed:
+		case c.Reason == hubplan.ReasonUsed:
 			r.event(cur, nil, corev1.EventTypeNormal, EventApprovalUsed, "Use", "%s", c.Message)
 			if ar != nil {
 				r.event(ar, cur, corev1.EventTypeNormal, EventApprovalUsed, action("use", cur.Name), "%s (RolloutApproval %s)", c.Message, cur.Name)
 			}
-		case c.Reason == addonrollout.ReasonAddOnNotFound:
+		case c.Reason == hubplan.ReasonAddOnNotFound:
 			r.event(cur, nil, corev1.EventTypeWarning, EventAddOnNotFound, "Find", "%s", c.Message)
 		}
 	}
@@ -136,13 +136,13 @@ func (r *AddonReconciler) writeApprovals(ctx context.Context, ar *v1alpha1.AddOn
 func (r *AddonReconciler) report(ctx context.Context, ar *v1alpha1.AddOnRollout, p planned) {
 	old, st := ar.Status, p.Status
 	if p.Invalid != nil {
-		if c := meta.FindStatusCondition(old.Conditions, addonrollout.ConditionValid); c == nil || c.Status != "False" || c.ObservedGeneration != ar.Generation {
+		if c := meta.FindStatusCondition(old.Conditions, hubplan.ConditionValid); c == nil || c.Status != "False" || c.ObservedGeneration != ar.Generation {
 			r.event(ar, nil, corev1.EventTypeWarning, EventInvalidSpec, "Validate", "the add-on is held until the spec is fixed: %s", oneLine(p.Invalid))
 			log.FromContext(ctx).Info("invalid AddOnRollout: the add-on is held", "addonrollout", ar.Name, "error", oneLine(p.Invalid))
 		}
 	}
-	if c := meta.FindStatusCondition(st.Conditions, addonrollout.ConditionWorkGate); c != nil {
-		if was := meta.FindStatusCondition(old.Conditions, addonrollout.ConditionWorkGate); was == nil || was.Status != c.Status {
+	if c := meta.FindStatusCondition(st.Conditions, hubplan.ConditionWorkGate); c != nil {
+		if was := meta.FindStatusCondition(old.Conditions, hubplan.ConditionWorkGate); was == nil || was.Status != c.Status {
 			kind := corev1.EventTypeNormal
 			if c.Status != metav1.ConditionTrue {
 				kind = corev1.EventTypeWarning
@@ -182,7 +182,7 @@ func (r *AddonReconciler) report(ctx context.Context, ar *v1alpha1.AddOnRollout,
 			where := pa.Placement.Namespace + "/" + pa.Placement.Name
 			r.event(ar, nil, corev1.EventTypeNormal, EventApprovalRequested, action(where, strconv.Quote(pa.Group), "approval", pa.Revision),
 				"placement %s group %q waits for an approval of revision %s (%s): create a RolloutApproval (kubectl rolloutkit approve %s %s --revision %s)",
-				where, pa.Group, pa.Revision, addonrollout.ConfigsText(pa.Configs), ar.Name, pa.Group, pa.Revision)
+				where, pa.Group, pa.Revision, hubplan.ConfigsText(pa.Configs), ar.Name, pa.Group, pa.Revision)
 		}
 	}
 	r.reportChecks(ar, p.results)
@@ -190,7 +190,7 @@ func (r *AddonReconciler) report(ctx context.Context, ar *v1alpha1.AddOnRollout,
 
 // reportChecks sends the events of the checks run, and sets their
 // metrics.
-func (r *AddonReconciler) reportChecks(ar *v1alpha1.AddOnRollout, results []addonrollout.CheckResult) {
+func (r *AddonReconciler) reportChecks(ar *v1alpha1.AddOnRollout, results []hubplan.CheckResult) {
 	for _, res := range results {
 		where := res.Check.Placement.Namespace + "/" + res.Check.Placement.Name
 		g := v1alpha1.GroupStatus{Name: res.Check.Group.Name, Index: res.Check.Group.Index}

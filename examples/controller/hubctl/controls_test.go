@@ -22,9 +22,9 @@ import (
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	clockfake "github.com/rolloutkit/rolloutkit/clock/fake"
+	"github.com/rolloutkit/rolloutkit/hubplan"
 )
 
 // rolloutHub is the seed's hub (v1beta1) with an AddOnRollout, a
@@ -161,7 +161,7 @@ func TestRolloutApprovalReconcile(t *testing.T) {
 	prod := h.group("prod")
 	assert.Equal(t, "Blocked", prod.Phase)
 	assert.Equal(t, "Approval", prod.WaitsFor)
-	assert.Equal(t, addonrollout.ReasonWaitingForApproval, meta.FindStatusCondition(ar.Status.Conditions, addonrollout.ConditionProgressing).Reason)
+	assert.Equal(t, hubplan.ReasonWaitingForApproval, meta.FindStatusCondition(ar.Status.Conditions, hubplan.ConditionProgressing).Reason)
 	assert.Contains(t, strings.Join(h.events(), "\n"), EventApprovalRequested)
 
 	approval := func(name, revision string) *v1alpha1.RolloutApproval {
@@ -173,7 +173,7 @@ func TestRolloutApprovalReconcile(t *testing.T) {
 	assert.Equal(t, []string{"dev-cluster", "stg-cluster"}, h.started(), "an approval of another revision started prod")
 	var wrong v1alpha1.RolloutApproval
 	require.NoError(t, h.client.Get(context.Background(), types.NamespacedName{Name: "wrong"}, &wrong))
-	assert.Equal(t, addonrollout.ReasonRevisionMismatch, meta.FindStatusCondition(wrong.Status.Conditions, addonrollout.ConditionApproved).Reason)
+	assert.Equal(t, hubplan.ReasonRevisionMismatch, meta.FindStatusCondition(wrong.Status.Conditions, hubplan.ConditionApproved).Reason)
 
 	require.NoError(t, h.client.Create(context.Background(), approval("right", pa.Revision)))
 	h.reconcile()
@@ -181,10 +181,10 @@ func TestRolloutApprovalReconcile(t *testing.T) {
 	h.reconcile()
 	var right v1alpha1.RolloutApproval
 	require.NoError(t, h.client.Get(context.Background(), types.NamespacedName{Name: "right"}, &right))
-	used := meta.FindStatusCondition(right.Status.Conditions, addonrollout.ConditionApproved)
+	used := meta.FindStatusCondition(right.Status.Conditions, hubplan.ConditionApproved)
 	require.NotNil(t, used)
 	assert.Equal(t, metav1.ConditionTrue, used.Status)
-	assert.Equal(t, addonrollout.ReasonUsed, used.Reason)
+	assert.Equal(t, hubplan.ReasonUsed, used.Reason)
 	assert.Empty(t, h.rollout().Status.PendingApprovals)
 	assert.Contains(t, strings.Join(h.events(), "\n"), EventApprovalUsed)
 }
@@ -197,8 +197,8 @@ func TestRolloutPauseReconcile(t *testing.T) {
 	h.reconcile()
 	assert.Empty(t, h.started())
 	ar := h.rollout()
-	assert.Equal(t, metav1.ConditionTrue, meta.FindStatusCondition(ar.Status.Conditions, addonrollout.ConditionPaused).Status)
-	assert.Equal(t, addonrollout.ReasonPaused, meta.FindStatusCondition(ar.Status.Conditions, addonrollout.ConditionProgressing).Reason)
+	assert.Equal(t, metav1.ConditionTrue, meta.FindStatusCondition(ar.Status.Conditions, hubplan.ConditionPaused).Status)
+	assert.Equal(t, hubplan.ReasonPaused, meta.FindStatusCondition(ar.Status.Conditions, hubplan.ConditionProgressing).Reason)
 	assert.Equal(t, "Paused", h.group("dev").WaitsFor)
 
 	ar.Spec.Paused = false
@@ -278,10 +278,10 @@ func TestRolloutInvalidReconcile(t *testing.T) {
 	}))
 	h.reconcile()
 	assert.Empty(t, h.started(), "an invalid AddOnRollout let the add-on roll out ungated")
-	valid := meta.FindStatusCondition(h.rollout().Status.Conditions, addonrollout.ConditionValid)
+	valid := meta.FindStatusCondition(h.rollout().Status.Conditions, hubplan.ConditionValid)
 	require.NotNil(t, valid)
 	assert.Equal(t, metav1.ConditionFalse, valid.Status)
-	assert.Equal(t, addonrollout.ReasonInvalidSpec, valid.Reason)
+	assert.Equal(t, hubplan.ReasonInvalidSpec, valid.Reason)
 	assert.Contains(t, valid.Message, `spec.approvalRequired[0]: Unsupported value: "prdo"`)
 	assert.Contains(t, valid.Message, `spec.windows[0].timeZone: Invalid value: "Europe/Berln"`)
 	ev := strings.Join(h.events(), "\n")
@@ -359,9 +359,9 @@ func TestVerifierPrometheus(t *testing.T) {
 	} {
 		t.Run(tc.query, func(t *testing.T) {
 			t.Parallel()
-			c := addonrollout.Check{Verification: v1alpha1.Verification{Prometheus: &v1alpha1.PrometheusCheck{
+			c := hubplan.Check{Verification: v1alpha1.Verification{Prometheus: &v1alpha1.PrometheusCheck{
 				Address: srv.URL, Query: tc.query, Timeout: &metav1.Duration{Duration: 5 * time.Second}}}}
-			res := Verifier{}.Run(context.Background(), []addonrollout.Check{c})
+			res := Verifier{}.Run(context.Background(), []hubplan.Check{c})
 			require.Len(t, res, 1)
 			assert.Equal(t, tc.passed, res[0].Passed)
 			assert.Contains(t, res[0].Message, tc.msg)

@@ -41,7 +41,7 @@
 // The add-on reconciler ([AddonReconciler]) does, for each add-on it takes
 // whose install strategy is Placements, what OCM's add-on manager does:
 //
-//  1. reads its inputs from the cache with addonrollout.ReadInputs, the
+//  1. reads its inputs from the cache with hubplan.ReadInputs, the
 //     one way -dry-run, examples/plan and rolloutctl read them too: each
 //     install-strategy placement's Placement and its decision groups from
 //     the PlacementDecisions only, the add-ons, the AddOnRollout, the
@@ -52,7 +52,7 @@
 //     it makes every other add-on of a taken ClusterManagementAddOn (made
 //     by hand, say) controlled by it too, as OCM's addonowner does, so
 //     that the garbage collector deletes them all with it;
-//  3. plans the step with addonrollout.PlanControlled, the call -dry-run,
+//  3. plans the step with hubplan.Planner.Plan, the call -dry-run,
 //     examples/plan and rolloutctl make too, with Prometheus's parser as
 //     its query validator ([PromQL]): addon.PlanAddon under the
 //     add-on's AddOnRollout when it has one (see "Operator controls"
@@ -96,7 +96,7 @@
 // it waits for and why; when it last confirmed the status and when it will
 // again at the latest) and each approval's Approved condition. An
 // unchanged status is written again only at its recheckTime (at most
-// addonrollout.ConfirmInterval after the last write), and the reconcile is
+// hubplan.ConfirmInterval after the last write), and the reconcile is
 // queued for then: a status past its recheckTime is stale. Once the status
 // is written it sends an event for each change ([EventGroupPhase],
 // [EventBreached], [EventVerificationFailed], [EventApprovalRequested],
@@ -117,7 +117,7 @@
 //
 // [RegisterAdmission] serves the same objects' admission on the webhook
 // server: [RolloutValidator] refuses an AddOnRollout whose spec
-// addonrollout.ValidateSpec finds wrong (the reconciler's own checks but
+// hubplan.ValidateSpec finds wrong (the reconciler's own checks but
 // group names), and [ApproverRecorder] writes into a new RolloutApproval
 // the user who creates it (config/webhook/admission.yaml installs both).
 //
@@ -133,7 +133,7 @@
 // With Options.WorkGate, [WorkGate] serves the validating webhook of the
 // ManifestWorks of the add-ons the controller takes (docs/semantics.md §7):
 // it judges creates and content changes with workgate.Decide, records a
-// hold on the cluster's add-on (addonrollout.HoldAnnotation) and sends one
+// hold on the cluster's add-on (hubplan.HoldAnnotation) and sends one
 // WorkHeld event per cluster, content and reason; it admits deletes,
 // warning whoever deletes a taken add-on's work what happens to the one
 // its manager creates in its place. [GateScope] keeps the gate's
@@ -162,7 +162,7 @@
 // v1beta1. The controller reads and writes the version the hub stores
 // (found from the CustomResourceDefinition), so no field is lost to a missing
 // conversion webhook. It converts each object to v1beta1 once, at its edge,
-// with examples/internal/addonversion (the API module's conversions, as
+// with addonversion (the API module's conversions, as
 // OCM's conversion webhook applies them); the reconcilers
 // work in v1beta1 only, and their status writes are put back onto the
 // object as read, in the hub's version.

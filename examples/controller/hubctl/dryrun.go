@@ -18,14 +18,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
-	"github.com/rolloutkit/rolloutkit/examples/internal/planreport"
+	"github.com/rolloutkit/rolloutkit/hubplan/planreport"
 )
 
 // DryRun reads the live hub through c (add-ons in version) and writes, for
 // every ClusterManagementAddOn the controller takes (its lifecycle
 // annotation is one of taken; empty: DefaultLifecycle) whose install
 // strategy is Placements, what the next step of its rollout would be, in
-// the words of examples/plan: the plan comes from addonrollout.PlanControlled,
+// the words of examples/plan: the plan comes from hubplan.Planner.Plan,
 // the call the add-on reconciler makes, under the add-on's AddOnRollout
 // and RolloutApprovals when the hub has them. It runs no verification (it
 // lists those due) and writes nothing to the hub.
@@ -45,7 +45,7 @@ func DryRun(ctx context.Context, c client.Reader, mapper meta.RESTMapper, versio
 				return err
 			}
 		}
-		rep, err := planreport.Plan(h, name, now, nil)
+		rep, err := planreport.New(h, name, now, nil)
 		if err != nil {
 			return err
 		}

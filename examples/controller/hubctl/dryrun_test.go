@@ -20,10 +20,10 @@ import (
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	clockfake "github.com/rolloutkit/rolloutkit/clock/fake"
-	"github.com/rolloutkit/rolloutkit/examples/internal/planreport"
+	"github.com/rolloutkit/rolloutkit/hubplan"
+	"github.com/rolloutkit/rolloutkit/hubplan/planreport"
 )
 
 // addonAt is an add-on whose agent has applied the config hash applied,
@@ -234,7 +234,7 @@ func TestDryRunAgreesWithReconciler(t *testing.T) {
 				require.ElementsMatch(t, tc.start, dry.start, "the story changed:\n%s", text)
 				hub, err := ReadHub(context.Background(), h.client, mapper, version)
 				require.NoError(t, err)
-				rep, err := planreport.Plan(hub, seedAddonName, start, nil)
+				rep, err := planreport.New(hub, seedAddonName, start, nil)
 				require.NoError(t, err)
 
 				clusters := []string{"dev-cluster", "stg-cluster", "prod-cluster", "qa-cluster", "edge-cluster"}
@@ -297,7 +297,7 @@ func assertReportsStatus(t *testing.T, rep *planreport.Report, ar *v1alpha1.AddO
 		assert.ElementsMatch(t, ps.Groups, reported, "%s/%s: the groups' status", ps.Namespace, ps.Name)
 	}
 	assert.Equal(t, ar.Status.PendingApprovals, nilIfEmpty(rep.Rollout.PendingApprovals))
-	for _, typ := range []string{addonrollout.ConditionValid, addonrollout.ConditionPaused, addonrollout.ConditionProgressing} {
+	for _, typ := range []string{hubplan.ConditionValid, hubplan.ConditionPaused, hubplan.ConditionProgressing} {
 		want := meta.FindStatusCondition(ar.Status.Conditions, typ)
 		got := meta.FindStatusCondition(rep.Rollout.Conditions, typ)
 		require.NotNil(t, want, typ)

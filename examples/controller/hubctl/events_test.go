@@ -20,9 +20,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	clockfake "github.com/rolloutkit/rolloutkit/clock/fake"
+	"github.com/rolloutkit/rolloutkit/hubplan"
 )
 
 // recorded is one event, with the key client-go's events broadcaster
@@ -182,18 +182,18 @@ func TestAddOnNotFound(t *testing.T) {
 	r := h.addonReconciler(clk, rec)
 	res, err := reconcileAddon(r, "cluster-prxy")
 	require.NoError(t, err)
-	assert.Equal(t, addonrollout.ConfirmInterval, res.RequeueAfter)
+	assert.Equal(t, hubplan.ConfirmInterval, res.RequeueAfter)
 	var ar v1alpha1.AddOnRollout
 	require.NoError(t, h.client.Get(context.Background(), types.NamespacedName{Name: "cluster-prxy"}, &ar))
-	c := meta.FindStatusCondition(ar.Status.Conditions, addonrollout.ConditionProgressing)
+	c := meta.FindStatusCondition(ar.Status.Conditions, hubplan.ConditionProgressing)
 	require.NotNil(t, c)
-	assert.Equal(t, addonrollout.ReasonAddOnNotFound, c.Reason)
+	assert.Equal(t, hubplan.ReasonAddOnNotFound, c.Reason)
 	assert.Equal(t, metav1.ConditionFalse, c.Status)
 	var a v1alpha1.RolloutApproval
 	require.NoError(t, h.client.Get(context.Background(), types.NamespacedName{Name: "typo"}, &a))
-	c = meta.FindStatusCondition(a.Status.Conditions, addonrollout.ConditionApproved)
+	c = meta.FindStatusCondition(a.Status.Conditions, hubplan.ConditionApproved)
 	require.NotNil(t, c)
-	assert.Equal(t, addonrollout.ReasonAddOnNotFound, c.Reason)
+	assert.Equal(t, hubplan.ReasonAddOnNotFound, c.Reason)
 	reasons := []string{}
 	for _, e := range rec.take() {
 		reasons = append(reasons, e.reason)
@@ -218,12 +218,12 @@ func TestAddOnAppears(t *testing.T) {
 	rh := &rolloutHub{addonHub: h, clk: clk, r: h.addonReconciler(clk, &keyRecorder{})}
 	rh.reconcile()
 	progressing := func() string {
-		return meta.FindStatusCondition(rh.rollout().Status.Conditions, addonrollout.ConditionProgressing).Reason
+		return meta.FindStatusCondition(rh.rollout().Status.Conditions, hubplan.ConditionProgressing).Reason
 	}
-	assert.Equal(t, addonrollout.ReasonAddOnNotFound, progressing())
+	assert.Equal(t, hubplan.ReasonAddOnNotFound, progressing())
 	require.NoError(t, h.client.Create(context.Background(), seedAddon(t, DefaultLifecycle)))
 	rh.reconcile()
-	assert.Equal(t, addonrollout.ReasonRollingOut, progressing())
+	assert.Equal(t, hubplan.ReasonRollingOut, progressing())
 	require.Len(t, rh.rollout().Status.Placements, 1)
 	assert.NotEmpty(t, rh.rollout().Status.Placements[0].Configs)
 }

@@ -11,8 +11,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/clock"
+	"github.com/rolloutkit/rolloutkit/hubplan"
 	"github.com/rolloutkit/rolloutkit/workgate"
 )
 
@@ -38,19 +38,19 @@ type gateWatch struct {
 
 // check says whether the gate guards add-on addOn's works; nil when the
 // hub could not be read.
-func (g *gateWatch) check(ctx context.Context, addOn string) *addonrollout.GateCheck {
+func (g *gateWatch) check(ctx context.Context, addOn string) *hubplan.GateCheck {
 	if g == nil {
 		return nil
 	}
 	if !g.serves {
-		return &addonrollout.GateCheck{Message: "this controller serves no work gate (-webhook-bind-address 0): the add-on's works can change ahead of the rollout"}
+		return &hubplan.GateCheck{Message: "this controller serves no work gate (-webhook-bind-address 0): the add-on's works can change ahead of the rollout"}
 	}
 	cfg, ok := g.config(ctx)
 	if !ok {
 		return nil
 	}
 	guarded, msg := workgate.Guards(cfg, WorkGateWebhook, addOn)
-	return &addonrollout.GateCheck{Guarded: guarded, Message: msg}
+	return &hubplan.GateCheck{Guarded: guarded, Message: msg}
 }
 
 // config returns the configuration as last read, read again when older

@@ -18,10 +18,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	"sigs.k8s.io/yaml"
 
-	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	clockfake "github.com/rolloutkit/rolloutkit/clock/fake"
-	"github.com/rolloutkit/rolloutkit/internal/seed"
+	"github.com/rolloutkit/rolloutkit/examples/seed"
+	"github.com/rolloutkit/rolloutkit/hubplan"
 	"github.com/rolloutkit/rolloutkit/workgate"
 )
 
@@ -107,33 +107,33 @@ func TestGateWatchCheck(t *testing.T) {
 		serves  bool
 		objs    func(t *testing.T) []client.Object
 		failing bool // the hub answers every read with an error
-		want    *addonrollout.GateCheck
+		want    *hubplan.GateCheck
 		msg     string // what the message says
 		reads   int64
 	}{
 		{name: "this controller serves no gate", serves: false, objs: func(*testing.T) []client.Object {
 			return []client.Object{gateConfiguration()}
-		}, want: &addonrollout.GateCheck{}, msg: "-webhook-bind-address"},
+		}, want: &hubplan.GateCheck{}, msg: "-webhook-bind-address"},
 		{name: "no configuration", serves: true,
-			want: &addonrollout.GateCheck{}, msg: "the hub has no ValidatingWebhookConfiguration of the work gate", reads: 1},
+			want: &hubplan.GateCheck{}, msg: "the hub has no ValidatingWebhookConfiguration of the work gate", reads: 1},
 		{name: "the controller's configuration", serves: true, objs: func(*testing.T) []client.Object {
 			return []client.Object{gateConfiguration()}
-		}, want: &addonrollout.GateCheck{Guarded: true}, msg: "holds the add-on's ManifestWorks until the rollout reaches each cluster", reads: 1},
+		}, want: &hubplan.GateCheck{Guarded: true}, msg: "holds the add-on's ManifestWorks until the rollout reaches each cluster", reads: 1},
 		{name: "the shipped configuration, before the controller scopes it", serves: true, objs: func(t *testing.T) []client.Object {
 			return []client.Object{shippedGateConfiguration(t)}
-		}, want: &addonrollout.GateCheck{}, msg: `objectSelector "rolloutkit.io/no-addon-taken" does not select the works of add-on cluster-proxy`, reads: 1},
+		}, want: &hubplan.GateCheck{}, msg: `objectSelector "rolloutkit.io/no-addon-taken" does not select the works of add-on cluster-proxy`, reads: 1},
 		{name: "the shipped configuration, scoped", serves: true, objs: func(t *testing.T) []client.Object {
 			cfg, changed, err := workgate.Scoped(shippedGateConfiguration(t), gateWebhooks[:], []string{seedAddonName})
 			require.NoError(t, err)
 			require.True(t, changed)
 			return []client.Object{cfg}
-		}, want: &addonrollout.GateCheck{Guarded: true}, msg: "holds the add-on's ManifestWorks until the rollout reaches each cluster", reads: 1},
+		}, want: &hubplan.GateCheck{Guarded: true}, msg: "holds the add-on's ManifestWorks until the rollout reaches each cluster", reads: 1},
 		{name: "failurePolicy Ignore", serves: true, objs: func(*testing.T) []client.Object {
 			return []client.Object{gateConfiguration(ignore)}
-		}, want: &addonrollout.GateCheck{}, msg: "has failurePolicy Ignore", reads: 1},
+		}, want: &hubplan.GateCheck{}, msg: "has failurePolicy Ignore", reads: 1},
 		{name: "selects another add-on's works", serves: true, objs: func(*testing.T) []client.Object {
 			return []client.Object{gateConfiguration(otherAddon)}
-		}, want: &addonrollout.GateCheck{}, msg: "does not select the works of add-on cluster-proxy", reads: 1},
+		}, want: &hubplan.GateCheck{}, msg: "does not select the works of add-on cluster-proxy", reads: 1},
 		{name: "the hub cannot be read", serves: true, failing: true, reads: 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -215,16 +215,16 @@ func TestAddonReconcileWorkGateCondition(t *testing.T) {
 		status metav1.ConditionStatus
 		reason string
 	}{
-		{name: "guarded", serves: true, objs: []client.Object{gateConfiguration()}, status: metav1.ConditionTrue, reason: addonrollout.ReasonGuarded},
-		{name: "no configuration", serves: true, status: metav1.ConditionFalse, reason: addonrollout.ReasonNotGuarded},
-		{name: "no gate served", serves: false, objs: []client.Object{gateConfiguration()}, status: metav1.ConditionFalse, reason: addonrollout.ReasonNotGuarded},
+		{name: "guarded", serves: true, objs: []client.Object{gateConfiguration()}, status: metav1.ConditionTrue, reason: hubplan.ReasonGuarded},
+		{name: "no configuration", serves: true, status: metav1.ConditionFalse, reason: hubplan.ReasonNotGuarded},
+		{name: "no gate served", serves: false, objs: []client.Object{gateConfiguration()}, status: metav1.ConditionFalse, reason: hubplan.ReasonNotGuarded},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			h := newRolloutHub(t, seedRollout(v1alpha1.AddOnRolloutSpec{}), tc.objs...)
 			h.r.gate = &gateWatch{reader: h.client, serves: tc.serves, clock: h.clk}
 			h.reconcile()
-			cond := meta.FindStatusCondition(h.rollout().Status.Conditions, addonrollout.ConditionWorkGate)
+			cond := meta.FindStatusCondition(h.rollout().Status.Conditions, hubplan.ConditionWorkGate)
 			require.NotNil(t, cond, "no WorkGate condition")
 			assert.Equal(t, tc.status, cond.Status)
 			assert.Equal(t, tc.reason, cond.Reason)

@@ -12,11 +12,11 @@ import (
 	workv1 "open-cluster-management.io/api/work/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
+	"github.com/rolloutkit/rolloutkit/hubplan"
 )
 
-// cacheHub is the manager's cache as addonrollout.ReadInputs reads a hub:
+// cacheHub is the manager's cache as hubplan.ReadInputs reads a hub:
 // the add-on reconciler's one way to read an add-on's inputs, and the work
 // gate's way to read its placements' groups. It reads add-ons, approvals
 // by the cache's field indexes, and config objects through configs (which
@@ -31,11 +31,27 @@ type cacheHub struct {
 	configs  *configWatches
 }
 
-var _ addonrollout.Hub = cacheHub{}
+var _ hubplan.Hub = cacheHub{}
 
-// hub is the reconciler's cache as addonrollout.ReadInputs reads it.
+// hub is the reconciler's cache as hubplan.ReadInputs reads it.
 func (r *AddonReconciler) hub(ctx context.Context, snap *snapshot) cacheHub {
 	return cacheHub{ctx: ctx, c: r.Client, snap: snap, api: r.api, rollouts: r.rollouts, configs: r.configs}
+}
+
+// ClusterManagementAddOn reads the add-on name, in v1beta1; nil when there
+// is none, or when h reads no add-on.
+func (h cacheHub) ClusterManagementAddOn(name string) (*addonv1beta1.ClusterManagementAddOn, error) {
+	if h.snap == nil {
+		return nil, nil
+	}
+	obj := h.api.newCMA()
+	switch err := h.c.Get(h.ctx, types.NamespacedName{Name: name}, obj); {
+	case apierrors.IsNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	}
+	return h.snap.cma(obj)
 }
 
 // Placement reads the Placement namespace/name; nil when there is none.

@@ -8,8 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
+	"github.com/rolloutkit/rolloutkit/hubplan"
 	"github.com/rolloutkit/rolloutkit/rollout"
 )
 
@@ -160,14 +160,14 @@ func (m *Metrics) observe(addOn string, hasRollout bool, st v1alpha1.AddOnRollou
 // status is the view an add-on without one is planned under (withView),
 // which is never written).
 func (m *Metrics) observeRollout(addOn string, hasRollout bool, st v1alpha1.AddOnRolloutStatus) {
-	valid := meta.FindStatusCondition(st.Conditions, addonrollout.ConditionValid)
+	valid := meta.FindStatusCondition(st.Conditions, hubplan.ConditionValid)
 	if !hasRollout || valid == nil {
 		m.valid.DeleteLabelValues(addOn)
 		m.paused.DeleteLabelValues(addOn)
 		return
 	}
 	m.valid.WithLabelValues(addOn).Set(boolValue(valid.Status == metav1.ConditionTrue))
-	m.paused.WithLabelValues(addOn).Set(boolValue(meta.IsStatusConditionTrue(st.Conditions, addonrollout.ConditionPaused)))
+	m.paused.WithLabelValues(addOn).Set(boolValue(meta.IsStatusConditionTrue(st.Conditions, hubplan.ConditionPaused)))
 }
 
 // observeGroup sets the gauges of one group, s, whose status is g.

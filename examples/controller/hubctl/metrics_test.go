@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
+	"github.com/rolloutkit/rolloutkit/hubplan"
 )
 
 // metricsStatus is an add-on's status with one placement, "ns/p", and
@@ -19,7 +19,7 @@ import (
 // status of an add-on without an AddOnRollout (withView's).
 func metricsStatus(generation int64, valid, paused metav1.ConditionStatus, waits map[string]string, groups ...string) v1alpha1.AddOnRolloutStatus {
 	st := v1alpha1.AddOnRolloutStatus{ObservedGeneration: generation, Conditions: []metav1.Condition{
-		{Type: addonrollout.ConditionValid, Status: valid}, {Type: addonrollout.ConditionPaused, Status: paused}}}
+		{Type: hubplan.ConditionValid, Status: valid}, {Type: hubplan.ConditionPaused, Status: paused}}}
 	ps := v1alpha1.PlacementStatus{Namespace: "ns", Name: "p"}
 	for i, g := range groups {
 		ps.Groups = append(ps.Groups, v1alpha1.GroupStatus{Name: g, Index: int32(i), Phase: "Waiting", WaitsFor: waits[g]})

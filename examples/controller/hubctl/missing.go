@@ -11,12 +11,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/rolloutkit/rolloutkit/addonrollout"
+	"github.com/rolloutkit/rolloutkit/hubplan"
+	"github.com/rolloutkit/rolloutkit/rollout"
 )
 
 // missing writes what the AddOnRollout and the RolloutApprovals that name
 // the add-on name say while the hub has no ClusterManagementAddOn of that
-// name (addonrollout.PlanMissing): a typo, or an add-on deleted. Both
+// name (hubplan.Planner.Plan, without the add-on): a typo, or an add-on deleted. Both
 // watches map to the add-on's name, so that they reach here without it;
 // the add-on's creation replans it as usual.
 func (r *AddonReconciler) missing(ctx context.Context, name string) (ctrl.Result, error) {
@@ -32,14 +33,17 @@ func (r *AddonReconciler) missing(ctx context.Context, name string) (ctrl.Result
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	p := addonrollout.PlanMissing(r.Clock, addonrollout.Controls{Rollout: ar, Approvals: approvals}, name)
+	p, err := hubplan.Planner{Rollout: rollout.Planner{Clock: r.Clock}}.Plan(hubplan.Inputs{AddOn: name, Controls: hubplan.Controls{Rollout: ar, Approvals: approvals}})
+	if err != nil {
+		return ctrl.Result{}, err
+	}
 	var errs []error
 	if ar != nil && !equality.Semantic.DeepEqual(ar.Status, p.Status) {
 		next := ar.DeepCopy()
 		next.Status = p.Status
 		if err := patchStatus(ctx, r.Client, ar, next); err != nil {
 			errs = append(errs, fmt.Errorf("writing the status of addonrollout %q: %w", ar.Name, err))
-		} else if c := meta.FindStatusCondition(p.Status.Conditions, addonrollout.ConditionProgressing); c != nil && !notFoundIn(ar.Status.Conditions) {
+		} else if c := meta.FindStatusCondition(p.Status.Conditions, hubplan.ConditionProgressing); c != nil && !notFoundIn(ar.Status.Conditions) {
 			r.event(ar, nil, corev1.EventTypeWarning, EventAddOnNotFound, "Find", "%s", c.Message)
 		}
 	}
@@ -52,6 +56,6 @@ func (r *AddonReconciler) missing(ctx context.Context, name string) (ctrl.Result
 
 // notFoundIn reports whether conds already say the add-on is not found.
 func notFoundIn(conds []metav1.Condition) bool {
-	c := meta.FindStatusCondition(conds, addonrollout.ConditionProgressing)
-	return c != nil && c.Reason == addonrollout.ReasonAddOnNotFound
+	c := meta.FindStatusCondition(conds, hubplan.ConditionProgressing)
+	return c != nil && c.Reason == hubplan.ReasonAddOnNotFound
 }

@@ -10,10 +10,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 
-	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/clock"
-	"github.com/rolloutkit/rolloutkit/internal/seed"
+	"github.com/rolloutkit/rolloutkit/examples/seed"
+	"github.com/rolloutkit/rolloutkit/hubplan"
 	"github.com/rolloutkit/rolloutkit/rollout"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
@@ -52,13 +52,13 @@ func TestPromQLErrorsDoc(t *testing.T) {
 	require.NoError(t, err)
 	cma, err := seed.ClusterManagementAddOn()
 	require.NoError(t, err)
-	ctl := addonrollout.Controls{ValidateQuery: PromQL(), Rollout: &v1alpha1.AddOnRollout{ObjectMeta: metav1.ObjectMeta{Name: cma.Name},
+	ctl := hubplan.Controls{Rollout: &v1alpha1.AddOnRollout{ObjectMeta: metav1.ObjectMeta{Name: cma.Name},
 		Spec: v1alpha1.AddOnRolloutSpec{Verifications: []v1alpha1.Verification{
 			{Name: "a", Prometheus: &v1alpha1.PrometheusCheck{Address: "http://p.example", Query: "up"}},
 			{Name: "b", Prometheus: &v1alpha1.PrometheusCheck{Address: "http://p.example", Query: "sum(rate(x[5m])"}}}}}}
 	hashes := func(addonv1beta1.ConfigGroupResource, addonv1beta1.ConfigReferent) (string, error) { return "h", nil }
-	p, err := addonrollout.PlanControlled(rollout.Planner{Clock: clock.At(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))}, ctl, cma,
-		[]addon.PlacementInput{{}}, nil, hashes)
+	planner := hubplan.Planner{Rollout: rollout.Planner{Clock: clock.At(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))}, ValidateQuery: PromQL()}
+	p, err := planner.Plan(hubplan.Inputs{ClusterManagementAddOn: cma, Placements: []addon.PlacementInput{{}}, Controls: ctl, SpecHash: hashes})
 	require.NoError(t, err)
 	want := `spec.verifications[1].prometheus.query: Invalid value: "sum(rate(x[5m])": 1:16: parse error: unclosed left parenthesis`
 	require.EqualError(t, p.Invalid, want)

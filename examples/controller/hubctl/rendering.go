@@ -15,7 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	"github.com/rolloutkit/rolloutkit/addonrollout"
+	"github.com/rolloutkit/rolloutkit/hubplan"
 )
 
 // writeRendering writes what the plan decides of the add-on's rendering
@@ -27,13 +27,13 @@ import (
 // a write to the add-on, which addon-framework's agentdeploy watches: the
 // add-on's manager renders the cluster's work again at once, without
 // waiting out its retry back-off.
-func (r *AddonReconciler) writeRendering(ctx context.Context, snap *snapshot, obj client.Object, p addonrollout.Plan) error {
+func (r *AddonReconciler) writeRendering(ctx context.Context, snap *snapshot, obj client.Object, p hubplan.Plan) error {
 	if p.Rendering != nil {
 		v, err := p.Rendering.Annotation()
 		if err != nil {
 			return err
 		}
-		next, err := patchedAnnotation(ctx, r.Client, obj, addonrollout.RenderingAnnotation, v)
+		next, err := patchedAnnotation(ctx, r.Client, obj, hubplan.RenderingAnnotation, v)
 		if err != nil {
 			return fmt.Errorf("writing rendering revision %s of clustermanagementaddon %q: %w", p.Rendering.Revision, obj.GetName(), err)
 		}
@@ -58,7 +58,7 @@ func (r *AddonReconciler) writeRendering(ctx context.Context, snap *snapshot, ob
 			if err != nil {
 				return err
 			}
-			next, err := patchedAnnotation(ctx, r.Client, cur, addonrollout.ReleaseAnnotation, v)
+			next, err := patchedAnnotation(ctx, r.Client, cur, hubplan.ReleaseAnnotation, v)
 			switch {
 			case apierrors.IsNotFound(err):
 			case err != nil:
@@ -113,5 +113,5 @@ func workMoved() predicate.Predicate {
 // ready reports whether w is Applied and Available at its generation.
 func ready(w *workv1.ManifestWork) bool {
 	name := w.Labels[addonv1beta1.AddonLabelKey]
-	return addonrollout.WorksOf(name, []*workv1.ManifestWork{w})[w.Namespace].Ready
+	return hubplan.WorksOf(name, []*workv1.ManifestWork{w})[w.Namespace].Ready
 }

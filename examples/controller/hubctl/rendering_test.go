@@ -17,9 +17,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	clockfake "github.com/rolloutkit/rolloutkit/clock/fake"
+	"github.com/rolloutkit/rolloutkit/hubplan"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
 
@@ -45,14 +45,14 @@ func settled(cluster, h string) *addonv1beta1.ManagedClusterAddOn {
 func heldBack(t *testing.T, m *addonv1beta1.ManagedClusterAddOn, h string) *addonv1beta1.ManagedClusterAddOn {
 	t.Helper()
 	w := readyWork(t, m.Namespace, h)
-	hold, _ := addonrollout.WithHeld(nil, addonrollout.HeldWrite{Work: w.Name, Content: addonrollout.WorkContent(w),
-		Reason: addonrollout.HoldRenderingHeld, Key: "k", Why: "a new rendering of unchanged configs"}, start.Add(-time.Minute), nil)
+	hold, _ := hubplan.WithHeld(nil, hubplan.HeldWrite{Work: w.Name, Content: hubplan.WorkContent(w),
+		Reason: hubplan.HoldRenderingHeld, Key: "k", Why: "a new rendering of unchanged configs"}, start.Add(-time.Minute), nil)
 	v, err := hold.Annotation()
 	require.NoError(t, err)
 	if m.Annotations == nil {
 		m.Annotations = map[string]string{}
 	}
-	m.Annotations[addonrollout.HoldAnnotation] = v
+	m.Annotations[hubplan.HoldAnnotation] = v
 	return m
 }
 
@@ -83,7 +83,7 @@ func TestAddonReconcileOpensRendering(t *testing.T) {
 	t.Parallel()
 	cfg := proxyConfig(t, "cluster-proxy", "v1.0.0")
 	h := specHashOf(t, cfg)
-	rev := addonrollout.NewRenderingRevision(start)
+	rev := hubplan.NewRenderingRevision(start)
 	for _, tc := range []struct {
 		name    string
 		version string
@@ -111,21 +111,21 @@ func TestAddonReconcileOpensRendering(t *testing.T) {
 			ip, _ := progressionOf(t, hub.cma(seedAddonName), seedRef)
 			assert.NotEmpty(t, ip.Conditions, "the install progression was not written")
 
-			got, ok := addonrollout.ReadRenderingRevision(hub.cma(seedAddonName))
+			got, ok := hubplan.ReadRenderingRevision(hub.cma(seedAddonName))
 			require.True(t, ok, "no rendering revision opened: annotations %v", hub.cma(seedAddonName).Annotations)
 			assert.Equal(t, rev.Revision, got.Revision)
 			assert.True(t, rev.Since.Equal(&got.Since), "opened at %s, want %s", got.Since, rev.Since)
-			dev, ok := addonrollout.ReadRelease(hub.addon("dev-cluster", seedAddonName))
+			dev, ok := hubplan.ReadRelease(hub.addon("dev-cluster", seedAddonName))
 			require.True(t, ok, "dev was not released")
 			assert.Equal(t, rev.Revision, dev.Revision)
 			assert.Equal(t, int64(3), dev.Generation, "the generation of dev's works at the release")
 			devWork := readyWork(t, "dev-cluster", h)
-			assert.Equal(t, map[string]string{devWork.Name: addonrollout.WorkContent(devWork)}, dev.Works, "the content of dev's works at the release")
+			assert.Equal(t, map[string]string{devWork.Name: hubplan.WorkContent(devWork)}, dev.Works, "the content of dev's works at the release")
 			assert.False(t, dev.Held)
 			assert.True(t, dev.ReleasedAt.Time.Equal(start), "released at %s", dev.ReleasedAt)
 			assert.Nil(t, dev.DoneAt, "dev, not held, was done at its release: its manager may not have tried it yet")
 			for _, c := range []string{"stg-cluster", "prod-cluster"} {
-				assert.NotContains(t, hub.addon(c, seedAddonName).Annotations, addonrollout.ReleaseAnnotation, "%s was released before dev soaked", c)
+				assert.NotContains(t, hub.addon(c, seedAddonName).Annotations, hubplan.ReleaseAnnotation, "%s was released before dev soaked", c)
 			}
 			for _, c := range seedClusters {
 				assert.Equal(t, h, desiredHash(t, hub.addon(c, seedAddonName)), "%s's config changed", c)
@@ -133,7 +133,7 @@ func TestAddonReconcileOpensRendering(t *testing.T) {
 
 			// dev's release brings the add-on back: the AddOnRollout's
 			// status then says dev is in flight, settling
-			// (addonrollout.DefaultReleaseSettle). Then nothing changes.
+			// (hubplan.DefaultReleaseSettle). Then nothing changes.
 			_, err = reconcileAddon(r, seedAddonName)
 			require.NoError(t, err)
 			if tc.rollout != nil {
@@ -141,9 +141,9 @@ func TestAddonReconcileOpensRendering(t *testing.T) {
 				require.NoError(t, hub.client.Get(context.Background(), types.NamespacedName{Name: seedAddonName}, &ar))
 				require.Len(t, ar.Status.Placements, 1)
 				ps := ar.Status.Placements[0]
-				assert.Equal(t, addonrollout.KindRendering, ps.Kind)
+				assert.Equal(t, hubplan.KindRendering, ps.Kind)
 				assert.Equal(t, rev.Revision, ps.Rendering)
-				assert.Equal(t, addonrollout.CombinedRevision(addon.Revision(configsOf(t, hub, h)), rev.Revision), ps.Revision)
+				assert.Equal(t, hubplan.CombinedRevision(addon.Revision(configsOf(t, hub, h)), rev.Revision), ps.Revision)
 				require.Len(t, ps.Groups, 3)
 				assert.Equal(t, int32(1), ps.Groups[0].Counts.Progressing, "dev, released, settles")
 				assert.Equal(t, "Waiting", ps.Groups[2].Phase, "prod")
@@ -153,7 +153,7 @@ func TestAddonReconcileOpensRendering(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, writes, hub.writes.Load(), "a reconcile with nothing changed wrote")
 			assert.Equal(t, rvs, hub.resourceVersions())
-			assert.NotContains(t, hub.addon("prod-cluster", seedAddonName).Annotations, addonrollout.ReleaseAnnotation)
+			assert.NotContains(t, hub.addon("prod-cluster", seedAddonName).Annotations, hubplan.ReleaseAnnotation)
 		})
 	}
 }

@@ -10,13 +10,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
+	"github.com/rolloutkit/rolloutkit/hubplan"
 )
 
 // DefaultApprovalRetention is the default of the controller's
-// -approval-retention: a week (addonrollout.DefaultApprovalRetention).
-const DefaultApprovalRetention = addonrollout.DefaultApprovalRetention
+// -approval-retention: a week (hubplan.DefaultApprovalRetention).
+const DefaultApprovalRetention = hubplan.DefaultApprovalRetention
 
 // expire deletes the approvals past their retention (the plan's Expired:
 // approvals of a revision their placement no longer rolls out, for longer
@@ -24,7 +24,7 @@ const DefaultApprovalRetention = addonrollout.DefaultApprovalRetention
 // delete is made on the approval's UID, so that one created again under
 // the same name since is kept.
 func (r *AddonReconciler) expire(ctx context.Context, ar *v1alpha1.AddOnRollout, approvals []*v1alpha1.RolloutApproval,
-	expired []addonrollout.Expiry) error {
+	expired []hubplan.Expiry) error {
 	var errs []error
 	for _, e := range expired {
 		i := indexOfApproval(approvals, e.Name)

@@ -12,8 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
+	"github.com/rolloutkit/rolloutkit/hubplan"
 )
 
 // TestApprovalRetention: an approval of a revision no longer rolled out
@@ -45,9 +45,9 @@ func TestApprovalRetention(t *testing.T) {
 			require.NoError(t, h.client.Create(context.Background(), approval("current", pa[0].Revision)))
 			recheck := h.reconcile()
 			assert.Equal(t, "Used", h.approvedReason("current"))
-			assert.Equal(t, addonrollout.ReasonRevisionMismatch, h.approvedReason("old"))
+			assert.Equal(t, hubplan.ReasonRevisionMismatch, h.approvedReason("old"))
 			if tc.retention > 0 {
-				assert.LessOrEqual(t, recheck, addonrollout.ConfirmInterval)
+				assert.LessOrEqual(t, recheck, hubplan.ConfirmInterval)
 			}
 			h.clk.Step(time.Hour + time.Second)
 			h.reconcile()
@@ -69,7 +69,7 @@ func (h *rolloutHub) approvedReason(name string) string {
 	var a v1alpha1.RolloutApproval
 	require.NoError(h.t, h.client.Get(context.Background(), types.NamespacedName{Name: name}, &a))
 	for _, c := range a.Status.Conditions {
-		if c.Type == addonrollout.ConditionApproved {
+		if c.Type == hubplan.ConditionApproved {
 			return c.Reason
 		}
 	}
@@ -100,10 +100,10 @@ func TestStatusConfirmed(t *testing.T) {
 	h.clk.Step(time.Minute)
 	requeue = h.reconcile()
 	assert.Equal(t, ar.ResourceVersion, h.rollout().ResourceVersion, "nothing changed: nothing written")
-	assert.Equal(t, addonrollout.ConfirmInterval-time.Minute, requeue)
+	assert.Equal(t, hubplan.ConfirmInterval-time.Minute, requeue)
 	h.clk.Step(requeue)
 	h.reconcile()
 	again := h.rollout()
 	assert.NotEqual(t, ar.ResourceVersion, again.ResourceVersion, "confirmed at its recheck time")
-	assert.Equal(t, start.Add(addonrollout.ConfirmInterval), again.Status.LastConfirmedTime.UTC())
+	assert.Equal(t, start.Add(hubplan.ConfirmInterval), again.Status.LastConfirmedTime.UTC())
 }

@@ -72,7 +72,7 @@ type Options struct {
 	// ApprovalRetention is how long an approval of a revision its
 	// placement no longer rolls out is kept before the controller deletes
 	// it (flag -approval-retention, default
-	// addonrollout.DefaultApprovalRetention); 0: forever.
+	// hubplan.DefaultApprovalRetention); 0: forever.
 	ApprovalRetention time.Duration
 }
 

@@ -16,11 +16,11 @@ import (
 	promv1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/common/model"
 
-	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/clock"
+	"github.com/rolloutkit/rolloutkit/hubplan"
 )
 
-// Verifier runs the verifications the library finds due (addonrollout.Check): a
+// Verifier runs the verifications the library finds due (hubplan.Check): a
 // webhook or a Prometheus query. It is the only I/O of a verification;
 // whether a result holds the rollout is the library's decision.
 type Verifier struct {
@@ -33,15 +33,15 @@ type Verifier struct {
 
 // Run runs the checks at once, each bounded by its timeout, and returns
 // their results in the checks' order.
-func (v Verifier) Run(ctx context.Context, checks []addonrollout.Check) []addonrollout.CheckResult {
-	out := make([]addonrollout.CheckResult, len(checks))
+func (v Verifier) Run(ctx context.Context, checks []hubplan.Check) []hubplan.CheckResult {
+	out := make([]hubplan.CheckResult, len(checks))
 	var wg sync.WaitGroup
 	for i, c := range checks {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			passed, msg := v.run(ctx, c)
-			out[i] = addonrollout.CheckResult{Check: c, Passed: passed, Message: msg, At: clock.NowOf(v.Clock)}
+			out[i] = hubplan.CheckResult{Check: c, Passed: passed, Message: msg, At: clock.NowOf(v.Clock)}
 		}()
 	}
 	wg.Wait()
@@ -49,7 +49,7 @@ func (v Verifier) Run(ctx context.Context, checks []addonrollout.Check) []addonr
 }
 
 // run runs one check: whether it passed, and its answer for people.
-func (v Verifier) run(ctx context.Context, c addonrollout.Check) (bool, string) {
+func (v Verifier) run(ctx context.Context, c hubplan.Check) (bool, string) {
 	switch spec := c.Verification; {
 	case spec.Webhook != nil:
 		ctx, cancel := context.WithTimeout(ctx, spec.Webhook.Timeout.Duration)
@@ -71,7 +71,7 @@ func (v Verifier) client() *http.Client {
 }
 
 // webhook POSTs the check's request as JSON; a 2xx answer passes.
-func (v Verifier) webhook(ctx context.Context, target string, c addonrollout.Check) (bool, string) {
+func (v Verifier) webhook(ctx context.Context, target string, c hubplan.Check) (bool, string) {
 	body, err := json.Marshal(c.Request)
 	if err != nil {
 		return false, fmt.Sprintf("webhook %s: %v", target, err)

@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
+	"github.com/rolloutkit/rolloutkit/hubplan"
 )
 
 // TestVerifierPrometheusAnswers: what a Prometheus check makes of answers
@@ -63,9 +63,9 @@ func TestVerifierPrometheusAnswers(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			c := addonrollout.Check{Verification: v1alpha1.Verification{Prometheus: &v1alpha1.PrometheusCheck{
+			c := hubplan.Check{Verification: v1alpha1.Verification{Prometheus: &v1alpha1.PrometheusCheck{
 				Address: tc.address, Query: tc.query, Timeout: &metav1.Duration{Duration: 200 * time.Millisecond}}}}
-			res := Verifier{}.Run(context.Background(), []addonrollout.Check{c})
+			res := Verifier{}.Run(context.Background(), []hubplan.Check{c})
 			require.Len(t, res, 1)
 			assert.Equal(t, tc.passed, res[0].Passed, res[0].Message)
 			assert.Contains(t, res[0].Message, "prometheus "+tc.address+" query ")

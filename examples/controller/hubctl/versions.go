@@ -13,7 +13,7 @@ import (
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/rolloutkit/rolloutkit/examples/internal/addonversion"
+	"github.com/rolloutkit/rolloutkit/addonversion"
 )
 
 // The two versions ClusterManagementAddOns and ManagedClusterAddOns are served in.

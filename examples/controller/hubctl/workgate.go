@@ -21,11 +21,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/clock"
 	"github.com/rolloutkit/rolloutkit/grouping"
 	"github.com/rolloutkit/rolloutkit/hash"
+	"github.com/rolloutkit/rolloutkit/hubplan"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
 	"github.com/rolloutkit/rolloutkit/workgate"
 )
@@ -38,7 +38,7 @@ const WorkGatePath = "/validate-work-open-cluster-management-io-v1-manifestwork"
 // WorkGateWebhook is the name of the gate's webhook in its
 // ValidatingWebhookConfiguration: the API server names it in every
 // refusal ("admission webhook ... denied the request").
-const WorkGateWebhook = addonrollout.WorkGateWebhook
+const WorkGateWebhook = hubplan.WorkGateWebhook
 
 // WorkGateConfiguration is the name of the ValidatingWebhookConfiguration
 // that installs the gate on a hub.
@@ -63,7 +63,7 @@ const ReasonWorkHeld = "WorkHeld"
 // and, when that view would hold the write, from the API server: a
 // desired config or a release the rollout has just written is never held
 // for a cache that has not seen it. A held write is recorded on the
-// cluster's add-on (addonrollout.HoldAnnotation), the record taken back
+// cluster's add-on (hubplan.HoldAnnotation), the record taken back
 // once new content of the work lands.
 type WorkGate struct {
 	// Client reads from the manager's cache and writes to the API server
@@ -209,13 +209,13 @@ func (g *WorkGate) cluster(ctx context.Context, id workgate.Identity, hub client
 	if err != nil {
 		return c, err
 	}
-	c.Configured = addonrollout.HasConfigs(cma)
+	c.Configured = hubplan.HasConfigs(cma)
 	mca, err := g.addon(ctx, snap, hub, id)
 	if err != nil {
 		return c, err
 	}
-	var rev addonrollout.RenderingRevision
-	c.Reach, rev, c.Release = addonrollout.ReachOf(cma, mca)
+	var rev hubplan.RenderingRevision
+	c.Reach, rev, c.Release = hubplan.ReachOf(cma, mca)
 	c.Rendering = rev.Revision
 	if mca == nil {
 		return c, nil // no add-on: the rollout has handed the cluster nothing
@@ -305,7 +305,7 @@ func (g *WorkGate) waits(ctx context.Context, c workgate.Cluster) (group, waits 
 }
 
 // groupOf finds the decision group of cluster among cma's install
-// placements, as the add-on reconciler reads them (addonrollout.PlacementInputs): the
+// placements, as the add-on reconciler reads them (hubplan.PlacementInputs): the
 // last placement that selects it owns it.
 func (g *WorkGate) groupOf(ctx context.Context, cma *addonv1beta1.ClusterManagementAddOn, cluster string) (addonv1beta1.PlacementRef, grouping.GroupKey, bool) {
 	var (
@@ -313,7 +313,7 @@ func (g *WorkGate) groupOf(ctx context.Context, cma *addonv1beta1.ClusterManagem
 		key   grouping.GroupKey
 		found bool
 	)
-	inputs, err := addonrollout.PlacementInputs(cacheHub{ctx: ctx, c: g.Client}, cma)
+	inputs, err := hubplan.PlacementInputs(cacheHub{ctx: ctx, c: g.Client}, cma)
 	if err != nil {
 		return ref, key, false // the message goes without the group
 	}

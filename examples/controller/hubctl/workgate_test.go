@@ -22,9 +22,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	clockfake "github.com/rolloutkit/rolloutkit/clock/fake"
+	"github.com/rolloutkit/rolloutkit/hubplan"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
 	"github.com/rolloutkit/rolloutkit/workgate"
 )
@@ -166,20 +166,20 @@ func progressing(msg string) func(*addonv1beta1.ClusterManagementAddOn) {
 
 // renderingAt is a ClusterManagementAddOn option: its rendering revision
 // is rev.
-func renderingAt(t *testing.T, rev addonrollout.RenderingRevision) func(*addonv1beta1.ClusterManagementAddOn) {
+func renderingAt(t *testing.T, rev hubplan.RenderingRevision) func(*addonv1beta1.ClusterManagementAddOn) {
 	t.Helper()
 	v, err := rev.Annotation()
 	require.NoError(t, err)
-	return func(cma *addonv1beta1.ClusterManagementAddOn) { cma.Annotations[addonrollout.RenderingAnnotation] = v }
+	return func(cma *addonv1beta1.ClusterManagementAddOn) { cma.Annotations[hubplan.RenderingAnnotation] = v }
 }
 
 // releaseOf is the release annotation (key, value) of rev, done at done
 // when it is not nil.
-func releaseOf(t *testing.T, rev addonrollout.RenderingRevision, done *metav1.Time) []string {
+func releaseOf(t *testing.T, rev hubplan.RenderingRevision, done *metav1.Time) []string {
 	t.Helper()
-	v, err := addonrollout.Release{Revision: rev.Revision, ReleasedAt: metav1.NewTime(start), Generation: 3, Held: true, DoneAt: done}.Annotation()
+	v, err := hubplan.Release{Revision: rev.Revision, ReleasedAt: metav1.NewTime(start), Generation: 3, Held: true, DoneAt: done}.Annotation()
 	require.NoError(t, err)
-	return []string{addonrollout.ReleaseAnnotation, v}
+	return []string{hubplan.ReleaseAnnotation, v}
 }
 
 // workGate returns a WorkGate on the hub's client as SetupWithManager
@@ -207,8 +207,8 @@ func TestWorkGateHandle(t *testing.T) {
 	t.Parallel()
 	cfgA, cfgB := proxyConfig(t, "cluster-proxy", "v1.0.0"), proxyConfig(t, "cluster-proxy", "v2.0.0")
 	hashA, hashB := specHashOf(t, cfgA), specHashOf(t, cfgB)
-	rev := addonrollout.NewRenderingRevision(start)
-	earlier := addonrollout.NewRenderingRevision(start.Add(-time.Hour))
+	rev := hubplan.NewRenderingRevision(start)
+	earlier := hubplan.NewRenderingRevision(start.Add(-time.Hour))
 	complete := rev
 	complete.CompletedAt = &metav1.Time{Time: start.Add(time.Minute)}
 	key := "managedproxyconfigurations.proxy.open-cluster-management.io//cluster-proxy"
@@ -394,7 +394,7 @@ func TestWorkGateHandle(t *testing.T) {
 					assert.Zero(t, n, "a request that was not refused, or a dry run, was counted")
 					assert.Empty(t, evs, "a request that was not refused, or a dry run, was reported")
 					if mca != nil {
-						assert.NotContains(t, mca.Annotations, addonrollout.HoldAnnotation, "a hold recorded for a request not refused, or a dry run")
+						assert.NotContains(t, mca.Annotations, hubplan.HoldAnnotation, "a hold recorded for a request not refused, or a dry run")
 					}
 					return
 				}
@@ -404,7 +404,7 @@ func TestWorkGateHandle(t *testing.T) {
 					return
 				}
 				assert.Equal(t, []string{"Warning " + ReasonWorkHeld + " " + tc.msg}, evs)
-				hold, ok := addonrollout.ReadHold(mca)
+				hold, ok := hubplan.ReadHold(mca)
 				require.True(t, ok, "no hold recorded on the add-on: %v", mca.Annotations)
 				assert.Equal(t, tc.held, hold.Reason)
 				assert.Contains(t, tc.msg, hold.Why)
@@ -427,12 +427,12 @@ func (w writeTo) Patch(ctx context.Context, obj client.Object, patch client.Patc
 
 // releaseWith is the release annotation (key, value) of rev, of a cluster
 // whose work was w at the release.
-func releaseWith(t *testing.T, rev addonrollout.RenderingRevision, w *workv1.ManifestWork) []string {
+func releaseWith(t *testing.T, rev hubplan.RenderingRevision, w *workv1.ManifestWork) []string {
 	t.Helper()
-	v, err := addonrollout.Release{Revision: rev.Revision, ReleasedAt: metav1.NewTime(start), Generation: w.Generation, Held: true,
-		Works: map[string]string{w.Name: addonrollout.WorkContent(w)}}.Annotation()
+	v, err := hubplan.Release{Revision: rev.Revision, ReleasedAt: metav1.NewTime(start), Generation: w.Generation, Held: true,
+		Works: map[string]string{w.Name: hubplan.WorkContent(w)}}.Annotation()
 	require.NoError(t, err)
-	return []string{addonrollout.ReleaseAnnotation, v}
+	return []string{hubplan.ReleaseAnnotation, v}
 }
 
 // TestWorkGateHoldOnce: the same write held again, retry after retry, is
@@ -454,15 +454,15 @@ func TestWorkGateHoldOnce(t *testing.T) {
 		clk.Step(time.Minute)
 	}
 	assert.Len(t, rec.Events, 1, "one event for three refusals of one write")
-	first, ok := addonrollout.ReadHold(h.addon("prod-cluster", seedAddonName))
+	first, ok := hubplan.ReadHold(h.addon("prod-cluster", seedAddonName))
 	require.True(t, ok)
 	assert.Equal(t, "ConfigMovedOn", first.Reason)
-	assert.Equal(t, map[string]string{"addon-cluster-proxy-deploy-0": addonrollout.WorkContent(stale)}, first.Works)
+	assert.Equal(t, map[string]string{"addon-cluster-proxy-deploy-0": hubplan.WorkContent(stale)}, first.Works)
 
 	// The manager claims the newer spec before it is handed: another reason.
 	assert.False(t, g.Handle(context.Background(), update(t, stale, agentWork(t, imageV2, hashB))).Allowed)
 	assert.Len(t, rec.Events, 2, "a hold for another reason is reported")
-	second, ok := addonrollout.ReadHold(h.addon("prod-cluster", seedAddonName))
+	second, ok := hubplan.ReadHold(h.addon("prod-cluster", seedAddonName))
 	require.True(t, ok)
 	assert.Equal(t, "NotHandedOver", second.Reason)
 	assert.True(t, first.Since.Equal(&second.Since), "the hold keeps its since: %s, then %s", first.Since, second.Since)
@@ -474,7 +474,7 @@ func TestWorkGateHoldOnce(t *testing.T) {
 	require.NoError(t, h.client.Status().Update(context.Background(), h.store(mca)))
 	res := g.Handle(context.Background(), update(t, stale, agentWork(t, imageV2, hashB)))
 	require.True(t, res.Allowed, res.Result.Message)
-	assert.NotContains(t, h.addon("prod-cluster", seedAddonName).Annotations, addonrollout.HoldAnnotation)
+	assert.NotContains(t, h.addon("prod-cluster", seedAddonName).Annotations, hubplan.HoldAnnotation)
 }
 
 // TestWorkGateRefusalsAccumulate: every held request is counted, in one

@@ -17,8 +17,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/clock"
+	"github.com/rolloutkit/rolloutkit/hubplan"
 	"github.com/rolloutkit/rolloutkit/workgate"
 )
 
@@ -33,24 +33,24 @@ const ReasonWorkDeleted = "WorkDeleted"
 const holdWrite = 2 * time.Second
 
 // hold records that the gate held r for cluster c (decision d) on c's
-// add-on (addonrollout.HoldAnnotation), so that the rollout learns of it
+// add-on (hubplan.HoldAnnotation), so that the rollout learns of it
 // whatever the add-on's manager reports, and, when the record is new or
 // its reason or what it holds changed, sends a Warning event: one per
 // cluster, content and reason, not one per refusal.
 func (g *WorkGate) hold(ctx context.Context, r workgate.Request, c workgate.Cluster, d workgate.Decision) {
-	w := addonrollout.HeldWrite{Work: r.New.Name, Reason: d.Reason.String(), Key: d.Key, Why: d.Why, Rendering: c.Rendering}
+	w := hubplan.HeldWrite{Work: r.New.Name, Reason: d.Reason.String(), Key: d.Key, Why: d.Why, Rendering: c.Rendering}
 	if r.Old != nil && workgate.IdentityOf(r.Old) == (workgate.Identity{AddOn: c.AddOn, Cluster: c.Name}) {
-		w.Content = addonrollout.WorkContent(r.Old)
+		w.Content = hubplan.WorkContent(r.Old)
 	}
 	content, err := g.content(ctx, workgate.Identity{AddOn: c.AddOn, Cluster: c.Name})
 	if err != nil {
 		log.FromContext(ctx).Error(err, "work gate: reading the works of a hold", "addon", c.AddOn, "cluster", c.Name)
 		content = nil // every work recorded still counts
 	}
-	var before *addonrollout.Hold
-	obj, err := g.updateHold(ctx, c, func(prev *addonrollout.Hold) (*addonrollout.Hold, bool) {
+	var before *hubplan.Hold
+	obj, err := g.updateHold(ctx, c, func(prev *hubplan.Hold) (*hubplan.Hold, bool) {
 		before = prev
-		next, changed := addonrollout.WithHeld(prev, w, clock.NowOf(g.Clock), content)
+		next, changed := hubplan.WithHeld(prev, w, clock.NowOf(g.Clock), content)
 		return &next, changed
 	})
 	switch {
@@ -79,14 +79,14 @@ func (g *WorkGate) admitted(ctx context.Context, work string, c workgate.Cluster
 	if err != nil || cached == nil {
 		return
 	}
-	if h, ok := addonrollout.ReadHold(cached); !ok || !hasWork(h, work) {
+	if h, ok := hubplan.ReadHold(cached); !ok || !hasWork(h, work) {
 		return
 	}
-	_, err = g.updateHold(ctx, c, func(prev *addonrollout.Hold) (*addonrollout.Hold, bool) {
+	_, err = g.updateHold(ctx, c, func(prev *hubplan.Hold) (*hubplan.Hold, bool) {
 		if prev == nil {
 			return nil, false
 		}
-		next, left, changed := addonrollout.WithAdmitted(*prev, work)
+		next, left, changed := hubplan.WithAdmitted(*prev, work)
 		if !left {
 			return nil, changed
 		}
@@ -98,7 +98,7 @@ func (g *WorkGate) admitted(ctx context.Context, work string, c workgate.Cluster
 }
 
 // content is what the works of identity id hold now, by name
-// (addonrollout.WorkContent), from the cache.
+// (hubplan.WorkContent), from the cache.
 func (g *WorkGate) content(ctx context.Context, id workgate.Identity) (map[string]string, error) {
 	var l workv1.ManifestWorkList
 	if err := g.Client.List(ctx, &l, client.MatchingLabels{addonv1beta1.AddonLabelKey: id.AddOn}); err != nil {
@@ -107,14 +107,14 @@ func (g *WorkGate) content(ctx context.Context, id workgate.Identity) (map[strin
 	out := map[string]string{}
 	for i := range l.Items {
 		if w := &l.Items[i]; workgate.IdentityOf(w) == id {
-			out[w.Name] = addonrollout.WorkContent(w)
+			out[w.Name] = hubplan.WorkContent(w)
 		}
 	}
 	return out, nil
 }
 
 // hasWork reports whether h holds work.
-func hasWork(h addonrollout.Hold, work string) bool {
+func hasWork(h hubplan.Hold, work string) bool {
 	_, ok := h.Works[work]
 	return ok
 }
@@ -125,7 +125,7 @@ func hasWork(h addonrollout.Hold, work string) bool {
 // returns nil to remove the record, and false when nothing changes. It
 // returns the add-on as written; nil when it wrote nothing or the
 // cluster has no add-on.
-func (g *WorkGate) updateHold(ctx context.Context, c workgate.Cluster, next func(*addonrollout.Hold) (*addonrollout.Hold, bool)) (client.Object, error) {
+func (g *WorkGate) updateHold(ctx context.Context, c workgate.Cluster, next func(*hubplan.Hold) (*hubplan.Hold, bool)) (client.Object, error) {
 	ctx, cancel := context.WithTimeout(ctx, holdWrite)
 	defer cancel()
 	var written client.Object
@@ -136,8 +136,8 @@ func (g *WorkGate) updateHold(ctx context.Context, c workgate.Cluster, next func
 		if err := g.Reader.Get(ctx, types.NamespacedName{Namespace: c.Name, Name: c.AddOn}, cur); err != nil {
 			return client.IgnoreNotFound(err)
 		}
-		var prev *addonrollout.Hold
-		if h, ok := addonrollout.ReadHold(&addonv1beta1.ManagedClusterAddOn{ObjectMeta: cur.ObjectMeta}); ok {
+		var prev *hubplan.Hold
+		if h, ok := hubplan.ReadHold(&addonv1beta1.ManagedClusterAddOn{ObjectMeta: cur.ObjectMeta}); ok {
 			prev = &h
 		}
 		h, changed := next(prev)
@@ -150,13 +150,13 @@ func (g *WorkGate) updateHold(ctx context.Context, c workgate.Cluster, next func
 			as = map[string]string{}
 		}
 		if h == nil {
-			delete(as, addonrollout.HoldAnnotation)
+			delete(as, hubplan.HoldAnnotation)
 		} else {
 			v, err := h.Annotation()
 			if err != nil {
 				return err
 			}
-			as[addonrollout.HoldAnnotation] = v
+			as[hubplan.HoldAnnotation] = v
 		}
 		upd.SetAnnotations(as)
 		if err := g.Client.Patch(ctx, upd, client.MergeFromWithOptions(cur, client.MergeFromWithOptimisticLock{}), client.FieldOwner(FieldManager)); err != nil {

@@ -25,8 +25,8 @@ import (
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
+	"github.com/rolloutkit/rolloutkit/examples/seed"
 	"github.com/rolloutkit/rolloutkit/hash"
-	"github.com/rolloutkit/rolloutkit/internal/seed"
 )
 
 // compiled is the compiled rolloutctl, run against one hub as a person runs it.

@@ -17,9 +17,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
-	"github.com/rolloutkit/rolloutkit/examples/internal/planreport"
+	"github.com/rolloutkit/rolloutkit/hubplan"
+	"github.com/rolloutkit/rolloutkit/hubplan/planreport"
 )
 
 // newApproveCommand is approve: the RolloutApproval of the revision a
@@ -151,7 +151,7 @@ func otherRevision(rep *planreport.Report, pa v1alpha1.PendingApproval, reviewed
 func configsText(configs []v1alpha1.RevisionConfig) string {
 	parts := make([]string, len(configs))
 	for i, c := range configs {
-		parts[i] = fmt.Sprintf("%s spec hash %s", addonrollout.ConfigRef(c), c.SpecHash)
+		parts[i] = fmt.Sprintf("%s spec hash %s", hubplan.ConfigRef(c), c.SpecHash)
 		if c.Image != "" {
 			parts[i] += " image " + c.Image
 		}

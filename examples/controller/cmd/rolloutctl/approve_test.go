@@ -12,8 +12,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
-	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
+	"github.com/rolloutkit/rolloutkit/hubplan"
 )
 
 // seedPlacement is the seed's install-strategy placement.
@@ -77,7 +77,7 @@ func TestApprove(t *testing.T) {
 		},
 		{
 			name: "approved already, and used: said with what its status says",
-			objs: []client.Object{needProd(), judged(approvalOf("by-hand", "prod", revision), addonrollout.ReasonUsed, `group "prod" started under it`)},
+			objs: []client.Object{needProd(), judged(approvalOf("by-hand", "prod", revision), hubplan.ReasonUsed, `group "prod" started under it`)},
 			args: []string{"prod", "--revision", revision},
 			out:  `already approved: RolloutApproval "by-hand" approves group "prod" of placement ` + hubNS + "/" + placeName + ` at revision ` + revision + `: its status says Used: group "prod" started under it`,
 		},
@@ -140,14 +140,14 @@ func TestApproveRefused(t *testing.T) {
 		},
 		{
 			name: "an approval whose status says UnknownGroup: refused, not \"already approved\"",
-			objs: []client.Object{needProd(), judged(approvalOf("qa", "qa", revision), addonrollout.ReasonUnknownGroup, `placement has no decision group "qa"`)},
+			objs: []client.Object{needProd(), judged(approvalOf("qa", "qa", revision), hubplan.ReasonUnknownGroup, `placement has no decision group "qa"`)},
 			args: []string{"qa"},
 			code: 1, err: []string{`not approved: RolloutApproval "qa" names group "qa" of placement ` + hubNS + "/" + placeName + ` at revision ` + revision +
 				`, but approves nothing: its status says UnknownGroup: placement has no decision group "qa"`, `no placement has a group "qa"`},
 		},
 		{
 			name: "an approval of the revision whose status says NotRequired: refused",
-			objs: []client.Object{needProd(), judged(approvalOf("by-hand", "prod", revision), addonrollout.ReasonNotRequired, `group "prod" does not need an approval`)},
+			objs: []client.Object{needProd(), judged(approvalOf("by-hand", "prod", revision), hubplan.ReasonNotRequired, `group "prod" does not need an approval`)},
 			args: []string{"prod"},
 			code: 1, err: []string{`approves nothing: its status says NotRequired: group "prod" does not need an approval`},
 		},
@@ -159,7 +159,7 @@ func TestApproveRefused(t *testing.T) {
 		},
 		{
 			name: "the approval of its name exists, judged RevisionMismatch: refused", objs: []client.Object{needProd(),
-				judged(approvalOf("cluster-proxy-prod-"+revision, "prod", revision), addonrollout.ReasonRevisionMismatch, "approves revision x")},
+				judged(approvalOf("cluster-proxy-prod-"+revision, "prod", revision), hubplan.ReasonRevisionMismatch, "approves revision x")},
 			args: []string{"prod"},
 			code: 1, err: []string{`approves nothing: its status says RevisionMismatch: approves revision x`},
 		},
@@ -191,10 +191,10 @@ func approvalOf(name, group, revision string) *v1alpha1.RolloutApproval {
 // reason (True for Used) and message.
 func judged(a *v1alpha1.RolloutApproval, reason, message string) *v1alpha1.RolloutApproval {
 	status := metav1.ConditionFalse
-	if reason == addonrollout.ReasonUsed {
+	if reason == hubplan.ReasonUsed {
 		status = metav1.ConditionTrue
 	}
-	a.Status.Conditions = []metav1.Condition{{Type: addonrollout.ConditionApproved, Status: status, Reason: reason, Message: message,
+	a.Status.Conditions = []metav1.Condition{{Type: hubplan.ConditionApproved, Status: status, Reason: reason, Message: message,
 		LastTransitionTime: metav1.NewTime(now)}}
 	return a
 }
@@ -290,10 +290,10 @@ func TestApproveWait(t *testing.T) {
 		out    string
 		err    string
 	}{
-		{name: "judged NotUsedYet: approved", reason: addonrollout.ReasonNotUsedYet, wait: "10s",
+		{name: "judged NotUsedYet: approved", reason: hubplan.ReasonNotUsedYet, wait: "10s",
 			out: `approved group "prod" of placement ` + hubNS + "/" + placeName + ` at revision ` + revision + `: RolloutApproval "cluster-proxy-prod-` + revision +
 				`" created; its status says NotUsedYet: judged`},
-		{name: "judged RevisionMismatch: refused", reason: addonrollout.ReasonRevisionMismatch, wait: "10s", code: 1,
+		{name: "judged RevisionMismatch: refused", reason: hubplan.ReasonRevisionMismatch, wait: "10s", code: 1,
 			err: `" created, but its status says RevisionMismatch: judged`},
 		{name: "not judged in time: refused", wait: "1ms", code: 1,
 			err: `" created; the controller has not judged it within --wait 1ms: is it running?`},

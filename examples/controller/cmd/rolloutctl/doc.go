@@ -37,7 +37,7 @@
 // # status
 //
 // status reads the hub as the controller does (hubctl.ReadHub) and plans
-// the add-on with the controller's own call (addonrollout.PlanControlled,
+// the add-on with the controller's own call (hubplan.Planner.Plan,
 // through the report of examples/plan and the controller's -dry-run), so
 // that what it shows is the controller's answer at this moment, even
 // between two of its reconciles: per placement its revision (and, for a
@@ -93,7 +93,7 @@
 // as they are. With --revision R (the revision reviewed in status), it
 // refuses when the group waits at another revision, naming that revision
 // and its configs. Approving again is fine: an approval that already
-// approves the group at that revision (addonrollout.Approves, as the
+// approves the group at that revision (hubplan.Approves, as the
 // controller tells) is reported with what its status says, not created
 // twice. approve never reports an approval as given when its status says
 // otherwise: one whose Approved condition says it approves nothing

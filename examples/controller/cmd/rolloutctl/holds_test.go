@@ -12,8 +12,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
-	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
+	"github.com/rolloutkit/rolloutkit/hubplan"
 )
 
 // prodWork is the add-on's work on prod-cluster, which the hub does not
@@ -38,14 +38,14 @@ func withProdHeld(t *testing.T, reason, why string) []client.Object {
 		if !ok || m.Namespace != "prod-cluster" {
 			continue
 		}
-		if reason == addonrollout.ReasonGateUnavailable {
+		if reason == hubplan.ReasonGateUnavailable {
 			m.Status.Conditions = append(m.Status.Conditions, metav1.Condition{Type: addonv1beta1.ManagedClusterAddOnManifestApplied,
 				Status: metav1.ConditionFalse, Reason: "ManifestWorkApplyFailed", Message: why, LastTransitionTime: since})
 			continue
 		}
-		value, err := addonrollout.Hold{Since: since, Reason: reason, Why: why, Works: map[string]string{prodWork: ""}}.Annotation()
+		value, err := hubplan.Hold{Since: since, Reason: reason, Why: why, Works: map[string]string{prodWork: ""}}.Annotation()
 		require.NoError(t, err)
-		m.Annotations = map[string]string{addonrollout.HoldAnnotation: value}
+		m.Annotations = map[string]string{hubplan.HoldAnnotation: value}
 	}
 	return objs
 }
@@ -57,7 +57,7 @@ func withProdHeld(t *testing.T, reason, why string) []client.Object {
 // rolls out.
 func TestStatusHolds(t *testing.T) {
 	t.Parallel()
-	rendering := addonrollout.NewRenderingRevision(now).Revision
+	rendering := hubplan.NewRenderingRevision(now).Revision
 	const moved = "config managedproxyconfigurations.proxy.open-cluster-management.io cluster-proxy has moved on"
 	tests := []struct {
 		name  string
@@ -77,16 +77,16 @@ func TestStatusHolds(t *testing.T) {
 		},
 		{
 			name: "a new rendering held: joined with the config change",
-			objs: append(withProdHeld(t, addonrollout.HoldRenderingHeld, "new content of unchanged configs"), rollout(v1alpha1.AddOnRolloutSpec{})),
+			objs: append(withProdHeld(t, hubplan.HoldRenderingHeld, "new content of unchanged configs"), rollout(v1alpha1.AddOnRolloutSpec{})),
 			lines: [][]string{
-				{"placement " + place + ": revision " + addonrollout.CombinedRevision(revision, rendering) + " (a config change joined with rendering revision " +
+				{"placement " + place + ": revision " + hubplan.CombinedRevision(revision, rendering) + " (a config change joined with rendering revision " +
 					rendering + ": one revision of both, from the first group), ProgressivePerGroup"},
 				{"    prod-cluster: work " + prodWork + " missing, held since 12:25:00 (5m ago): RenderingHeld: new content of unchanged configs"},
 			},
 		},
 		{
 			name: "no replica of the gate answered: no works named",
-			objs: append(withProdHeld(t, addonrollout.ReasonGateUnavailable, unavailable), rollout(v1alpha1.AddOnRolloutSpec{})),
+			objs: append(withProdHeld(t, hubplan.ReasonGateUnavailable, unavailable), rollout(v1alpha1.AddOnRolloutSpec{})),
 			lines: [][]string{
 				{place, "prod", "0/0/0/0/1 (1 held since 12:25:00, 5m ago)"},
 				{"    prod-cluster: held since 12:25:00 (5m ago): GateUnavailable: " + unavailable},
@@ -110,20 +110,20 @@ func TestStatusHolds(t *testing.T) {
 // holds of each group: heldSince, holds and counts.missing.
 func TestStatusReportHolds(t *testing.T) {
 	t.Parallel()
-	rendering := addonrollout.NewRenderingRevision(now).Revision
+	rendering := hubplan.NewRenderingRevision(now).Revision
 	for _, format := range []string{"json", "yaml"} {
 		t.Run(format, func(t *testing.T) {
 			t.Parallel()
-			c := fakeHub(t, true, append(withProdHeld(t, addonrollout.HoldRenderingHeld, "new content"), rollout(v1alpha1.AddOnRolloutSpec{}))...)
+			c := fakeHub(t, true, append(withProdHeld(t, hubplan.HoldRenderingHeld, "new content"), rollout(v1alpha1.AddOnRolloutSpec{}))...)
 			code, out, errOut := runWith(t, c, "status", addonName, "-o", format)
 			require.Equal(t, 0, code, errOut)
 			var got report
 			require.NoError(t, yaml.Unmarshal([]byte(out), &got), out)
 			require.Len(t, got.Placements, 1)
 			p := got.Placements[0]
-			assert.Equal(t, addonrollout.KindConfigAndRendering, p.Kind)
+			assert.Equal(t, hubplan.KindConfigAndRendering, p.Kind)
 			assert.Equal(t, rendering, p.Rendering)
-			assert.Equal(t, addonrollout.CombinedRevision(revision, rendering), p.Revision)
+			assert.Equal(t, hubplan.CombinedRevision(revision, rendering), p.Revision)
 			require.Len(t, p.Groups, 3)
 			prod := p.Groups[2].Status
 			require.NotNil(t, prod)
@@ -136,7 +136,7 @@ func TestStatusReportHolds(t *testing.T) {
 			assert.True(t, since.Equal(&h.Since), "since %s", h.Since)
 			h.Since = metav1.Time{}
 			assert.Equal(t, v1alpha1.ClusterHold{Cluster: "prod-cluster", Works: []string{prodWork}, Missing: []string{prodWork},
-				Reason: addonrollout.HoldRenderingHeld, Message: "new content"}, h)
+				Reason: hubplan.HoldRenderingHeld, Message: "new content"}, h)
 		})
 	}
 }

@@ -12,7 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
-	"github.com/rolloutkit/rolloutkit/examples/internal/planreport"
+	"github.com/rolloutkit/rolloutkit/hubplan/planreport"
 )
 
 // This file is how rolloutctl reads the hub: connecting, and planning an
@@ -75,7 +75,7 @@ func plan(ctx context.Context, c client.Client, addOn, version string, now time.
 	if names := h.AddonNames(); !slices.Contains(names, addOn) {
 		return planned{}, &noAddonError{addOn: addOn, names: names}
 	}
-	rep, err := planreport.Plan(h, addOn, now, nil)
+	rep, err := planreport.New(h, addOn, now, nil)
 	if err != nil {
 		return planned{}, err
 	}

@@ -13,8 +13,8 @@ import (
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
+	"github.com/rolloutkit/rolloutkit/hubplan"
 )
 
 // This file is how approve tells what an approval did: it never reports
@@ -28,11 +28,11 @@ const judgePoll = 500 * time.Millisecond
 // words; not ok when its status says it approves nothing
 // (RevisionMismatch, NotRequired, UnknownGroup, AddOnNotFound).
 func verdict(a *v1alpha1.RolloutApproval) (bool, string) {
-	c := meta.FindStatusCondition(a.Status.Conditions, addonrollout.ConditionApproved)
+	c := meta.FindStatusCondition(a.Status.Conditions, hubplan.ConditionApproved)
 	switch {
 	case c == nil:
 		return true, "the controller has not judged it yet"
-	case c.Reason == addonrollout.ReasonUsed || c.Reason == addonrollout.ReasonNotUsedYet:
+	case c.Reason == hubplan.ReasonUsed || c.Reason == hubplan.ReasonNotUsedYet:
 		return true, fmt.Sprintf("its status says %s: %s", c.Reason, c.Message)
 	}
 	return false, fmt.Sprintf("its status says %s: %s", c.Reason, c.Message)
@@ -40,7 +40,7 @@ func verdict(a *v1alpha1.RolloutApproval) (bool, string) {
 
 // approvedAlready reports the hub's approvals that name o.group of a
 // placement in scope at the placement's current revision (as the
-// controller tells, addonrollout.Approves), when nothing of it is
+// controller tells, hubplan.Approves), when nothing of it is
 // pending. It refuses when there are none, when one is of another
 // revision than o.revision, and when the status of one says it approves
 // nothing.
@@ -53,7 +53,7 @@ func approvedAlready(e env, p planned, o approval) error {
 			continue
 		}
 		for _, a := range p.hub.RolloutApprovals {
-			if !addonrollout.Approves(a, rep.Addon, addonv1beta1.PlacementRef{Namespace: pl.Namespace, Name: pl.Name}, o.group, pl.Revision) {
+			if !hubplan.Approves(a, rep.Addon, addonv1beta1.PlacementRef{Namespace: pl.Namespace, Name: pl.Name}, o.group, pl.Revision) {
 				continue
 			}
 			what := fmt.Sprintf("RolloutApproval %q names group %q of placement %s/%s at revision %s", a.Name, a.Spec.Group, pl.Namespace, pl.Name, a.Spec.Revision)
@@ -91,7 +91,7 @@ func reportJudged(ctx context.Context, c client.Client, out io.Writer, a *v1alph
 	if !ok {
 		return refused("not approved: %s, but %s", head, says)
 	}
-	if meta.FindStatusCondition(a.Status.Conditions, addonrollout.ConditionApproved) == nil {
+	if meta.FindStatusCondition(a.Status.Conditions, hubplan.ConditionApproved) == nil {
 		says += ": it starts the group at its next reconcile"
 	}
 	_, err := fmt.Fprintf(out, "approved %s; %s\n", head, says)
@@ -106,7 +106,7 @@ func awaitJudgement(ctx context.Context, c client.Client, name string, timeout t
 		if err := c.Get(ctx, types.NamespacedName{Name: name}, &a); err != nil {
 			return false, fmt.Errorf("reading rolloutapproval %q: %w", name, err)
 		}
-		return meta.FindStatusCondition(a.Status.Conditions, addonrollout.ConditionApproved) != nil, nil
+		return meta.FindStatusCondition(a.Status.Conditions, hubplan.ConditionApproved) != nil, nil
 	})
 	if wait.Interrupted(err) {
 		return nil, refused("the controller has not judged it within --wait %s: is it running?", timeout)

@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
-	"github.com/rolloutkit/rolloutkit/examples/internal/planreport"
+	"github.com/rolloutkit/rolloutkit/hubplan/planreport"
 )
 
 // statusOutputs are the formats of status -o, the default first.

@@ -13,9 +13,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
-	"github.com/rolloutkit/rolloutkit/addonrollout"
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
+	"github.com/rolloutkit/rolloutkit/hubplan"
 )
 
 // revision is the revision of the seed placement's configs on the fake
@@ -91,7 +91,7 @@ func TestStatusControls(t *testing.T) {
 				{"pending approvals:"},
 				{"  " + place, `group "prod", revision ` + revision + ": rolloutctl approve cluster-proxy prod"},
 				{"TYPE", "STATUS", "REASON", "MESSAGE"},
-				{"Progressing", "True", addonrollout.ReasonWaitingForApproval, "waits for an approval of revision " + revision},
+				{"Progressing", "True", hubplan.ReasonWaitingForApproval, "waits for an approval of revision " + revision},
 			},
 			absent: []string{"verifications due", "invalid"},
 		},
@@ -112,7 +112,7 @@ func TestStatusControls(t *testing.T) {
 				{place, "prod", "Blocked", "Paused"},
 				{"verifications due (the controller runs them; the groups after wait until they pass):"},
 				{"  " + place, `group "stg": smoke`},
-				{"Paused", "True", addonrollout.ReasonPaused},
+				{"Paused", "True", hubplan.ReasonPaused},
 			},
 		},
 		{
@@ -123,7 +123,7 @@ func TestStatusControls(t *testing.T) {
 				{"invalid: the add-on is held until the AddOnRollout's spec is fixed:"},
 				{`  - spec.windows[0].timeZone: Invalid value: "Mars/Olympus"`},
 				{place, "prod", "Blocked", "Invalid"},
-				{"Valid", "False", addonrollout.ReasonInvalidSpec},
+				{"Valid", "False", hubplan.ReasonInvalidSpec},
 			},
 		},
 		{

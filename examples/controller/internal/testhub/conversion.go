@@ -10,13 +10,13 @@ import (
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 
-	"github.com/rolloutkit/rolloutkit/examples/internal/addonversion"
+	"github.com/rolloutkit/rolloutkit/addonversion"
 )
 
 // convertReview answers a ConversionReview's request as OCM's add-on
 // conversion webhook does: every object, a ClusterManagementAddOn or a
 // ManagedClusterAddOn, converted to the desired version with
-// examples/internal/addonversion. One object that does not convert fails
+// addonversion. One object that does not convert fails
 // the whole request, naming it, and the API server passes the message on
 // to the client.
 func convertReview(req *apiextensionsv1.ConversionRequest) *apiextensionsv1.ConversionResponse {

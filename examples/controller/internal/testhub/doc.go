@@ -11,7 +11,7 @@
 // a real hub, where OCM's add-on manager serves it, the API server converts
 // between the two through a conversion webhook: the hub serves it itself,
 // over HTTPS on 127.0.0.1 with a CA it makes at start (Hub.ConversionURL),
-// converting with examples/internal/addonversion. Without it, the CRDs'
+// converting with addonversion. Without it, the CRDs'
 // own conversion (strategy None) would change apiVersion alone, and a
 // v1beta1 read or write would lose every field v1alpha1 lacks: a
 // ClusterManagementAddOn's default configs, above all.

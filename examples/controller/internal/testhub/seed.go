@@ -17,9 +17,9 @@ import (
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/rolloutkit/rolloutkit/addonversion"
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
-	"github.com/rolloutkit/rolloutkit/examples/internal/addonversion"
-	"github.com/rolloutkit/rolloutkit/internal/seed"
+	"github.com/rolloutkit/rolloutkit/examples/seed"
 )
 
 // Image is the agent image the seed's hub starts with.
@@ -164,7 +164,7 @@ func GlobalBinding(namespace string) *clusterv1beta2.ManagedClusterSetBinding {
 }
 
 // AddonV1alpha1 converts a v1beta1 ClusterManagementAddOn to v1alpha1 as
-// the hub's conversion webhook does (examples/internal/addonversion).
+// the hub's conversion webhook does (addonversion).
 func AddonV1alpha1(cma *addonv1beta1.ClusterManagementAddOn) (*addonv1alpha1.ClusterManagementAddOn, error) {
 	return addonversion.ClusterManagementAddOnToV1alpha1(cma)
 }

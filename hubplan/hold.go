@@ -1,0 +1,217 @@
+package hubplan
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
+	workv1 "open-cluster-management.io/api/work/v1"
+)
+
+// HoldAnnotation, on a ManagedClusterAddOn, is the work gate's record
+// that it holds writes of the cluster's works of the add-on: a JSON
+// [Hold]. The gate writes it when it holds a write, and takes a work out
+// of it when it admits new content of that work; the rollout reads it,
+// not the add-on's conditions, so that what it learns of a hold does not
+// depend on how the add-on's manager reports a refused write.
+const HoldAnnotation = "rolloutkit.io/held"
+
+// The reasons of a [Hold] that say the add-on's manager has a new
+// rendering of unchanged configs: the work gate's reasons of the same
+// names (workgate.RenderingHeld, workgate.RenderingTaken).
+const (
+	// HoldRenderingHeld: new content under unchanged configs, on a
+	// cluster no rendering rollout is releasing.
+	HoldRenderingHeld = "RenderingHeld"
+	// HoldRenderingTaken: a further change of content on a cluster
+	// released for a rendering revision that has taken its one change
+	// already.
+	HoldRenderingTaken = "RenderingTaken"
+)
+
+// Hold is what the work gate holds of one cluster's works of an add-on.
+type Hold struct {
+	// Since is when the gate first held a write of the cluster's works
+	// since it last held none.
+	Since metav1.Time `json:"since"`
+	// Reason is the gate's reason for the last write it held
+	// (workgate.Reason's name).
+	Reason string `json:"reason"`
+	// Key names what the last write held carries (its configs' spec
+	// hashes and the rendering revision under way): the same write held
+	// again has the same key.
+	Key string `json:"key,omitempty"`
+	// Why is the gate's reason in words, without what the cluster's group
+	// waits for.
+	Why string `json:"why"`
+	// Rendering is the rendering revision in flight when the gate held
+	// the last write ("" when none was): a rendering held under the
+	// revision in flight on a cluster that took it is a further
+	// rendering, which supersedes it.
+	Rendering string `json:"rendering,omitempty"`
+	// Works are the works held, by name: each with the [WorkContent] it
+	// had when its write was held, "" for a work the gate held from being
+	// created. A work's hold is over once its content is another (or,
+	// for one held from being created, once it exists).
+	Works map[string]string `json:"works"`
+}
+
+// ReadHold reads the hold recorded on mca; false when there is none, or
+// one that does not parse.
+func ReadHold(mca *addonv1beta1.ManagedClusterAddOn) (Hold, bool) {
+	var h Hold
+	if mca == nil || !readJSONAnnotation(mca.Annotations, HoldAnnotation, &h) || len(h.Works) == 0 {
+		return Hold{}, false
+	}
+	return h, true
+}
+
+// Annotation is the hold as its annotation's value.
+func (h Hold) Annotation() (string, error) {
+	b, err := json.Marshal(h)
+	if err != nil {
+		return "", fmt.Errorf("hold of %d works: %w", len(h.Works), err)
+	}
+	return string(b), nil
+}
+
+// Held returns, sorted, the works of the hold that are still held, given
+// what the cluster's works hold now (content: [WorkContent] by name, as
+// [Works.Content]): those whose content is still what it was when the
+// gate held their write, and those it held from being created that do not
+// exist.
+func (h Hold) Held(content map[string]string) []string {
+	var out []string
+	for name, was := range h.Works {
+		if content[name] == was {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Missing returns, sorted, the works of the hold the gate holds from
+// being created that do not exist (content as for Held).
+func (h Hold) Missing(content map[string]string) []string {
+	var out []string
+	for name, was := range h.Works {
+		if _, ok := content[name]; !ok && was == "" {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// HeldWrite is one write of a work the work gate held.
+type HeldWrite struct {
+	// Work is the work's name.
+	Work string
+	// Content is the work's [WorkContent] as stored; "" for a create.
+	Content string
+	// Reason, Key, Why and Rendering are the hold's (see [Hold]).
+	Reason, Key, Why, Rendering string
+}
+
+// WithHeld returns hold (nil: none) with write w held at now. content is
+// what the cluster's works hold now ([Works.Content]; nil when not known):
+// the works of hold no longer held under it ([Hold.Held]) are dropped,
+// and a hold none of whose works is still held starts afresh. A hold
+// keeps its Since while one of its works is still held. changed reports
+// whether the record differs from hold: a write held again with the same
+// reason, key and content changes nothing, so that the gate writes the
+// record once, not at every retry.
+func WithHeld(hold *Hold, w HeldWrite, now time.Time, content map[string]string) (next Hold, changed bool) {
+	fresh := Hold{Since: metav1.NewTime(now.UTC().Truncate(time.Second)), Works: map[string]string{}}
+	switch {
+	case hold == nil:
+		next = fresh
+	default:
+		next = *hold
+		next.Works = maps.Clone(hold.Works)
+		if next.Works == nil {
+			next.Works = map[string]string{}
+		}
+		if content != nil {
+			held := hold.Held(content)
+			maps.DeleteFunc(next.Works, func(name, _ string) bool { return !slices.Contains(held, name) })
+			if len(held) == 0 {
+				next = fresh
+			}
+		}
+	}
+	next.Works[w.Work] = w.Content
+	next.Reason, next.Key, next.Why, next.Rendering = w.Reason, w.Key, w.Why, w.Rendering
+	changed = hold == nil || !maps.Equal(hold.Works, next.Works) || !hold.Since.Equal(&next.Since) || hold.Reason != w.Reason ||
+		hold.Key != w.Key || hold.Why != w.Why || hold.Rendering != w.Rendering
+	return next, changed
+}
+
+// WithAdmitted returns hold with work out of it, once the gate admitted
+// new content of it; ok is false when nothing is left held (the
+// annotation goes). changed reports whether work was in it.
+func WithAdmitted(hold Hold, work string) (next Hold, ok, changed bool) {
+	if _, in := hold.Works[work]; !in {
+		return hold, len(hold.Works) > 0, false
+	}
+	next = hold
+	next.Works = maps.Clone(hold.Works)
+	delete(next.Works, work)
+	return next, len(next.Works) > 0, true
+}
+
+// WorkContent is a digest of w's spec.workload: its manifests, as the
+// API server holds them. Two works whose manifests are the same bytes
+// have the same content; any other change of a manifest changes it.
+func WorkContent(w *workv1.ManifestWork) string {
+	if w == nil {
+		return ""
+	}
+	h := sha256.New()
+	var n [8]byte
+	for _, m := range w.Spec.Workload.Manifests {
+		raw := m.Raw
+		if len(raw) == 0 && m.Object != nil {
+			b, err := json.Marshal(m.Object)
+			if err == nil {
+				raw = b
+			}
+		}
+		binary.BigEndian.PutUint64(n[:], uint64(len(raw)))
+		h.Write(n[:])
+		h.Write(raw)
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))[:32]
+}
+
+// ReasonGateUnavailable is the reason of a hold the work gate could not
+// record: the add-on's manager reports (its ManifestApplied or
+// HostingManifestApplied condition) that the API server could not ask the
+// gate (no replica answered) and refused its write (failurePolicy Fail).
+// A refusal of the gate itself is recorded by the gate; one its manager
+// reports without a record is taken for an old report.
+const ReasonGateUnavailable = "GateUnavailable"
+
+// reported returns the hold the add-on's manager reports, since it
+// reported it: its last write of a work refused for want of the gate (its
+// ManifestApplied or HostingManifestApplied condition False, naming the
+// gate's webhook).
+func reported(mca *addonv1beta1.ManagedClusterAddOn) (Hold, bool) {
+	for _, typ := range []string{addonv1beta1.ManagedClusterAddOnManifestApplied, addonv1beta1.ManagedClusterAddOnHostingManifestApplied} {
+		c := meta.FindStatusCondition(mca.Status.Conditions, typ)
+		if c != nil && c.Status == metav1.ConditionFalse && strings.Contains(c.Message, `"`+WorkGateWebhook+`"`) {
+			return Hold{Since: c.LastTransitionTime, Reason: ReasonGateUnavailable, Why: c.Message}, true
+		}
+	}
+	return Hold{}, false
+}

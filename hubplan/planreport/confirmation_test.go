@@ -1,0 +1,146 @@
+package planreport_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
+	"github.com/rolloutkit/rolloutkit/hubplan/planreport"
+)
+
+// soakingStatus is the status the controller wrote at 12:11, confirmed
+// then (confirmed true) or with only its conditions' times: stg soaks
+// until 12:15, when the controller is due to recheck (recheck true).
+func soakingStatus(confirmed, recheck bool) v1alpha1.AddOnRolloutStatus {
+	written := metav1.NewTime(at(12, 11))
+	until := metav1.NewTime(at(12, 15))
+	st := v1alpha1.AddOnRolloutStatus{
+		ObservedGeneration: 2,
+		Placements: []v1alpha1.PlacementStatus{{Namespace: hubNS, Name: placeName, Revision: seedRevision(), Groups: []v1alpha1.GroupStatus{
+			{Name: "dev", Index: 0, Phase: "Complete", Message: "complete: 1 succeeded", Counts: v1alpha1.GroupCounts{Succeeded: 1}},
+			{Name: "stg", Index: 1, Phase: "Active", WaitsFor: "Cluster", Until: &until, Message: `1 soaking; waiting for "stg-cluster" soaking until 12:15:00 (4m0s left)`,
+				Counts: v1alpha1.GroupCounts{Succeeded: 1, Soaking: 1}},
+			{Name: "prod", Index: 2, Phase: "Waiting", WaitsFor: "Group", Until: &until, Message: `waiting for group "stg": "stg-cluster" soaking until 12:15:00 (4m0s left)`,
+				Counts: v1alpha1.GroupCounts{ToApply: 1}},
+		}}},
+		Conditions: []metav1.Condition{{Type: "Progressing", Status: metav1.ConditionTrue, Reason: "RollingOut", Message: "rolling out", LastTransitionTime: written}},
+	}
+	if confirmed {
+		st.LastConfirmedTime = &written
+	}
+	if recheck {
+		st.RecheckTime = &until
+	}
+	return st
+}
+
+// TestWriteStatusConfirmation: the status says when the controller last
+// confirmed the AddOnRollout's status; past its recheck time (and the
+// grace) it says the status is stale, shows the groups as the status last
+// said them with their times past as past, and never that anything starts
+// now or that the controller has written it for the current spec.
+func TestWriteStatusConfirmation(t *testing.T) {
+	t.Parallel()
+	stale := []string{"starting now", "the controller has written it for the current spec"}
+	tests := []struct {
+		name          string
+		status        v1alpha1.AddOnRolloutStatus
+		now           time.Time
+		stale         bool
+		source        string
+		want, wantNot []string
+	}{
+		{
+			name: "before the recheck: live", status: soakingStatus(true, true), now: at(12, 14), source: planreport.SourceLastConfirmedTime,
+			want: []string{"status of generation 2: the controller has written it for the current spec; the controller last confirmed it at 2026-11-30 12:11:00 UTC (3m ago), " +
+				"and rechecks it by 2026-11-30 12:15:00 UTC (in 60s)"},
+			wantNot: []string{"stale"},
+		},
+		{
+			name: "past the recheck, within the grace: live", status: soakingStatus(true, true), now: at(12, 15).Add(50 * time.Second), source: planreport.SourceLastConfirmedTime,
+			want:    []string{"and rechecks it by 2026-11-30 12:15:00 UTC (50s ago)"},
+			wantNot: []string{"stale"},
+		},
+		{
+			name: "past the recheck and the grace: stale", status: soakingStatus(true, true), now: at(12, 20), stale: true, source: planreport.SourceLastConfirmedTime,
+			want: []string{
+				"status of generation 2: status is stale: the controller last confirmed it at 2026-11-30 12:11:00 UTC (9m ago) " +
+					"and was due to recheck by 2026-11-30 12:15:00 UTC (5m ago): is the controller running?",
+				"the groups as the stale status last said them; nothing acts on them until a controller runs:",
+				"2026-11-30 12:15:00 UTC (5m ago)",
+				`a running controller would start: prod-cluster`,
+				"conditions, as the stale status last said them:",
+			},
+			wantNot: stale,
+		},
+		{
+			name: "stale, written without lastConfirmedTime: the time of the last write", status: soakingStatus(false, true), now: at(12, 20), stale: true,
+			source:  planreport.SourceStatusWrite,
+			want:    []string{"status is stale: the controller last wrote it at 2026-11-30 12:11:00 UTC (9m ago) and was due to recheck by"},
+			wantNot: stale,
+		},
+		{
+			name: "no recheck time: nothing tells it stale", status: soakingStatus(true, false), now: at(12, 20), source: planreport.SourceLastConfirmedTime,
+			want:    []string{"the controller has written it for the current spec; the controller last confirmed it at 2026-11-30 12:11:00 UTC (9m ago)\n"},
+			wantNot: []string{"stale"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rep, err := planreport.New(controlled(v1alpha1.AddOnRolloutSpec{}, tt.status), addonName, tt.now, nil)
+			require.NoError(t, err)
+			var text bytes.Buffer
+			require.NoError(t, rep.WriteStatus(&text, planreport.StatusOptions{Command: "rolloutctl"}))
+			for _, w := range tt.want {
+				assert.Contains(t, text.String(), w)
+			}
+			for _, w := range tt.wantNot {
+				assert.NotContains(t, text.String(), w)
+			}
+
+			var js bytes.Buffer
+			require.NoError(t, rep.WriteJSON(&js))
+			var doc struct {
+				Rollout struct {
+					Confirmation planreport.Confirmation      `json:"confirmation"`
+					Written      *v1alpha1.AddOnRolloutStatus `json:"written"`
+				} `json:"rollout"`
+			}
+			require.NoError(t, json.Unmarshal(js.Bytes(), &doc))
+			c := doc.Rollout.Confirmation
+			assert.Equal(t, tt.stale, c.Stale)
+			assert.Equal(t, tt.source, c.Source)
+			require.NotNil(t, c.LastConfirmed)
+			assert.Equal(t, at(12, 11), c.LastConfirmed.UTC())
+			assert.Equal(t, tt.stale, doc.Rollout.Written != nil, "the status as read, when stale")
+			if tt.stale {
+				assert.InDelta(t, tt.now.Sub(at(12, 15)).Seconds(), c.StaleSeconds, 0)
+				assert.Equal(t, "Active", doc.Rollout.Written.Placements[0].Groups[1].Phase)
+			}
+		})
+	}
+}
+
+// TestRelative: a time from now says how long ago or in how long.
+func TestRelative(t *testing.T) {
+	t.Parallel()
+	now := at(12, 0)
+	for _, tt := range []struct {
+		t    time.Time
+		want string
+	}{
+		{now.Add(-12 * time.Minute), "12m ago"},
+		{now.Add(90 * time.Second), "in 90s"},
+		{now.Add(500 * time.Millisecond), "now"},
+		{now.Add(-25 * time.Hour), "25h ago"},
+	} {
+		assert.Equal(t, tt.want, planreport.Relative(tt.t, now), "%s", tt.t)
+	}
+}
