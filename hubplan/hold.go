@@ -43,6 +43,9 @@ type Hold struct {
 	// Since is when the gate first held a write of the cluster's works
 	// since it last held none.
 	Since metav1.Time `json:"since"`
+	// Last is when the gate last recorded a held write (zero in a record
+	// written before it was kept: Since stands for it).
+	Last metav1.Time `json:"last,omitempty"`
 	// Reason is the gate's reason for the last write it held
 	// (workgate.Reason's name).
 	Reason string `json:"reason"`
@@ -154,7 +157,33 @@ func WithHeld(hold *Hold, w HeldWrite, now time.Time, content map[string]string)
 	next.Reason, next.Key, next.Why, next.Rendering = w.Reason, w.Key, w.Why, w.Rendering
 	changed = hold == nil || !maps.Equal(hold.Works, next.Works) || !hold.Since.Equal(&next.Since) || hold.Reason != w.Reason ||
 		hold.Key != w.Key || hold.Why != w.Why || hold.Rendering != w.Rendering
+	if changed {
+		next.Last = metav1.NewTime(now.UTC().Truncate(time.Second))
+	}
 	return next, changed
+}
+
+// lastHeld is when the gate last recorded a held write of the hold.
+func (h Hold) lastHeld() metav1.Time {
+	if h.Last.IsZero() {
+		return h.Since
+	}
+	return h.Last
+}
+
+// overByRelease reports whether a hold the gate recorded before rel (in
+// its second or earlier) is over, now that a work of the cluster moved
+// past rel (works: the cluster's works now). An add-on's manager writes
+// all of a cluster's works in each pass: the pass that moved one of them
+// under the release left the works still held as they are, so it has
+// nothing more for them. A held work whose content moved on is over
+// anyway (Hold.Held); this ends the record of one the manager stopped
+// writing, as addon-framework does when it moves a manifest from one of
+// a cluster's works to another while the first write is held. Without
+// it, such a record would keep the cluster from being done for good.
+func (h Hold) overByRelease(rel Release, w Works) bool {
+	last := h.lastHeld()
+	return rel.Held && !last.After(rel.ReleasedAt.Time) && rel.moved(w)
 }
 
 // WithAdmitted returns hold with work out of it, once the gate admitted

@@ -26,8 +26,8 @@ func TestHold(t *testing.T) {
 
 	first, changed := hubplan.WithHeld(nil, held, now, nil)
 	require.True(t, changed, "a new hold")
-	assert.Equal(t, hubplan.Hold{Since: metav1.NewTime(addontest.PlanNow.Add(time.Second)), Reason: "ConfigMovedOn", Key: "k1",
-		Why: "config moved on", Works: map[string]string{w0: "sha256:a"}}, first)
+	assert.Equal(t, hubplan.Hold{Since: metav1.NewTime(addontest.PlanNow.Add(time.Second)), Last: metav1.NewTime(addontest.PlanNow.Add(time.Second)),
+		Reason: "ConfigMovedOn", Key: "k1", Why: "config moved on", Works: map[string]string{w0: "sha256:a"}}, first)
 
 	again, changed := hubplan.WithHeld(&first, held, now.Add(time.Minute), map[string]string{w0: "sha256:a"})
 	assert.False(t, changed, "the same write held again changes nothing: no write, no event")
@@ -37,6 +37,7 @@ func TestHold(t *testing.T) {
 	two, changed := hubplan.WithHeld(&first, created, now.Add(time.Minute), map[string]string{w0: "sha256:a"})
 	require.True(t, changed)
 	assert.Equal(t, first.Since, two.Since, "a hold keeps its Since")
+	assert.Equal(t, metav1.NewTime(addontest.PlanNow.Add(time.Minute+time.Second)), two.Last, "and says when it last changed")
 	assert.Equal(t, map[string]string{w0: "sha256:a", w1: ""}, two.Works)
 	assert.Equal(t, hubplan.HoldRenderingHeld, two.Reason, "the last write's reason")
 	assert.Equal(t, "abc", two.Rendering)

@@ -2,6 +2,7 @@ package hubplan_test
 
 import (
 	"cmp"
+	"fmt"
 	"maps"
 	"regexp"
 	"strings"
@@ -294,6 +295,19 @@ func TestPlanControlledRendering(t *testing.T) {
 			phases:   []string{"dev Complete", "stg Complete", "prod Active"}, held: []int32{0, 0, 0},
 		},
 		{
+			name:  "released prod's manager moved its other work and left the held one: the hold is over, prod done",
+			setup: func(h *renderHub) { movedPastHold(h, renderAt(-2*time.Minute)) },
+			kind:  hubplan.KindRendering, rendering: earlier.Revision,
+			releases: []string{"prod-cluster released 11:59:00 held sha256:gen1 done 12:00:00"},
+			phases:   []string{"dev Complete", "stg Complete", "prod Active"}, held: []int32{0, 0, 0},
+		},
+		{
+			name:  "released prod's work held again after its release: not done",
+			setup: func(h *renderHub) { movedPastHold(h, renderAt(-30*time.Second)) },
+			kind:  hubplan.KindRendering, rendering: earlier.Revision,
+			phases: []string{"dev Complete", "stg Complete", "prod Active"}, held: []int32{0, 0, 1},
+		},
+		{
 			name: "ManifestApplied False for another reason is no hold: no revision",
 			setup: func(h *renderHub) {
 				h.manifestApplied("prod-cluster", metav1.ConditionFalse, "ManifestWorkApplyFailed", `manifestworks.work.open-cluster-management.io "addon-cluster-proxy-deploy-0" is forbidden`)
@@ -331,6 +345,33 @@ func TestPlanControlledRendering(t *testing.T) {
 			}
 		})
 	}
+}
+
+// movedPastHold: prod, of two works, released at 11:59 while the gate
+// held a write of deploy-0 (the record last written at lastHeld), and
+// only deploy-1 moved since, as when addon-framework moves a manifest
+// from one work to the other: deploy-0 keeps the content it was held
+// at.
+func movedPastHold(h *renderHub, lastHeld metav1.Time) {
+	earlier := hubplan.NewRenderingRevision(addontest.PlanNow.Add(-time.Hour))
+	h.open(earlier)
+	for _, c := range []string{"dev-cluster", "stg-cluster"} {
+		h.release(c, hubplan.Release{Revision: earlier.Revision, ReleasedAt: renderAt(-50 * time.Minute), Generation: 1,
+			Works: worksAt(1, true).Content, DoneAt: doneAt(-50 * time.Minute)})
+	}
+	other := deployWork + "-other"
+	at := func(gen int64) hubplan.Works {
+		return hubplan.Works{Generation: 1 + gen, Ready: true, Content: map[string]string{deployWork: "sha256:gen1", other: fmt.Sprintf("sha256:other%d", gen)}}
+	}
+	h.release("prod-cluster", hubplan.Release{Revision: earlier.Revision, ReleasedAt: renderAt(-time.Minute), Generation: 2,
+		Works: at(1).Content, Held: true})
+	w := maps.Clone(h.ctl.Works)
+	w["prod-cluster"] = at(2)
+	h.ctl.Works = w
+	v, err := hubplan.Hold{Since: renderAt(-10 * time.Minute), Last: lastHeld, Reason: hubplan.HoldRenderingHeld, Why: "held",
+		Works: map[string]string{deployWork: "sha256:gen1"}}.Annotation()
+	require.NoError(h.t, err)
+	h.setMCAAnnotation("prod-cluster", hubplan.HoldAnnotation, v)
 }
 
 // TestPlanControlledRenderingWalk walks a rendering revision through the

@@ -317,7 +317,9 @@ func configsOf(res rollout.Result, parts map[string]part) rollout.Result {
 // Available at their generations, and the gate holds none of them; or,
 // released with nothing held, once ReleaseSettle has passed with its
 // works ready and nothing held. Only the works and the gate's own record
-// say so: not how the add-on's manager reports its writes.
+// say so: not how the add-on's manager reports its writes. A hold
+// recorded before the release is over once a work moved past it
+// (Hold.overByRelease).
 func (r renderings) status(cluster string, rev RenderingRevision) (rollout.ClusterStatus, bool, time.Duration) {
 	st := rollout.ClusterStatus{Cluster: cluster, Status: rollout.ToApply}
 	rel, ok := ReadRelease(r.byCluster[cluster])
@@ -333,7 +335,10 @@ func (r renderings) status(cluster string, rev RenderingRevision) (rollout.Clust
 	if !rel.Held {
 		left = max(rel.ReleasedAt.Add(r.settle).Sub(r.now), 0)
 	}
-	_, held := r.hold(cluster)
+	h, held := r.hold(cluster)
+	if held && h.overByRelease(rel, w) {
+		held = false
+	}
 	if w.Ready && !held && (rel.moved(w) || (!rel.Held && left == 0)) {
 		st.Status, st.LastTransitionTime = rollout.Succeeded, r.now
 		return st, true, 0
@@ -388,8 +393,10 @@ func heldClusters(name string, mcas []*addonv1beta1.ManagedClusterAddOn, works m
 			content = contentOf(works[m.Namespace])
 		}
 		if h, ok := ReadHold(m); ok && (content == nil || len(h.Held(content)) > 0) {
-			out[m.Namespace] = h
-			continue
+			if rel, released := ReadRelease(m); !released || content == nil || !h.overByRelease(rel, works[m.Namespace]) {
+				out[m.Namespace] = h
+				continue
+			}
 		}
 		if h, ok := reported(m); ok {
 			out[m.Namespace] = h
