@@ -183,11 +183,8 @@ func (r *AddonReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	installErr := errors.Join(r.install(ctx, snap, cma, inputs, mcas), r.adopt(ctx, snap, cma, mcas))
 	in.Controls.WorkGate = r.gate.check(ctx, cma.Name)
 	ctl := in.Controls
-	planner := hubplan.Planner{Rollout: rollout.Planner{Clock: r.Clock}, ValidateQuery: r.ValidateQuery, ApprovalRetention: r.ApprovalRetention}
-	p, err := r.plan(ctx, withView(ctl, cma.Name), func(c hubplan.Controls) (hubplan.Plan, error) {
-		in.Controls = c
-		return planner.Plan(in)
-	})
+	in.Controls = withView(ctl, cma.Name)
+	p, err := r.plan(ctx, in)
 	if err != nil {
 		return ctrl.Result{}, err
 	}

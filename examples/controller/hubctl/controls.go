@@ -63,16 +63,18 @@ type planned struct {
 	results []hubplan.CheckResult
 }
 
-// plan plans the add-on under its controls. When checks are due it runs
-// them, records their results and plans again, so that a passed check
-// lets the next group start in the same reconcile.
-func (r *AddonReconciler) plan(ctx context.Context, ctl hubplan.Controls, plan func(hubplan.Controls) (hubplan.Plan, error)) (planned, error) {
-	p, err := plan(ctl)
-	if err != nil || len(p.Checks) == 0 || ctl.Rollout == nil {
+// plan plans the add-on under the controls of in. When checks are due it
+// runs them, records their results into the controls and plans again, so
+// that a passed check lets the next group start in the same reconcile.
+func (r *AddonReconciler) plan(ctx context.Context, in hubplan.Inputs) (planned, error) {
+	planner := hubplan.Planner{Rollout: rollout.Planner{Clock: r.Clock}, ValidateQuery: r.ValidateQuery, ApprovalRetention: r.ApprovalRetention}
+	p, err := planner.Plan(in)
+	if err != nil || len(p.Checks) == 0 || in.Controls.Rollout == nil {
 		return planned{Plan: p}, err
 	}
 	results := r.Verifier.Run(ctx, p.Checks)
-	p, err = plan(p.Record(ctl, results))
+	in.Controls = p.Record(in.Controls, results)
+	p, err = planner.Plan(in)
 	return planned{Plan: p, results: results}, err
 }
 
