@@ -41,7 +41,8 @@ const (
 	// ReasonRolloutError is the reason of the Warning event when some of
 	// the planned writes failed (an add-on that could not be created in a
 	// missing cluster namespace, say); the other writes were made, and the
-	// reconcile runs again within errorRetry.
+	// reconcile returns the error, so that it runs again on the
+	// controller's rate limiter (rateLimiter).
 	ReasonRolloutError = "RolloutError"
 )
 
@@ -137,8 +138,6 @@ type AddonReconciler struct {
 	// forever (hubplan.Controls.ApprovalRetention).
 	ApprovalRetention time.Duration
 
-	conflicts conflictBackoff // how soon a reconcile whose writes were refused runs again
-
 	// Set by SetupWithManager.
 	rollouts bool // the hub serves rolloutkit.io's AddOnRollouts
 	api      addonAPI
@@ -147,12 +146,13 @@ type AddonReconciler struct {
 	gate     *gateWatch
 }
 
-// errorRetry is how soon a reconcile that met an error other than a
-// conflict (a config object or a cluster namespace missing, say) runs
-// again, unless a soak or a deadline ends sooner. It is a fixed poll, not an
-// exponential backoff, so that a problem on one cluster never delays the
-// clock-driven steps of the others.
-const errorRetry = 15 * time.Second
+// notPlannedRetry is how soon a reconcile that left a placement unplanned
+// (a config object missing, a config resource the controller may not
+// watch, say) looks again, unless a soak or a deadline ends sooner: some
+// of what fixes it (a grant of RBAC) sends the controller no event. The
+// placement's install progression and an event already report it; the
+// reconcile itself did not fail.
+const notPlannedRetry = 15 * time.Second
 
 // Reconcile installs, plans and writes the next step of one add-on's
 // rollout.
@@ -248,7 +248,9 @@ func (r *AddonReconciler) install(ctx context.Context, snap *snapshot, cma *addo
 }
 
 // write makes the writes the steps call for, reports the placements that
-// were not planned, and says when to reconcile again.
+// were not planned, and says when to reconcile again. Failed writes are
+// returned, so that the controller's rate limiter (rateLimiter) retries
+// them; only conflicts (the cache is behind) go without an event.
 func (r *AddonReconciler) write(ctx context.Context, snap *snapshot, obj client.Object, cma *addonv1beta1.ClusterManagementAddOn,
 	mcas []*addonv1beta1.ManagedClusterAddOn, steps []hubplan.Step, installErr error, recheck time.Duration) (ctrl.Result, error) {
 	logger := log.FromContext(ctx)
@@ -289,20 +291,16 @@ func (r *AddonReconciler) write(ctx context.Context, snap *snapshot, obj client.
 		}
 	}
 	err := errors.Join(errs...)
-	if !stale {
-		r.conflicts.forget(cma.Name)
-	}
 	switch {
 	case err != nil && onlyConflicts(err):
-		return ctrl.Result{RequeueAfter: rollout.Sooner(recheck, r.conflicts.delay(cma.Name))}, nil
+		return ctrl.Result{}, err
 	case err != nil:
-		logger.Error(err, "add-on rollout: some writes failed; the others were made")
 		if r.Recorder != nil {
 			r.Recorder.Eventf(obj, nil, corev1.EventTypeWarning, ReasonRolloutError, "Write", "%s", err.Error())
 		}
-		return ctrl.Result{RequeueAfter: rollout.Sooner(recheck, errorRetry)}, nil
+		return ctrl.Result{}, fmt.Errorf("add-on rollout: some writes failed; the others were made: %w", err)
 	case notPlanned:
-		return ctrl.Result{RequeueAfter: rollout.Sooner(recheck, errorRetry)}, nil
+		return ctrl.Result{RequeueAfter: rollout.Sooner(recheck, notPlannedRetry)}, nil
 	}
 	return ctrl.Result{RequeueAfter: recheck}, nil
 }

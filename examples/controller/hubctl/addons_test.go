@@ -575,7 +575,7 @@ func TestAddonReconcileOverlappingPlacements(t *testing.T) {
 // missing) gets a Progressing False condition whose reason says why and
 // whose message names the field or the object, and a Warning event; its
 // add-ons are not written. The add-on's other placement still rolls out,
-// and the reconcile comes back within errorRetry.
+// and the reconcile comes back within notPlannedRetry.
 func TestAddonReconcileBadInput(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -618,7 +618,7 @@ func TestAddonReconcileBadInput(t *testing.T) {
 				rec := events.NewFakeRecorder(10)
 				res, err := reconcileAddon(h.addonReconciler(clockfake.New(start), rec), seedAddonName)
 				require.NoError(t, err)
-				assert.Equal(t, errorRetry, res.RequeueAfter)
+				assert.Equal(t, notPlannedRetry, res.RequeueAfter)
 
 				cma := h.cma(seedAddonName)
 				_, cond := progressionOf(t, cma, tc.ref)
@@ -649,9 +649,9 @@ func TestAddonReconcileBadInput(t *testing.T) {
 }
 
 // TestAddonReconcileConflict: a status write that meets a conflict
-// (someone wrote the object since it was read) gives a quiet requeue on
-// fresh data soon, with no error and no event, and the newer data is
-// never overwritten.
+// (someone wrote the object since it was read) is returned as the
+// reconcile's error, for the controller's rate limiter to retry on fresh
+// data, with no event, and the newer data is never overwritten.
 func TestAddonReconcileConflict(t *testing.T) {
 	t.Parallel()
 	agentCondition := metav1.Condition{Type: addonv1beta1.ManagedClusterAddOnConditionProgressing, Status: metav1.ConditionFalse,
@@ -693,9 +693,9 @@ func TestAddonReconcileConflict(t *testing.T) {
 					[]client.Object{seedAddon(t, DefaultLifecycle), proxyConfig(t, "cluster-proxy", "v1.0.0")},
 					seedPlacement(t), freshAddons(seedAddonName, seedClusters...))...)
 				rec := events.NewFakeRecorder(10)
-				res, err := reconcileAddon(h.addonReconciler(clockfake.New(start), rec), seedAddonName)
-				require.NoError(t, err)
-				assert.Equal(t, conflictRetry, res.RequeueAfter)
+				_, err = reconcileAddon(h.addonReconciler(clockfake.New(start), rec), seedAddonName)
+				require.Error(t, err)
+				assert.True(t, onlyConflicts(err), "not a conflict: %v", err)
 				assert.Empty(t, rec.Events, "a conflict is not worth an event")
 				dev := h.addon("dev-cluster", seedAddonName)
 				assert.Empty(t, desiredHash(t, dev), "dev was written over newer data")

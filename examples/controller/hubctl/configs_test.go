@@ -139,7 +139,7 @@ func TestConfigAccess(t *testing.T) {
 // controller may not read says so, naming the resource, on its install
 // progression (ConfigurationError) and in a Warning event, rather than
 // stalling; nothing is rolled out, and the reconcile comes back within
-// errorRetry.
+// notPlannedRetry.
 func TestAddonReconcileConfigNotReadable(t *testing.T) {
 	t.Parallel()
 	for _, version := range addonVersions {
@@ -152,7 +152,7 @@ func TestAddonReconcileConfigNotReadable(t *testing.T) {
 			r.configs = newConfigWatches(h.client, h.mapper, func(schema.GroupVersionKind) error { return nil }, listWatchAccess(newReviewer().client(t)))
 			res, err := reconcileAddon(r, seedAddonName)
 			require.NoError(t, err)
-			assert.Equal(t, errorRetry, res.RequeueAfter)
+			assert.Equal(t, notPlannedRetry, res.RequeueAfter)
 
 			const names = `config resource "managedproxyconfigurations.proxy.open-cluster-management.io": the controller may not list or watch it`
 			_, cond := progressionOf(t, h.cma(seedAddonName), seedRef)

@@ -79,8 +79,10 @@
 // config: the controller asks (SelfSubjectAccessReviews) before it first
 // watches a resource, and reports ConfigurationError naming the resource
 // instead of starting a watch that would never sync. A write that fails
-// is logged and reported in an event; the other writes are made, and the
-// reconcile runs again within seconds.
+// is reported in an event; the other writes are made, and the reconcile
+// returns the error, so that controller-runtime logs it, counts it and
+// runs the reconcile again on its rate limiter (from 200ms, doubling to
+// 10s; a conflict likewise, without the event).
 //
 // # Operator controls
 //

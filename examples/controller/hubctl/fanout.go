@@ -3,14 +3,12 @@ package hubctl
 import (
 	"context"
 	"errors"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/client-go/util/workqueue"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
@@ -52,8 +50,8 @@ const waitingRetry = 100 * time.Millisecond
 // 13 to 29s later, and sending a whole step into that stale cache on every
 // retry was most of a hub's refused writes (docs/operations.md). So the
 // first write goes alone, as a probe, and no write starts after a refusal;
-// the reconcile then runs again on its conflict back-off
-// (AddonReconciler.conflictDelay). The writes it did not send are not
+// the reconcile returns the conflict and runs again on the controller's
+// rate limiter (rateLimiter). The writes it did not send are not
 // counted as left: the conflict's retry sends them.
 func (r *AddonReconciler) writeAddons(ctx context.Context, snap *snapshot, byCluster map[string]*addonv1beta1.ManagedClusterAddOn, writes []addon.Write) (int, error) {
 	starts := func(w addon.Write) bool {
@@ -132,33 +130,3 @@ func (r *AddonReconciler) withProgress(ctx context.Context, m *addonv1beta1.Mana
 		m.Status = status
 	}
 }
-
-// maxConflictRetry bounds conflictBackoff's delay. The informers of a
-// controller whose API server came back relist 13 to 29s later: doubling
-// from conflictRetry to this, a reconcile retries about eight times in
-// 30s, where a constant conflictRetry made it 150. A change of the add-on
-// or its objects runs the reconcile at once all the same.
-const maxConflictRetry = 10 * time.Second
-
-// conflictBackoff is how soon the reconcile of an add-on whose writes were
-// refused as conflicts runs again: conflictRetry after the first refusal,
-// doubling with each reconcile refused in a row, at most maxConflictRetry;
-// a reconcile that meets no conflict starts it over. Its zero value is
-// ready to use.
-type conflictBackoff struct {
-	once sync.Once
-	rl   workqueue.TypedRateLimiter[string]
-}
-
-func (b *conflictBackoff) limiter() workqueue.TypedRateLimiter[string] {
-	b.once.Do(func() {
-		b.rl = workqueue.NewTypedItemExponentialFailureRateLimiter[string](conflictRetry, maxConflictRetry)
-	})
-	return b.rl
-}
-
-// delay counts a reconcile of addOn refused, and says how soon to retry.
-func (b *conflictBackoff) delay(addOn string) time.Duration { return b.limiter().When(addOn) }
-
-// forget starts addOn's back-off over.
-func (b *conflictBackoff) forget(addOn string) { b.limiter().Forget(addOn) }

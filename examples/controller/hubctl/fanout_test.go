@@ -15,11 +15,13 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	clockfake "github.com/rolloutkit/rolloutkit/clock/fake"
 )
@@ -133,8 +135,8 @@ func TestAddonReconcileWaitingWritesInBatches(t *testing.T) {
 }
 
 // TestAddonReconcileWriteErrorsAllKept: when some add-on writes fail, the
-// others are still made, and the reconcile's Warning event names every
-// failure, not only the first.
+// others are still made, and the reconcile's error and its Warning event
+// name every failure, not only the first.
 func TestAddonReconcileWriteErrorsAllKept(t *testing.T) {
 	t.Parallel()
 	failing := map[string]bool{"stg-cluster": true, "prod-cluster": true}
@@ -146,9 +148,10 @@ func TestAddonReconcileWriteErrorsAllKept(t *testing.T) {
 	}, hubObjects([]client.Object{seedAddon(t, DefaultLifecycle), proxyConfig(t, "cluster-proxy", "v1.0.0")},
 		seedPlacement(t), freshAddons(seedAddonName, seedClusters...))...)
 	rec := events.NewFakeRecorder(10)
-	res, err := reconcileAddon(h.addonReconciler(clockfake.New(start), rec), seedAddonName)
-	require.NoError(t, err)
-	assert.Equal(t, errorRetry, res.RequeueAfter)
+	_, err := reconcileAddon(h.addonReconciler(clockfake.New(start), rec), seedAddonName)
+	require.Error(t, err)
+	assert.ErrorContains(t, err, "refused stg-cluster")
+	assert.ErrorContains(t, err, "refused prod-cluster")
 	assert.NotEmpty(t, desiredHash(t, h.addon("dev-cluster", seedAddonName)), "dev's write was not made")
 	require.Len(t, rec.Events, 1)
 	event := <-rec.Events
@@ -160,9 +163,8 @@ func TestAddonReconcileWriteErrorsAllKept(t *testing.T) {
 // says the cache is behind, and so are the writes computed from it. The
 // first write of a step goes alone, and a refusal of it sends nothing
 // else; a refusal later stops the writes not yet sent, so that only those
-// in flight with it (addonWriters at most) are sent. A reconcile refused
-// in a row retries after a doubling delay, and one that meets no conflict
-// starts it over.
+// in flight with it (addonWriters at most) are sent, and the reconcile
+// returns the conflict.
 func TestAddonReconcileConflictStopsFanOut(t *testing.T) {
 	t.Parallel()
 	clusters := make([]string, 3*addonWriters)
@@ -210,14 +212,12 @@ func TestAddonReconcileConflictStopsFanOut(t *testing.T) {
 			}, hubObjects([]client.Object{seedAddon(t, DefaultLifecycle), proxyConfig(t, "cluster-proxy", "v1.0.0"),
 				placementIn(seedRef.Namespace, seedRef.Name), decision}, freshAddons(seedAddonName, clusters...))...)
 			r := h.addonReconciler(clockfake.New(start), nil)
-			delay := conflictRetry
 			for i := range tc.refusedIn {
 				sent.Store(0)
-				res, err := reconcileAddon(r, seedAddonName)
-				require.NoError(t, err)
+				_, err := reconcileAddon(r, seedAddonName)
+				require.Error(t, err)
+				assert.True(t, onlyConflicts(err), "reconcile %d: not a conflict: %v", i, err)
 				assert.LessOrEqual(t, sent.Load(), tc.most, "writes sent by reconcile %d", i)
-				assert.Equal(t, delay, res.RequeueAfter, "retry after reconcile %d", i)
-				delay *= 2
 			}
 			refusing.Store(false)
 			_, err := reconcileAddon(r, seedAddonName)
@@ -225,7 +225,24 @@ func TestAddonReconcileConflictStopsFanOut(t *testing.T) {
 			for _, c := range clusters {
 				assert.NotEmpty(t, desiredHash(t, h.addon(c, seedAddonName)), "%s did not start", c)
 			}
-			assert.Equal(t, conflictRetry, r.conflicts.delay(seedAddonName), "a reconcile without a conflict did not start the back-off over")
 		})
 	}
+}
+
+// TestRateLimiter: a reconcile that fails in a row retries after a delay
+// doubling from conflictRetry to maxConflictRetry, and one that succeeds
+// starts it over.
+func TestRateLimiter(t *testing.T) {
+	t.Parallel()
+	rl := rateLimiter()
+	req := reconcile.Request{NamespacedName: types.NamespacedName{Name: seedAddonName}}
+	for _, want := range []time.Duration{conflictRetry, 2 * conflictRetry, 4 * conflictRetry} {
+		assert.Equal(t, want, rl.When(req))
+	}
+	for range 10 {
+		rl.When(req)
+	}
+	assert.Equal(t, maxConflictRetry, rl.When(req))
+	rl.Forget(req)
+	assert.Equal(t, conflictRetry, rl.When(req))
 }

@@ -138,7 +138,7 @@ func (s *GateScope) Reconcile(ctx context.Context, _ reconcile.Request) (reconci
 		return reconcile.Result{RequeueAfter: gateScopeResync}, nil
 	}
 	if err := patchObject(ctx, s.Client, &cfg, next); err != nil {
-		return requeueOnConflict(fmt.Errorf("scoping ValidatingWebhookConfiguration %s: %w", cfg.Name, err))
+		return reconcile.Result{}, fmt.Errorf("scoping ValidatingWebhookConfiguration %s: %w", cfg.Name, err)
 	}
 	log.FromContext(ctx).Info("work gate scoped to the add-ons taken", "configuration", cfg.Name, "addons", taken)
 	return reconcile.Result{RequeueAfter: gateScopeResync}, nil

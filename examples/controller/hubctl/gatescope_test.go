@@ -85,8 +85,8 @@ func TestGateScope(t *testing.T) {
 		api, err := newAddonAPI(V1beta1)
 		require.NoError(t, err)
 		s := &GateScope{Client: c, Reader: c, Version: V1beta1, api: api}
-		res, err := s.Reconcile(context.Background(), gateScopeKey)
-		require.NoError(t, err, "a conflict is retried, not an error")
-		assert.Equal(t, conflictRetry, res.RequeueAfter)
+		_, err = s.Reconcile(context.Background(), gateScopeKey)
+		require.Error(t, err)
+		assert.True(t, apierrors.IsConflict(err), "not a conflict: %v", err)
 	})
 }

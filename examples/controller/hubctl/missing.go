@@ -49,7 +49,7 @@ func (r *AddonReconciler) missing(ctx context.Context, name string) (ctrl.Result
 	}
 	errs = append(errs, r.writeApprovals(ctx, nil, approvals, p.Approvals))
 	if err := errors.Join(errs...); err != nil {
-		return requeueOnConflict(err)
+		return ctrl.Result{}, err
 	}
 	return ctrl.Result{RequeueAfter: p.RecheckAfter}, nil
 }

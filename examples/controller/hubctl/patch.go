@@ -6,14 +6,15 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	ctrl "sigs.k8s.io/controller-runtime"
+	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
 // Every write of the controller is a merge patch of the object as read,
 // carrying the resourceVersion it was computed from (an optimistic lock):
-// a concurrent write by anyone else makes it fail with a conflict, and the
-// reconcile runs again on fresh data. Nothing is ever forced over newer
+// a concurrent write by anyone else makes it fail with a conflict, which
+// the reconcile returns, and it runs again on fresh data. Nothing is ever forced over newer
 // data.
 
 // patchStatus patches the status subresource of cur to next, locked on
@@ -28,22 +29,29 @@ func patchObject(ctx context.Context, c client.Client, cur, next client.Object) 
 	return c.Patch(ctx, next, client.MergeFromWithOptions(cur, client.MergeFromWithOptimisticLock{}), client.FieldOwner(FieldManager))
 }
 
-// conflictRetry is how soon a reconcile whose write met a conflict runs
-// again; the other writer's change usually triggers it sooner.
+// conflictRetry is how soon the add-on reconciler runs again after its
+// first failed reconcile in a row (a write refused as a conflict, say); the
+// other writer's change usually triggers it sooner.
 const conflictRetry = 200 * time.Millisecond
 
-// requeueOnConflict turns a conflict (someone wrote the object since it was
-// read) into a quiet retry on fresh data; other errors are returned.
-func requeueOnConflict(err error) (ctrl.Result, error) {
-	if apierrors.IsConflict(err) {
-		return ctrl.Result{RequeueAfter: conflictRetry}, nil
-	}
-	return ctrl.Result{}, err
+// maxConflictRetry bounds the add-on reconciler's retries. The informers
+// of a controller whose API server came back relist 13 to 29s later:
+// doubling from conflictRetry to this, a reconcile retries about eight
+// times in 30s, where a constant conflictRetry made it 150. A change of
+// the add-on or its objects runs the reconcile at once all the same.
+const maxConflictRetry = 10 * time.Second
+
+// rateLimiter is the add-on reconciler's: how soon the reconcile of an
+// add-on that returned an error runs again, conflictRetry after the first,
+// doubling with each failed reconcile in a row, at most maxConflictRetry;
+// a reconcile that succeeds starts it over.
+func rateLimiter() workqueue.TypedRateLimiter[reconcile.Request] {
+	return workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](conflictRetry, maxConflictRetry)
 }
 
 // onlyConflicts reports whether every error joined or wrapped in err is an
 // API conflict: the reconcile then runs again soon on fresh data, and
-// nothing is worth logging.
+// nothing is worth an event.
 func onlyConflicts(err error) bool {
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
 		for _, e := range j.Unwrap() {

@@ -93,13 +93,10 @@ func (r *PlacementReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		logger.V(1).Info("placement scheduled again after", "recheckAfter", res.RecheckAfter.String())
 	}
 	if err := r.writeDecisions(ctx, &p, res.Decisions); err != nil {
-		if onlyConflicts(err) {
-			return ctrl.Result{RequeueAfter: conflictRetry}, nil
-		}
 		return ctrl.Result{}, err
 	}
 	if err := r.writeStatus(ctx, &p, res); err != nil {
-		return requeueOnConflict(err)
+		return ctrl.Result{}, err
 	}
 	return ctrl.Result{RequeueAfter: res.RecheckAfter}, nil
 }

@@ -70,7 +70,7 @@ func (r *ProgressReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	}
 	mca.Status = status
 	if err := snap.patchAddonStatus(ctx, r.Client, mca); err != nil {
-		return requeueOnConflict(err)
+		return ctrl.Result{}, err
 	}
 	return ctrl.Result{}, nil
 }

@@ -24,6 +24,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -209,7 +210,7 @@ func (r *AddonReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	} else {
 		mgr.GetLogger().Info("the hub serves no rolloutkit.io AddOnRollouts (install examples/controller/config/crd): add-ons are rolled out without operator controls")
 	}
-	c, err := b.Build(r)
+	c, err := b.WithOptions(controller.Options{RateLimiter: rateLimiter()}).Build(r)
 	if err != nil {
 		return err
 	}
