@@ -31,6 +31,7 @@ import (
 	"github.com/rolloutkit/rolloutkit/examples/controller/agent"
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
 	"github.com/rolloutkit/rolloutkit/examples/controller/servingcert"
+	"github.com/rolloutkit/rolloutkit/examples/controller/verify"
 )
 
 func main() {
@@ -337,7 +338,7 @@ func serve(ctx context.Context, cfg *rest.Config, o options, gateOn bool, logger
 		}
 	}
 	version, err := hubctl.Setup(ctx, mgr, hubctl.Options{Placements: o.placements, Addons: o.addons, AddonVersion: o.addonVersion,
-		Lifecycles: o.lifecycles, Metrics: metrics.Registry, Verifier: hubctl.Verifier{HTTP: &http.Client{}}, WorkGate: gateOn,
+		Lifecycles: o.lifecycles, Metrics: metrics.Registry, Verifier: verify.Verifier{HTTP: &http.Client{}}, WorkGate: gateOn,
 		ApprovalRetention: o.retention})
 	if err != nil {
 		return err

@@ -18,6 +18,7 @@ import (
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
+	"github.com/rolloutkit/rolloutkit/examples/controller/verify"
 	"github.com/rolloutkit/rolloutkit/hash"
 	"github.com/rolloutkit/rolloutkit/hubplan"
 )
@@ -37,7 +38,7 @@ func TestApprovalsSayWhat(t *testing.T) {
 	o := seedHub(t, e, "60s")
 	e.start(t, func(mgr ctrl.Manager) error {
 		_, err := hubctl.Setup(context.Background(), mgr, hubctl.Options{Placements: true, Addons: true,
-			Lifecycles: []string{e.lifecycle}, Verifier: hubctl.Verifier{HTTP: &http.Client{}}, ApprovalRetention: approvalRetention})
+			Lifecycles: []string{e.lifecycle}, Verifier: verify.Verifier{HTTP: &http.Client{}}, ApprovalRetention: approvalRetention})
 		return err
 	})
 	e.agents(t, applyTime, nil)

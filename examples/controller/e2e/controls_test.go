@@ -29,6 +29,7 @@ import (
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testprom"
+	"github.com/rolloutkit/rolloutkit/examples/controller/verify"
 	"github.com/rolloutkit/rolloutkit/hubplan"
 )
 
@@ -51,7 +52,7 @@ func newControlled(t *testing.T) *controlled {
 	reg := prometheus.NewRegistry()
 	ctl := e.start(t, func(mgr ctrl.Manager) error {
 		_, err := hubctl.Setup(context.Background(), mgr, hubctl.Options{Placements: true, Addons: true,
-			Lifecycles: []string{e.lifecycle}, Metrics: reg, Verifier: hubctl.Verifier{HTTP: &http.Client{}}})
+			Lifecycles: []string{e.lifecycle}, Metrics: reg, Verifier: verify.Verifier{HTTP: &http.Client{}}})
 		return err
 	})
 	e.agents(t, applyTime, nil)

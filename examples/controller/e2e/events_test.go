@@ -27,6 +27,7 @@ import (
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
+	"github.com/rolloutkit/rolloutkit/examples/controller/verify"
 	"github.com/rolloutkit/rolloutkit/hubplan"
 )
 
@@ -183,7 +184,7 @@ func TestEventsMatchTransitions(t *testing.T) {
 	oldHash, newHash := specHash(t, testhub.Image), specHash(t, newImage)
 	e.start(t, func(mgr ctrl.Manager) error {
 		_, err := hubctl.Setup(context.Background(), mgr, hubctl.Options{Placements: true, Addons: true,
-			Lifecycles: []string{e.lifecycle}, Verifier: hubctl.Verifier{HTTP: &http.Client{}}})
+			Lifecycles: []string{e.lifecycle}, Verifier: verify.Verifier{HTTP: &http.Client{}}})
 		return err
 	})
 	e.agents(t, applyTime, failingOn(e.stg, newHash))

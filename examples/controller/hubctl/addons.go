@@ -22,6 +22,7 @@ import (
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/clock"
+	"github.com/rolloutkit/rolloutkit/examples/controller/verify"
 	"github.com/rolloutkit/rolloutkit/hubplan"
 	"github.com/rolloutkit/rolloutkit/rollout"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
@@ -119,7 +120,7 @@ type AddonReconciler struct {
 	// controller takes. Empty: DefaultLifecycle.
 	Lifecycles []string
 	// Verifier runs the verifications of AddOnRollouts.
-	Verifier Verifier
+	Verifier verify.Verifier
 	// Metrics receive each group's phase and counts, breaches,
 	// verification results and revision durations. Nil: none.
 	Metrics *Metrics

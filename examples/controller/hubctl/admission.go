@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
+	"github.com/rolloutkit/rolloutkit/examples/controller/verify"
 	"github.com/rolloutkit/rolloutkit/hubplan"
 )
 
@@ -48,7 +49,7 @@ const (
 // Neither reads the hub, so every replica serves both from the moment its
 // webhook server starts.
 func RegisterAdmission(s webhook.Server, scheme *runtime.Scheme) {
-	s.Register(RolloutValidationPath, admission.WithValidator[*v1alpha1.AddOnRollout](scheme, RolloutValidator{ValidateQuery: PromQL()}))
+	s.Register(RolloutValidationPath, admission.WithValidator[*v1alpha1.AddOnRollout](scheme, RolloutValidator{ValidateQuery: verify.PromQL()}))
 	s.Register(ApprovalMutationPath, admission.WithDefaulter[*v1alpha1.RolloutApproval](scheme, ApproverRecorder{}))
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
+	"github.com/rolloutkit/rolloutkit/examples/controller/verify"
 )
 
 // admissionRequest is the request the API server sends for op on obj
@@ -48,7 +49,7 @@ func TestRolloutValidator(t *testing.T) {
 	t.Parallel()
 	scheme, err := hubctl.NewScheme()
 	require.NoError(t, err)
-	wh := admission.WithValidator[*v1alpha1.AddOnRollout](scheme, hubctl.RolloutValidator{ValidateQuery: hubctl.PromQL()})
+	wh := admission.WithValidator[*v1alpha1.AddOnRollout](scheme, hubctl.RolloutValidator{ValidateQuery: verify.PromQL()})
 	valid := rolloutOf(v1alpha1.AddOnRolloutSpec{ApprovalRequired: []string{"a-group-yet-to-come"},
 		Windows: []v1alpha1.RolloutWindow{{Days: []string{"Mon-Fri"}, Start: "9:00", End: "17:00", TimeZone: "Europe/Berlin"}},
 		Verifications: []v1alpha1.Verification{{Name: "slo",

@@ -24,6 +24,7 @@ import (
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	clockfake "github.com/rolloutkit/rolloutkit/clock/fake"
+	"github.com/rolloutkit/rolloutkit/examples/controller/verify"
 	"github.com/rolloutkit/rolloutkit/hubplan"
 )
 
@@ -47,7 +48,7 @@ func newRolloutHub(t *testing.T, ar *v1alpha1.AddOnRollout, objs ...client.Objec
 	clk := clockfake.New(start)
 	rec := events.NewFakeRecorder(100)
 	r := h.addonReconciler(clk, rec)
-	r.Verifier = Verifier{Clock: clk}
+	r.Verifier = verify.Verifier{Clock: clk}
 	return &rolloutHub{addonHub: h, clk: clk, rec: rec, r: r}
 }
 
@@ -361,7 +362,7 @@ func TestVerifierPrometheus(t *testing.T) {
 			t.Parallel()
 			c := hubplan.Check{Verification: v1alpha1.Verification{Prometheus: &v1alpha1.PrometheusCheck{
 				Address: srv.URL, Query: tc.query, Timeout: &metav1.Duration{Duration: 5 * time.Second}}}}
-			res := Verifier{}.Run(context.Background(), []hubplan.Check{c})
+			res := verify.Verifier{}.Run(context.Background(), []hubplan.Check{c})
 			require.Len(t, res, 1)
 			assert.Equal(t, tc.passed, res[0].Passed)
 			assert.Contains(t, res[0].Message, tc.msg)

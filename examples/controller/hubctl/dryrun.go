@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
+	"github.com/rolloutkit/rolloutkit/examples/controller/verify"
 	"github.com/rolloutkit/rolloutkit/hubplan/planreport"
 )
 
@@ -129,7 +130,7 @@ func ReadHub(ctx context.Context, c client.Reader, mapper meta.RESTMapper, versi
 	if err := readConfigs(ctx, c, mapper, h); err != nil {
 		return nil, err
 	}
-	h.ValidateQuery = PromQL()
+	h.ValidateQuery = verify.PromQL()
 	return h, nil
 }
 

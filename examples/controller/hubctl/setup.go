@@ -34,6 +34,7 @@ import (
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/clock"
+	"github.com/rolloutkit/rolloutkit/examples/controller/verify"
 )
 
 // FieldManager is the field manager every write of the controller names
@@ -65,7 +66,7 @@ type Options struct {
 	Metrics prometheus.Registerer
 	// Verifier runs the verifications of AddOnRollouts. Its zero value
 	// uses http.DefaultClient and the real clock.
-	Verifier Verifier
+	Verifier verify.Verifier
 	// WorkGate serves the ManifestWork gate (WorkGate) on the manager's
 	// webhook server at WorkGatePath, and keeps its configuration scoped
 	// to the add-ons the controller takes (GateScope). Only with Addons.
@@ -142,7 +143,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) (string, error) 
 	}
 	r := &AddonReconciler{Client: mgr.GetClient(), Clock: opts.Clock, Recorder: mgr.GetEventRecorder(FieldManager), Version: version,
 		Lifecycles: opts.Lifecycles, Verifier: opts.Verifier, Metrics: metrics, Reader: mgr.GetAPIReader(), ServesGate: opts.WorkGate,
-		ValidateQuery: PromQL(), ApprovalRetention: opts.ApprovalRetention}
+		ValidateQuery: verify.PromQL(), ApprovalRetention: opts.ApprovalRetention}
 	if err := r.SetupWithManager(mgr); err != nil {
 		return "", fmt.Errorf("setting up the add-on reconciler: %w", err)
 	}

@@ -1,4 +1,4 @@
-package hubctl
+package verify
 
 import (
 	"context"
