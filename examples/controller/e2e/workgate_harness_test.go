@@ -33,6 +33,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
+	"github.com/rolloutkit/rolloutkit/examples/controller/rolloutmetrics"
 	"github.com/rolloutkit/rolloutkit/workgate"
 )
 
@@ -82,7 +83,7 @@ func (g *gated) refusals(t testing.TB) map[string]float64 {
 		families, err := reg.Gather()
 		require.NoError(t, err)
 		for _, f := range families {
-			if f.GetName() != hubctl.MetricWorkGateRefusals {
+			if f.GetName() != rolloutmetrics.MetricWorkGateRefusals {
 				continue
 			}
 			for _, m := range f.GetMetric() {

@@ -22,6 +22,7 @@ import (
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/clock"
+	"github.com/rolloutkit/rolloutkit/examples/controller/rolloutmetrics"
 	"github.com/rolloutkit/rolloutkit/examples/controller/verify"
 	"github.com/rolloutkit/rolloutkit/hubplan"
 	"github.com/rolloutkit/rolloutkit/rollout"
@@ -123,7 +124,7 @@ type AddonReconciler struct {
 	Verifier verify.Verifier
 	// Metrics receive each group's phase and counts, breaches,
 	// verification results and revision durations. Nil: none.
-	Metrics *Metrics
+	Metrics *rolloutmetrics.Metrics
 	// Reader reads from the API server, for what the cache does not hold:
 	// the work gate's ValidatingWebhookConfiguration. Nil: the AddOnRollout
 	// gets no WorkGate condition.
@@ -163,7 +164,7 @@ func (r *AddonReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	if err := r.Client.Get(ctx, req.NamespacedName, obj); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.phases.forget(req.Name)
-			r.Metrics.forget(req.Name)
+			r.Metrics.Forget(req.Name)
 			return r.missing(ctx, req.Name)
 		}
 		return ctrl.Result{}, err
@@ -189,7 +190,7 @@ func (r *AddonReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	r.Metrics.observe(cma.Name, ctl.Rollout != nil, p.Status)
+	r.Metrics.Observe(cma.Name, ctl.Rollout != nil, p.Status)
 	renderingErr := r.writeRendering(ctx, snap, obj, p.Plan)
 	controlsErr := r.writeControls(ctx, ctl, p)
 	return r.write(ctx, snap, obj, cma, mcas, p.Steps, errors.Join(installErr, renderingErr, controlsErr), recheckOf(ctl, p.Plan))

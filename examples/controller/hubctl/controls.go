@@ -167,7 +167,7 @@ func (r *AddonReconciler) report(ctx context.Context, ar *v1alpha1.AddOnRollout,
 				if g.Phase == rollout.Breached.String() {
 					r.event(ar, nil, corev1.EventTypeWarning, EventBreached, action(where, groupName(g), "breached", ps.Revision),
 						"placement %s group %s: %s", where, groupName(g), g.Message)
-					r.Metrics.breach(ar.Name, where, g)
+					r.Metrics.Breach(ar.Name, where, g)
 				}
 			}
 		}
@@ -175,7 +175,7 @@ func (r *AddonReconciler) report(ctx context.Context, ar *v1alpha1.AddOnRollout,
 			r.event(ar, nil, corev1.EventTypeNormal, EventRolloutCompleted, action(where, "complete", ps.Revision),
 				"placement %s: revision %s complete and verified", where, ps.Revision)
 			if ps.RevisionStartTime != nil {
-				r.Metrics.completed(ar.Name, where, ps.CompletionTime.Sub(ps.RevisionStartTime.Time).Seconds())
+				r.Metrics.Completed(ar.Name, where, ps.CompletionTime.Sub(ps.RevisionStartTime.Time).Seconds())
 			}
 		}
 	}
@@ -196,7 +196,7 @@ func (r *AddonReconciler) reportChecks(ar *v1alpha1.AddOnRollout, results []hubp
 	for _, res := range results {
 		where := res.Check.Placement.Namespace + "/" + res.Check.Placement.Name
 		g := v1alpha1.GroupStatus{Name: res.Check.Group.Name, Index: res.Check.Group.Index}
-		r.Metrics.verification(ar.Name, where, seriesGroup(g), res.Check.Name, res.Passed)
+		r.Metrics.Verification(ar.Name, where, g, res.Check.Name, res.Passed)
 		kind, reason := corev1.EventTypeWarning, EventVerificationFailed
 		if res.Passed {
 			kind, reason = corev1.EventTypeNormal, EventVerificationPassed

@@ -24,6 +24,8 @@ import (
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	clockfake "github.com/rolloutkit/rolloutkit/clock/fake"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubtest"
+	"github.com/rolloutkit/rolloutkit/examples/controller/rolloutmetrics"
 	"github.com/rolloutkit/rolloutkit/examples/controller/verify"
 	"github.com/rolloutkit/rolloutkit/hubplan"
 )
@@ -297,21 +299,21 @@ func TestRolloutMetrics(t *testing.T) {
 	t.Parallel()
 	h := newRolloutHub(t, seedRollout(v1alpha1.AddOnRolloutSpec{ApprovalRequired: []string{"prod"}}))
 	reg := prometheus.NewRegistry()
-	m, err := NewMetrics(reg)
+	m, err := rolloutmetrics.New(reg)
 	require.NoError(t, err)
 	h.r.Metrics = m
 	h.soakThrough(2)
 	where := seedNamespace + "/" + seedRef.Name
-	assert.Equal(t, 1.0, testutil.ToFloat64(m.phase.WithLabelValues(seedAddonName, where, "prod", "Blocked")))
-	assert.Equal(t, 0.0, testutil.ToFloat64(m.phase.WithLabelValues(seedAddonName, where, "prod", "Waiting")))
-	assert.Equal(t, 1.0, testutil.ToFloat64(m.phase.WithLabelValues(seedAddonName, where, "dev", "Complete")))
-	assert.Equal(t, 1.0, testutil.ToFloat64(m.pending.WithLabelValues(seedAddonName, where, "prod")))
-	assert.Equal(t, 0.0, testutil.ToFloat64(m.pending.WithLabelValues(seedAddonName, where, "stg")))
-	assert.Equal(t, 1.0, testutil.ToFloat64(m.clusters.WithLabelValues(seedAddonName, where, "prod", "toApply")))
-	assert.Equal(t, 1.0, testutil.ToFloat64(m.clusters.WithLabelValues(seedAddonName, where, "stg", "succeeded")))
+	assert.Equal(t, 1.0, hubtest.Sample(t, reg, rolloutmetrics.MetricGroupPhase, "addon", seedAddonName, "placement", where, "group", "prod", "phase", "Blocked"))
+	assert.Equal(t, 0.0, hubtest.Sample(t, reg, rolloutmetrics.MetricGroupPhase, "addon", seedAddonName, "placement", where, "group", "prod", "phase", "Waiting"))
+	assert.Equal(t, 1.0, hubtest.Sample(t, reg, rolloutmetrics.MetricGroupPhase, "addon", seedAddonName, "placement", where, "group", "dev", "phase", "Complete"))
+	assert.Equal(t, 1.0, hubtest.Sample(t, reg, rolloutmetrics.MetricPendingApprovals, "addon", seedAddonName, "placement", where, "group", "prod"))
+	assert.Equal(t, 0.0, hubtest.Sample(t, reg, rolloutmetrics.MetricPendingApprovals, "addon", seedAddonName, "placement", where, "group", "stg"))
+	assert.Equal(t, 1.0, hubtest.Sample(t, reg, rolloutmetrics.MetricGroupClusters, "addon", seedAddonName, "placement", where, "group", "prod", "status", "toApply"))
+	assert.Equal(t, 1.0, hubtest.Sample(t, reg, rolloutmetrics.MetricGroupClusters, "addon", seedAddonName, "placement", where, "group", "stg", "status", "succeeded"))
 
-	m.forget(seedAddonName)
-	n, err := testutil.GatherAndCount(reg, MetricGroupPhase, MetricPendingApprovals)
+	m.Forget(seedAddonName)
+	n, err := testutil.GatherAndCount(reg, rolloutmetrics.MetricGroupPhase, rolloutmetrics.MetricPendingApprovals)
 	require.NoError(t, err)
 	assert.Zero(t, n, "a deleted add-on's series stayed")
 }

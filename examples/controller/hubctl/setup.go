@@ -34,6 +34,7 @@ import (
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/clock"
+	"github.com/rolloutkit/rolloutkit/examples/controller/rolloutmetrics"
 	"github.com/rolloutkit/rolloutkit/examples/controller/verify"
 )
 
@@ -135,9 +136,9 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) (string, error) 
 	}); err != nil {
 		return "", err
 	}
-	var metrics *Metrics
+	var metrics *rolloutmetrics.Metrics
 	if opts.Metrics != nil {
-		if metrics, err = NewMetrics(opts.Metrics); err != nil {
+		if metrics, err = rolloutmetrics.New(opts.Metrics); err != nil {
 			return "", fmt.Errorf("registering the rollout metrics: %w", err)
 		}
 	}

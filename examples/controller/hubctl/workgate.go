@@ -23,6 +23,7 @@ import (
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/clock"
+	"github.com/rolloutkit/rolloutkit/examples/controller/rolloutmetrics"
 	"github.com/rolloutkit/rolloutkit/grouping"
 	"github.com/rolloutkit/rolloutkit/hash"
 	"github.com/rolloutkit/rolloutkit/hubplan"
@@ -80,7 +81,7 @@ type WorkGate struct {
 	// Clock stamps the records of holds. Nil: the real clock.
 	Clock clock.PassiveClock
 	// Metrics count the refusals. Nil: none.
-	Metrics *Metrics
+	Metrics *rolloutmetrics.Metrics
 	// Recorder receives a Warning event on the ManagedClusterAddOn of each
 	// held work. Nil: none.
 	Recorder events.EventRecorder
@@ -133,7 +134,7 @@ func (g *WorkGate) Handle(ctx context.Context, req admission.Request) admission.
 		}
 		if !d.Allowed() {
 			if !dryRun {
-				g.Metrics.refused(c.AddOn, d.Reason.String())
+				g.Metrics.Refused(c.AddOn, d.Reason.String())
 				g.hold(ctx, r, c, d)
 			}
 			return admission.Denied(d.Message)

@@ -24,6 +24,8 @@ import (
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	clockfake "github.com/rolloutkit/rolloutkit/clock/fake"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubtest"
+	"github.com/rolloutkit/rolloutkit/examples/controller/rolloutmetrics"
 	"github.com/rolloutkit/rolloutkit/hubplan"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
 	"github.com/rolloutkit/rolloutkit/workgate"
@@ -184,7 +186,7 @@ func releaseOf(t *testing.T, rev hubplan.RenderingRevision, done *metav1.Time) [
 
 // workGate returns a WorkGate on the hub's client as SetupWithManager
 // would make it, reading from cache (its Client) and from reader.
-func (h *addonHub) workGate(cache, reader client.Client, m *Metrics, rec events.EventRecorder) *WorkGate {
+func (h *addonHub) workGate(cache, reader client.Client, m *rolloutmetrics.Metrics, rec events.EventRecorder) *WorkGate {
 	h.t.Helper()
 	s, err := NewScheme()
 	require.NoError(h.t, err)
@@ -350,7 +352,7 @@ func TestWorkGateHandle(t *testing.T) {
 					cache = &countingClient{Client: newAddonHub(t, version, nil, append(objs, seedAddon(t, lifecycle, tc.cached...))...).client}
 				}
 				reg := prometheus.NewRegistry()
-				m, err := NewMetrics(reg)
+				m, err := rolloutmetrics.New(reg)
 				require.NoError(t, err)
 				rec := events.NewFakeRecorder(10)
 
@@ -389,7 +391,7 @@ func TestWorkGateHandle(t *testing.T) {
 				refused := tc.held != "" && (tc.req.DryRun == nil || !*tc.req.DryRun)
 				mca := h.addon("prod-cluster", seedAddonName)
 				if !refused {
-					n, err := testutil.GatherAndCount(reg, MetricWorkGateRefusals)
+					n, err := testutil.GatherAndCount(reg, rolloutmetrics.MetricWorkGateRefusals)
 					require.NoError(t, err)
 					assert.Zero(t, n, "a request that was not refused, or a dry run, was counted")
 					assert.Empty(t, evs, "a request that was not refused, or a dry run, was reported")
@@ -398,7 +400,7 @@ func TestWorkGateHandle(t *testing.T) {
 					}
 					return
 				}
-				assert.Equal(t, 1.0, testutil.ToFloat64(m.refusals.WithLabelValues(seedAddonName, tc.held)))
+				assert.Equal(t, 1.0, hubtest.Sample(t, reg, rolloutmetrics.MetricWorkGateRefusals, "addon", seedAddonName, "reason", tc.held))
 				if mca == nil {
 					assert.Empty(t, evs, "an event was sent without an add-on to send it to")
 					return
@@ -486,7 +488,7 @@ func TestWorkGateRefusalsAccumulate(t *testing.T) {
 	h := newAddonHub(t, V1beta1, nil, hubObjects(seedPlacement(t),
 		[]client.Object{seedAddon(t, DefaultLifecycle), cfgB, handed("prod-cluster", hashA)})...)
 	reg := prometheus.NewRegistry()
-	m, err := NewMetrics(reg)
+	m, err := rolloutmetrics.New(reg)
 	require.NoError(t, err)
 	g := h.workGate(h.client, h.client, m, nil)
 	req := update(t, agentWork(t, imageV1, hashA), agentWork(t, imageV2, hashA))
@@ -494,8 +496,8 @@ func TestWorkGateRefusalsAccumulate(t *testing.T) {
 		assert.False(t, g.Handle(context.Background(), req).Allowed)
 	}
 	assert.False(t, g.Handle(context.Background(), dryRun(req)).Allowed)
-	assert.Equal(t, 3.0, testutil.ToFloat64(m.refusals.WithLabelValues(seedAddonName, "ConfigMovedOn")))
-	out, err := testutil.GatherAndCount(reg, MetricWorkGateRefusals)
+	assert.Equal(t, 3.0, hubtest.Sample(t, reg, rolloutmetrics.MetricWorkGateRefusals, "addon", seedAddonName, "reason", "ConfigMovedOn"))
+	out, err := testutil.GatherAndCount(reg, rolloutmetrics.MetricWorkGateRefusals)
 	require.NoError(t, err)
 	assert.Equal(t, 1, out, "one series: the add-on and its reason")
 }

@@ -1,4 +1,4 @@
-package hubctl
+package rolloutmetrics
 
 import (
 	"strings"
@@ -107,13 +107,13 @@ func TestMetricsWaitingValidPaused(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			reg := prometheus.NewRegistry()
-			m, err := NewMetrics(reg)
+			m, err := New(reg)
 			require.NoError(t, err)
 			for _, st := range tc.seen {
-				m.observe("a", st.ObservedGeneration > 0, st) // generation 0: the view of an add-on without an AddOnRollout
+				m.Observe("a", st.ObservedGeneration > 0, st) // generation 0: the view of an add-on without an AddOnRollout
 			}
 			if tc.forget {
-				m.forget("a")
+				m.Forget("a")
 			}
 			require.NoError(t, testutil.GatherAndCompare(reg, strings.NewReader(tc.want), MetricGroupWaiting, MetricValid, MetricPaused))
 		})
@@ -125,12 +125,12 @@ func TestMetricsWaitingValidPaused(t *testing.T) {
 func TestMetricsOtherAddOns(t *testing.T) {
 	t.Parallel()
 	reg := prometheus.NewRegistry()
-	m, err := NewMetrics(reg)
+	m, err := New(reg)
 	require.NoError(t, err)
-	m.observe("a", true, metricsStatus(1, metav1.ConditionTrue, metav1.ConditionFalse, map[string]string{"prod": "Approval"}, "prod"))
-	m.observe("b", true, metricsStatus(1, metav1.ConditionFalse, metav1.ConditionTrue, map[string]string{"prod": "Invalid"}, "prod"))
-	m.observe("a", true, metricsStatus(1, metav1.ConditionTrue, metav1.ConditionFalse, nil, "prod"))
-	m.forget("a")
+	m.Observe("a", true, metricsStatus(1, metav1.ConditionTrue, metav1.ConditionFalse, map[string]string{"prod": "Approval"}, "prod"))
+	m.Observe("b", true, metricsStatus(1, metav1.ConditionFalse, metav1.ConditionTrue, map[string]string{"prod": "Invalid"}, "prod"))
+	m.Observe("a", true, metricsStatus(1, metav1.ConditionTrue, metav1.ConditionFalse, nil, "prod"))
+	m.Forget("a")
 	assert.Equal(t, 1.0, testutil.ToFloat64(m.waiting.WithLabelValues("b", "ns/p", "prod", "Invalid")))
 	assert.Equal(t, 0.0, testutil.ToFloat64(m.valid.WithLabelValues("b")))
 	assert.Equal(t, 1.0, testutil.ToFloat64(m.paused.WithLabelValues("b")))

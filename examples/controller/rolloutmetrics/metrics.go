@@ -1,7 +1,8 @@
-package hubctl
+package rolloutmetrics
 
 import (
 	"errors"
+	"strconv"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -85,9 +86,9 @@ type Metrics struct {
 // groupSeries names one group's series.
 type groupSeries struct{ placement, group string }
 
-// NewMetrics registers the metrics with reg (controller-runtime's
+// New registers the metrics with reg (controller-runtime's
 // metrics.Registry, in the controller).
-func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
+func New(reg prometheus.Registerer) (*Metrics, error) {
 	labels := []string{"addon", "placement", "group"}
 	m := &Metrics{
 		phase: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: MetricGroupPhase,
@@ -120,11 +121,11 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	return m, errors.Join(errs...)
 }
 
-// observe sets the gauges of an add-on's status: those of the add-on
+// Observe sets the gauges of an add-on's status: those of the add-on
 // (when it has an AddOnRollout: hasRollout), and those of every group,
 // deleting the series of its groups no longer there. A nil Metrics does
 // nothing.
-func (m *Metrics) observe(addOn string, hasRollout bool, st v1alpha1.AddOnRolloutStatus) {
+func (m *Metrics) Observe(addOn string, hasRollout bool, st v1alpha1.AddOnRolloutStatus) {
 	if m == nil {
 		return
 	}
@@ -186,8 +187,8 @@ func (m *Metrics) observeGroup(addOn string, s groupSeries, g v1alpha1.GroupStat
 	}
 }
 
-// forget deletes every series of a deleted add-on.
-func (m *Metrics) forget(addOn string) {
+// Forget deletes every series of a deleted add-on.
+func (m *Metrics) Forget(addOn string) {
 	if m == nil {
 		return
 	}
@@ -210,15 +211,15 @@ func (m *Metrics) deleteGroup(addOn string, s groupSeries) {
 	m.waiting.DeletePartialMatch(l)
 }
 
-// breach counts a group's breach.
-func (m *Metrics) breach(addOn, placement string, g v1alpha1.GroupStatus) {
+// Breach counts a group's breach.
+func (m *Metrics) Breach(addOn, placement string, g v1alpha1.GroupStatus) {
 	if m != nil {
 		m.breaches.WithLabelValues(addOn, placement, seriesGroup(g)).Inc()
 	}
 }
 
-// verification counts a verification's result.
-func (m *Metrics) verification(addOn, placement, group, name string, passed bool) {
+// Verification counts the result of a verification of group g.
+func (m *Metrics) Verification(addOn, placement string, g v1alpha1.GroupStatus, name string, passed bool) {
 	if m == nil {
 		return
 	}
@@ -226,11 +227,11 @@ func (m *Metrics) verification(addOn, placement, group, name string, passed bool
 	if passed {
 		result = "passed"
 	}
-	m.verified.WithLabelValues(addOn, placement, group, name, result).Inc()
+	m.verified.WithLabelValues(addOn, placement, seriesGroup(g), name, result).Inc()
 }
 
-// completed observes a revision's time to completion.
-func (m *Metrics) completed(addOn, placement string, seconds float64) {
+// Completed observes a revision's time to completion.
+func (m *Metrics) Completed(addOn, placement string, seconds float64) {
 	if m != nil {
 		m.duration.WithLabelValues(addOn, placement).Observe(seconds)
 	}
@@ -242,7 +243,7 @@ func seriesGroup(g v1alpha1.GroupStatus) string {
 	if g.Name != "" {
 		return g.Name
 	}
-	return "#" + itoa(g.Index)
+	return "#" + strconv.Itoa(int(g.Index))
 }
 
 func boolValue(b bool) float64 {
@@ -252,9 +253,9 @@ func boolValue(b bool) float64 {
 	return 0
 }
 
-// refused counts a write the work gate refused. A nil Metrics does
+// Refused counts a write the work gate refused. A nil Metrics does
 // nothing.
-func (m *Metrics) refused(addOn, reason string) {
+func (m *Metrics) Refused(addOn, reason string) {
 	if m == nil {
 		return
 	}
