@@ -16,6 +16,7 @@ import (
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/examples/controller/config"
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
+	"github.com/rolloutkit/rolloutkit/examples/controller/rollouthook"
 )
 
 // TestRunAdmission runs the controller as the Deployment does, but with
@@ -62,10 +63,10 @@ func TestRunAdmission(t *testing.T) {
 	assert.NotEmpty(t, a.Spec.Username)
 
 	var got admissionregistrationv1.MutatingWebhookConfiguration
-	require.NoError(t, c.Get(ctx, types.NamespacedName{Name: hubctl.AdmissionConfiguration}, &got))
+	require.NoError(t, c.Get(ctx, types.NamespacedName{Name: rollouthook.AdmissionConfiguration}, &got))
 	assert.NotEmpty(t, got.Webhooks[0].ClientConfig.CABundle, "the CA in the mutating configuration")
 	var v admissionregistrationv1.ValidatingWebhookConfiguration
-	require.NoError(t, c.Get(ctx, types.NamespacedName{Name: hubctl.AdmissionConfiguration}, &v))
+	require.NoError(t, c.Get(ctx, types.NamespacedName{Name: rollouthook.AdmissionConfiguration}, &v))
 	assert.Equal(t, got.Webhooks[0].ClientConfig.CABundle, v.Webhooks[0].ClientConfig.CABundle, "the same CA in the validating one")
 
 	assert.Equal(t, 0, stop(), logs.String())

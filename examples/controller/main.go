@@ -30,6 +30,7 @@ import (
 
 	"github.com/rolloutkit/rolloutkit/examples/controller/agent"
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
+	"github.com/rolloutkit/rolloutkit/examples/controller/rollouthook"
 	"github.com/rolloutkit/rolloutkit/examples/controller/servingcert"
 	"github.com/rolloutkit/rolloutkit/examples/controller/verify"
 )
@@ -308,7 +309,7 @@ func newManager(cfg *rest.Config, o options, gateOn bool, logger logr.Logger) (c
 	var webhookServer webhook.Server
 	if gateOn {
 		webhookServer = webhook.NewServer(webhook.Options{Host: o.gate.host, Port: o.gate.port, CertDir: o.gate.certDir})
-		hubctl.RegisterAdmission(webhookServer, scheme)
+		rollouthook.Register(webhookServer, scheme)
 	}
 	return ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  scheme,

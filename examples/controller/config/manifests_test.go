@@ -3,7 +3,6 @@ package config_test
 import (
 	"context"
 	"fmt"
-	policyv1 "k8s.io/api/policy/v1"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,6 +16,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -29,6 +29,7 @@ import (
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/manifests"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
+	"github.com/rolloutkit/rolloutkit/examples/controller/rollouthook"
 	"github.com/rolloutkit/rolloutkit/workgate"
 )
 
@@ -96,7 +97,7 @@ func TestManifests(t *testing.T) {
 		"CustomResourceDefinition /addonrollouts.rolloutkit.io",
 		"CustomResourceDefinition /rolloutapprovals.rolloutkit.io",
 		"Deployment " + namespace + "/rolloutkit-controller",
-		"MutatingWebhookConfiguration /" + hubctl.AdmissionConfiguration,
+		"MutatingWebhookConfiguration /" + rollouthook.AdmissionConfiguration,
 		"Namespace /" + namespace,
 		"PodDisruptionBudget " + namespace + "/rolloutkit-controller",
 		"Role " + namespace + "/rolloutkit-controller-webhook",
@@ -106,7 +107,7 @@ func TestManifests(t *testing.T) {
 		"Service " + namespace + "/rolloutkit-controller-metrics",
 		"Service " + namespace + "/rolloutkit-webhook",
 		"ServiceAccount " + namespace + "/rolloutkit-controller",
-		"ValidatingWebhookConfiguration /" + hubctl.AdmissionConfiguration,
+		"ValidatingWebhookConfiguration /" + rollouthook.AdmissionConfiguration,
 		"ValidatingWebhookConfiguration /" + hubctl.WorkGateConfiguration,
 	}, ids(objs))
 	assert.Equal(t, "Namespace", objs[0].GetKind(), "kubectl apply -k creates the namespace first")
@@ -200,7 +201,7 @@ func TestManifests(t *testing.T) {
 			},
 			"ClusterRole rolloutkit-controller-webhook": {
 				"admissionregistration.k8s.io validatingwebhookconfigurations,mutatingwebhookconfigurations get,list,watch,patch " +
-					hubctl.WorkGateConfiguration + "," + hubctl.AdmissionConfiguration,
+					hubctl.WorkGateConfiguration + "," + rollouthook.AdmissionConfiguration,
 			},
 			"ClusterRole rolloutkit-controller-work-gate": {
 				"admissionregistration.k8s.io validatingwebhookconfigurations get,list,watch,patch " + hubctl.WorkGateConfiguration,
@@ -526,22 +527,22 @@ func checkAdmission(t *testing.T, objs []*unstructured.Unstructured, ns string) 
 		return []admissionregistrationv1.RuleWithOperations{{Operations: ops, Rule: admissionregistrationv1.Rule{APIGroups: []string{"rolloutkit.io"},
 			APIVersions: []string{"v1alpha1"}, Resources: []string{resource}, Scope: ptr.To(admissionregistrationv1.ClusterScope)}}}
 	}
-	vwc := as(t, object(t, objs, "ValidatingWebhookConfiguration", hubctl.AdmissionConfiguration), &admissionregistrationv1.ValidatingWebhookConfiguration{})
+	vwc := as(t, object(t, objs, "ValidatingWebhookConfiguration", rollouthook.AdmissionConfiguration), &admissionregistrationv1.ValidatingWebhookConfiguration{})
 	require.Len(t, vwc.Webhooks, 1)
 	v := vwc.Webhooks[0]
-	assert.Equal(t, hubctl.RolloutValidationWebhook, v.Name)
+	assert.Equal(t, rollouthook.RolloutValidationWebhook, v.Name)
 	require.NotNil(t, v.ClientConfig.Service)
-	assert.Equal(t, service(hubctl.RolloutValidationPath), *v.ClientConfig.Service)
+	assert.Equal(t, service(rollouthook.RolloutValidationPath), *v.ClientConfig.Service)
 	assert.Equal(t, rule("addonrollouts", admissionregistrationv1.Create, admissionregistrationv1.Update), v.Rules)
 	assert.Equal(t, admissionregistrationv1.Fail, *v.FailurePolicy)
 	assert.Equal(t, admissionregistrationv1.SideEffectClassNone, *v.SideEffects)
 
-	mwc := as(t, object(t, objs, "MutatingWebhookConfiguration", hubctl.AdmissionConfiguration), &admissionregistrationv1.MutatingWebhookConfiguration{})
+	mwc := as(t, object(t, objs, "MutatingWebhookConfiguration", rollouthook.AdmissionConfiguration), &admissionregistrationv1.MutatingWebhookConfiguration{})
 	require.Len(t, mwc.Webhooks, 1)
 	m := mwc.Webhooks[0]
-	assert.Equal(t, hubctl.ApprovalMutationWebhook, m.Name)
+	assert.Equal(t, rollouthook.ApprovalMutationWebhook, m.Name)
 	require.NotNil(t, m.ClientConfig.Service)
-	assert.Equal(t, service(hubctl.ApprovalMutationPath), *m.ClientConfig.Service)
+	assert.Equal(t, service(rollouthook.ApprovalMutationPath), *m.ClientConfig.Service)
 	assert.Equal(t, rule("rolloutapprovals", admissionregistrationv1.Create), m.Rules, "creates only: the CRD keeps the spec immutable")
 	assert.Equal(t, admissionregistrationv1.Fail, *m.FailurePolicy, "no approval without a recorded approver")
 	assert.Equal(t, admissionregistrationv1.SideEffectClassNone, *m.SideEffects)
@@ -613,8 +614,8 @@ func checkCertManager(t *testing.T, plain, with []*unstructured.Unstructured, ns
 	cert := object(t, with, "Certificate", certSecret)
 	for _, c := range []struct{ kind, name string }{
 		{"ValidatingWebhookConfiguration", hubctl.WorkGateConfiguration},
-		{"ValidatingWebhookConfiguration", hubctl.AdmissionConfiguration},
-		{"MutatingWebhookConfiguration", hubctl.AdmissionConfiguration},
+		{"ValidatingWebhookConfiguration", rollouthook.AdmissionConfiguration},
+		{"MutatingWebhookConfiguration", rollouthook.AdmissionConfiguration},
 	} {
 		assert.Equal(t, ns+"/"+cert.GetName(), object(t, with, c.kind, c.name).GetAnnotations()["cert-manager.io/inject-ca-from"], "%s %s", c.kind, c.name)
 	}

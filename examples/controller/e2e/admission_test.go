@@ -22,8 +22,8 @@ import (
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/examples/controller/config"
-	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
+	"github.com/rolloutkit/rolloutkit/examples/controller/rollouthook"
 )
 
 // window is a valid window, for specs to spoil one field of.
@@ -215,7 +215,7 @@ func TestAdmissionWebhooks(t *testing.T) {
 		require.Error(t, err, tt.name)
 		t.Logf("%s: refused: %v", tt.name, err)
 		assert.True(t, apierrors.IsInvalid(err), "%s: %v", tt.name, err)
-		assert.Contains(t, err.Error(), fmt.Sprintf(`admission webhook %q denied the request: AddOnRollout.rolloutkit.io "cluster-proxy" is invalid: `, hubctl.RolloutValidationWebhook), tt.name)
+		assert.Contains(t, err.Error(), fmt.Sprintf(`admission webhook %q denied the request: AddOnRollout.rolloutkit.io "cluster-proxy" is invalid: `, rollouthook.RolloutValidationWebhook), tt.name)
 		for _, w := range tt.want {
 			assert.Contains(t, err.Error(), w, tt.name)
 		}
@@ -293,7 +293,7 @@ func (e *env) startAdmission(t *testing.T) {
 	e.startManager(t, e.hub.Config, func(o *ctrl.Options) {
 		o.WebhookServer = crwebhook.NewServer(crwebhook.Options{Host: "127.0.0.1", Port: port, CertDir: dir})
 	}, func(mgr ctrl.Manager) error {
-		hubctl.RegisterAdmission(mgr.GetWebhookServer(), mgr.GetScheme())
+		rollouthook.Register(mgr.GetWebhookServer(), mgr.GetScheme())
 		return nil
 	})
 	vwc, mwc, err := config.AdmissionAt(fmt.Sprintf("https://127.0.0.1:%d", port))

@@ -23,8 +23,8 @@ import (
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
+	"github.com/rolloutkit/rolloutkit/examples/controller/rollouthook"
 )
 
 // script is hack/test-hub.sh, which wraps this program.
@@ -195,8 +195,8 @@ func TestServe(t *testing.T) {
 			vwc, mwc := &admissionregistrationv1.ValidatingWebhookConfiguration{}, &admissionregistrationv1.MutatingWebhookConfiguration{}
 			require.NoError(t, c.Get(ctx, client.ObjectKey{Name: "rolloutkit-admission"}, vwc))
 			require.NoError(t, c.Get(ctx, client.ObjectKey{Name: "rolloutkit-admission"}, mwc))
-			assert.Equal(t, base+hubctl.RolloutValidationPath, ptr.Deref(vwc.Webhooks[0].ClientConfig.URL, ""))
-			assert.Equal(t, base+hubctl.ApprovalMutationPath, ptr.Deref(mwc.Webhooks[0].ClientConfig.URL, ""))
+			assert.Equal(t, base+rollouthook.RolloutValidationPath, ptr.Deref(vwc.Webhooks[0].ClientConfig.URL, ""))
+			assert.Equal(t, base+rollouthook.ApprovalMutationPath, ptr.Deref(mwc.Webhooks[0].ClientConfig.URL, ""))
 		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

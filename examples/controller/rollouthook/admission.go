@@ -1,4 +1,4 @@
-package hubctl
+package rollouthook
 
 import (
 	"context"
@@ -42,32 +42,32 @@ const (
 	ApprovalMutationWebhook = "rolloutapprovals.rolloutkit.io"
 )
 
-// RegisterAdmission serves admission on the webhook server s, with the
+// Register serves admission on the webhook server s, with the
 // types of scheme (NewScheme's): the AddOnRollouts' validation at
-// RolloutValidationPath (RolloutValidator, with PromQL) and the
+// RolloutValidationPath (Validator, with PromQL) and the
 // RolloutApprovals' creators at ApprovalMutationPath (ApproverRecorder).
 // Neither reads the hub, so every replica serves both from the moment its
 // webhook server starts.
-func RegisterAdmission(s webhook.Server, scheme *runtime.Scheme) {
-	s.Register(RolloutValidationPath, admission.WithValidator[*v1alpha1.AddOnRollout](scheme, RolloutValidator{ValidateQuery: verify.PromQL()}))
+func Register(s webhook.Server, scheme *runtime.Scheme) {
+	s.Register(RolloutValidationPath, admission.WithValidator[*v1alpha1.AddOnRollout](scheme, Validator{ValidateQuery: verify.PromQL()}))
 	s.Register(ApprovalMutationPath, admission.WithDefaulter[*v1alpha1.RolloutApproval](scheme, ApproverRecorder{}))
 }
 
-// RolloutValidator refuses an AddOnRollout whose spec
+// Validator refuses an AddOnRollout whose spec
 // hubplan.ValidateSpec finds a problem with: what the controller
 // would otherwise report only in the Valid condition of its status. The
 // group names it gives are not judged, since a placement may have them
 // later.
-type RolloutValidator struct {
+type Validator struct {
 	// ValidateQuery checks the PromQL queries of verifications (PromQL
 	// for the controller); nil: only that they are not blank.
 	ValidateQuery hubplan.QueryValidator
 }
 
-var _ admission.Validator[*v1alpha1.AddOnRollout] = RolloutValidator{}
+var _ admission.Validator[*v1alpha1.AddOnRollout] = Validator{}
 
 // ValidateCreate refuses ar if its spec has a problem, naming every one.
-func (v RolloutValidator) ValidateCreate(_ context.Context, ar *v1alpha1.AddOnRollout) (admission.Warnings, error) {
+func (v Validator) ValidateCreate(_ context.Context, ar *v1alpha1.AddOnRollout) (admission.Warnings, error) {
 	return nil, v.validate(ar)
 }
 
@@ -75,7 +75,7 @@ func (v RolloutValidator) ValidateCreate(_ context.Context, ar *v1alpha1.AddOnRo
 // problem. An update that leaves the spec as it was is admitted, so that
 // an object written before the webhook existed can still be labelled or
 // deleted through its finalizers; the controller reports its problems.
-func (v RolloutValidator) ValidateUpdate(_ context.Context, old, ar *v1alpha1.AddOnRollout) (admission.Warnings, error) {
+func (v Validator) ValidateUpdate(_ context.Context, old, ar *v1alpha1.AddOnRollout) (admission.Warnings, error) {
 	if apiequality.Semantic.DeepEqual(old.Spec, ar.Spec) {
 		return nil, nil
 	}
@@ -83,14 +83,14 @@ func (v RolloutValidator) ValidateUpdate(_ context.Context, old, ar *v1alpha1.Ad
 }
 
 // ValidateDelete admits every delete.
-func (RolloutValidator) ValidateDelete(context.Context, *v1alpha1.AddOnRollout) (admission.Warnings, error) {
+func (Validator) ValidateDelete(context.Context, *v1alpha1.AddOnRollout) (admission.Warnings, error) {
 	return nil, nil
 }
 
 // validate returns an Invalid status error that names every problem of
 // ar's spec, as the API server's own validation does; nil when it has
 // none.
-func (v RolloutValidator) validate(ar *v1alpha1.AddOnRollout) error {
+func (v Validator) validate(ar *v1alpha1.AddOnRollout) error {
 	errs := hubplan.ValidateSpec(ar, v.ValidateQuery)
 	if len(errs) == 0 {
 		return nil

@@ -1,4 +1,4 @@
-package hubctl_test
+package rollouthook_test
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
+	"github.com/rolloutkit/rolloutkit/examples/controller/rollouthook"
 	"github.com/rolloutkit/rolloutkit/examples/controller/verify"
 )
 
@@ -49,7 +50,7 @@ func TestRolloutValidator(t *testing.T) {
 	t.Parallel()
 	scheme, err := hubctl.NewScheme()
 	require.NoError(t, err)
-	wh := admission.WithValidator[*v1alpha1.AddOnRollout](scheme, hubctl.RolloutValidator{ValidateQuery: verify.PromQL()})
+	wh := admission.WithValidator[*v1alpha1.AddOnRollout](scheme, rollouthook.Validator{ValidateQuery: verify.PromQL()})
 	valid := rolloutOf(v1alpha1.AddOnRolloutSpec{ApprovalRequired: []string{"a-group-yet-to-come"},
 		Windows: []v1alpha1.RolloutWindow{{Days: []string{"Mon-Fri"}, Start: "9:00", End: "17:00", TimeZone: "Europe/Berlin"}},
 		Verifications: []v1alpha1.Verification{{Name: "slo",
@@ -110,7 +111,7 @@ func TestApproverRecorder(t *testing.T) {
 	t.Parallel()
 	scheme, err := hubctl.NewScheme()
 	require.NoError(t, err)
-	wh := admission.WithDefaulter[*v1alpha1.RolloutApproval](scheme, hubctl.ApproverRecorder{})
+	wh := admission.WithDefaulter[*v1alpha1.RolloutApproval](scheme, rollouthook.ApproverRecorder{})
 	approval := func(username string, groups ...string) *v1alpha1.RolloutApproval {
 		return &v1alpha1.RolloutApproval{TypeMeta: metav1.TypeMeta{APIVersion: "rolloutkit.io/v1alpha1", Kind: "RolloutApproval"},
 			ObjectMeta: metav1.ObjectMeta{Name: "cluster-proxy-prod"},
