@@ -54,7 +54,7 @@
 //     that the garbage collector deletes them all with it;
 //  3. plans the step with hubplan.Planner.Plan, the call -dry-run,
 //     examples/plan and rolloutctl make too, with Prometheus's parser as
-//     its query validator ([PromQL]): addon.PlanAddon under the
+//     its query validator (verify.PromQL): addon.PlanAddon under the
 //     add-on's AddOnRollout when it has one (see "Operator controls"
 //     below); a cluster that several placements select belongs to the
 //     last, Progressive's default window is the Placement's
@@ -91,7 +91,7 @@
 // groups that wait for a RolloutApproval of the revision rolled out, the
 // time windows groups start in, and the verifications (a webhook, a
 // Prometheus query) a group must pass before the groups after it start.
-// The reconciler runs the checks the plan finds due ([Verifier]), records
+// The reconciler runs the checks the plan finds due (verify.Verifier), records
 // their results and plans again in the same reconcile; it writes the
 // AddOnRollout's status (per placement its revision, the configs it is
 // made of with their spec hashes and images, and each group's phase, what
@@ -110,17 +110,17 @@
 // revisions past Options.ApprovalRetention ([EventApprovalDeleted]). An
 // AddOnRollout or a RolloutApproval naming an add-on the hub does not have
 // is reconciled through that name too: it gets a condition with reason
-// AddOnNotFound ([EventAddOnNotFound]) until the add-on exists. [Metrics] export each group's phase, clusters and what it waits
+// AddOnNotFound ([EventAddOnNotFound]) until the add-on exists. rolloutmetrics.Metrics export each group's phase, clusters and what it waits
 // for, pending approvals, breaches, verification results, the time from a
 // revision's start to its completion, and whether each AddOnRollout is
 // valid and paused. An add-on without an AddOnRollout is
 // rolled out as OCM would; on a hub without the CRDs, the controller says
 // so once and rolls every add-on out that way.
 //
-// [RegisterAdmission] serves the same objects' admission on the webhook
-// server: [RolloutValidator] refuses an AddOnRollout whose spec
+// rollouthook.Register serves the same objects' admission on the webhook
+// server: rollouthook.Validator refuses an AddOnRollout whose spec
 // hubplan.ValidateSpec finds wrong (the reconciler's own checks but
-// group names), and [ApproverRecorder] writes into a new RolloutApproval
+// group names), and rollouthook.ApproverRecorder writes into a new RolloutApproval
 // the user who creates it (config/webhook/admission.yaml installs both).
 //
 // The progress reconciler ([ProgressReconciler]) does what OCM's

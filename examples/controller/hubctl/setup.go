@@ -153,22 +153,31 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) (string, error) 
 		return "", fmt.Errorf("setting up the add-on progress reconciler: %w", err)
 	}
 	if opts.WorkGate {
-		g := &WorkGate{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Mapper: mgr.GetRESTMapper(), Version: version,
-			Lifecycles: opts.Lifecycles, Clock: opts.Clock, Metrics: metrics, Recorder: mgr.GetEventRecorder(FieldManager),
-			Decoder: admission.NewDecoder(mgr.GetScheme())}
-		if err := g.SetupWithManager(mgr); err != nil {
-			return "", fmt.Errorf("setting up the work gate: %w", err)
-		}
-		cs, err := kubernetes.NewForConfig(mgr.GetConfig())
-		if err != nil {
-			return "", fmt.Errorf("setting up the work gate's scope: %w", err)
-		}
-		scope := &GateScope{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Version: version, Lifecycles: opts.Lifecycles}
-		if err := scope.SetupWithManager(mgr, cs); err != nil {
-			return "", fmt.Errorf("setting up the work gate's scope: %w", err)
+		if err := setupWorkGate(mgr, opts, version, metrics); err != nil {
+			return "", err
 		}
 	}
 	return version, nil
+}
+
+// setupWorkGate registers the work gate's webhook and the controller that
+// keeps its configuration scoped to the add-ons taken.
+func setupWorkGate(mgr ctrl.Manager, opts Options, version string, metrics *rolloutmetrics.Metrics) error {
+	g := &WorkGate{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Mapper: mgr.GetRESTMapper(), Version: version,
+		Lifecycles: opts.Lifecycles, Clock: opts.Clock, Metrics: metrics, Recorder: mgr.GetEventRecorder(FieldManager),
+		Decoder: admission.NewDecoder(mgr.GetScheme())}
+	if err := g.SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up the work gate: %w", err)
+	}
+	cs, err := kubernetes.NewForConfig(mgr.GetConfig())
+	if err != nil {
+		return fmt.Errorf("setting up the work gate's scope: %w", err)
+	}
+	scope := &GateScope{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Version: version, Lifecycles: opts.Lifecycles}
+	if err := scope.SetupWithManager(mgr, cs); err != nil {
+		return fmt.Errorf("setting up the work gate's scope: %w", err)
+	}
+	return nil
 }
 
 // SetupWithManager registers the reconciler with mgr (whose client must
