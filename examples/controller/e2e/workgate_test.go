@@ -66,6 +66,18 @@ func (a *byNameAddon) GetAgentAddonOptions() frameworkagent.AgentAddonOptions {
 }
 
 func (a *byNameAddon) Manifests(_ *clusterv1.ManagedCluster, mca *addonv1alpha1.ManagedClusterAddOn) ([]runtime.Object, error) {
+	cfg, err := proxyConfigByName(a.c, mca)
+	if err != nil {
+		return nil, err
+	}
+	return []runtime.Object{proxyAgent(simulated.AgentImage(cfg), 1)}, nil
+}
+
+// proxyConfigByName reads the ManagedProxyConfiguration mca's config
+// references name (cluster-proxy when they name none) as cluster-proxy
+// does: by name, its newest spec, whatever hash the rollout handed the
+// cluster.
+func proxyConfigByName(c client.Client, mca *addonv1alpha1.ManagedClusterAddOn) (*unstructured.Unstructured, error) {
 	name := "cluster-proxy"
 	for _, r := range mca.Status.ConfigReferences {
 		if r.Group == proxyConfigGVR.Group && r.Resource == proxyConfigGVR.Resource && r.Name != "" {
@@ -74,10 +86,10 @@ func (a *byNameAddon) Manifests(_ *clusterv1.ManagedCluster, mca *addonv1alpha1.
 	}
 	cfg := &unstructured.Unstructured{}
 	cfg.SetGroupVersionKind(proxyConfigGVR.GroupVersion().WithKind("ManagedProxyConfiguration"))
-	if err := a.c.Get(context.Background(), types.NamespacedName{Name: name}, cfg); err != nil {
+	if err := c.Get(context.Background(), types.NamespacedName{Name: name}, cfg); err != nil {
 		return nil, err
 	}
-	return []runtime.Object{proxyAgent(simulated.AgentImage(cfg), 1)}, nil
+	return cfg, nil
 }
 
 // startAddOnManager starts addon-framework's add-on manager with add-on
