@@ -137,6 +137,10 @@ const rendering = "5e1f0a2b3c4d"
 
 // pending: rendering revision rendering is in flight and has not
 // released the cluster.
+// handing: the cluster's add-on does not report the handed configs
+// applied yet.
+func handing(c *workgate.Cluster) { c.Handing = true }
+
 func pending(c *workgate.Cluster) {
 	c.Reach, c.Rendering = hubplan.ReachPending, rendering
 }

@@ -135,6 +135,14 @@ type Cluster struct {
 	// rollout has handed none yet takes no content, since a renderer that
 	// reads by name renders the newest spec.
 	Configured bool
+	// Handing reports whether the rollout's handover of Desired is under
+	// way on the cluster: its add-on does not report every desired config
+	// applied yet ([HandingOver]). Until it does, the add-on's manager is
+	// still building the cluster's works for the handover (addon-framework
+	// may move a manifest from one of them to another when a first write
+	// is refused), so a change of content under the handed hashes is the
+	// handover's, not a new rendering.
+	Handing bool
 	// Current are the current spec hashes of the same config objects, by
 	// the same keys ([CurrentHashes]). A key of Desired missing here is a
 	// config that could not be read: the gate holds what it cannot check.
@@ -198,7 +206,7 @@ func Decide(r Request, c Cluster) Decision {
 		return j.held(ConfigMovedOn, fmt.Sprintf("config %s has moved on to spec %s, which the rollout has not handed to %s yet (it is at %s): "+
 			"a renderer that reads the config by name would land the newer spec here ahead of the rollout", printable(k), short(cur), c.Name, short(c.Desired[k])))
 	}
-	return j.rendering(handedOver(before, rendered), r)
+	return j.rendering(c.Handing || handedOver(before, rendered), r)
 }
 
 // judgement is one content-changing request being judged for cluster c.
@@ -351,6 +359,18 @@ var (
 		Object runtime.Object
 	}(runtime.RawExtension{})
 )
+
+// HandingOver reports whether refs (an add-on's status.configReferences)
+// hand the cluster a config it does not report applied yet: a
+// desiredConfig whose spec hash its lastAppliedConfig does not have.
+func HandingOver(refs []addonv1beta1.ConfigReference) bool {
+	for _, r := range refs {
+		if r.DesiredConfig != nil && (r.LastAppliedConfig == nil || r.LastAppliedConfig.SpecHash != r.DesiredConfig.SpecHash) {
+			return true
+		}
+	}
+	return false
+}
 
 // CurrentHashes returns the current spec hash of every config that refs
 // hand a cluster (each desiredConfig's object), keyed as addon.ConfigHashes

@@ -14,7 +14,6 @@ import (
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -64,15 +63,8 @@ func (a *chartAddon) GetAgentAddonOptions() frameworkagent.AgentAddonOptions {
 }
 
 func (a *chartAddon) Manifests(_ *clusterv1.ManagedCluster, mca *addonv1alpha1.ManagedClusterAddOn) ([]runtime.Object, error) {
-	name := "cluster-proxy"
-	for _, r := range mca.Status.ConfigReferences {
-		if r.Group == proxyConfigGVR.Group && r.Resource == proxyConfigGVR.Resource && r.Name != "" {
-			name = r.Name
-		}
-	}
-	cfg := &unstructured.Unstructured{}
-	cfg.SetGroupVersionKind(proxyConfigGVR.GroupVersion().WithKind("ManagedProxyConfiguration"))
-	if err := a.c.Get(context.Background(), types.NamespacedName{Name: name}, cfg); err != nil {
+	cfg, err := proxyConfigByName(a.c, mca)
+	if err != nil {
 		return nil, err
 	}
 	agent := proxyAgent(simulated.AgentImage(cfg), a.replicas)
