@@ -256,7 +256,7 @@ func (e *env) requireHeld(t testing.TB, gate *gated, fw *bodyWrites, seen *versi
 	assert.Positive(t, refusals[addonName+" "+workgate.ConfigMovedOn.String()], "refusals %v", refusals)
 	assert.Zero(t, refusals[addonName+" "+workgate.Unreadable.String()], "the gate could not read the hub: refusals %v", refusals)
 	var cluster, group string
-	var hold addonrollout.Hold
+	var hold hubplan.Hold
 	for _, cg := range clusters {
 		c, g, _ := strings.Cut(cg, " ")
 		if h, ok := seen.heldRecord(c, workgate.ConfigMovedOn); ok {
