@@ -26,7 +26,7 @@ func TestOptionsConfigure(t *testing.T) {
 			assert.Equal(t, tc.o.RenderByName, d.ByName)
 			assert.Equal(t, tc.o.AddonVersion, d.Version)
 			assert.Equal(t, tc.wantWorkers, d.Workers)
-			assert.Equal(t, []schema.GroupVersionKind{ProxyConfigKind(), DeploymentConfigKind()}, d.ConfigKinds)
+			assert.Equal(t, []schema.GroupVersionKind{ProxyConfigKind()}, d.ConfigKinds)
 			w := tc.o.workAgent(c)
 			assert.Equal(t, tc.o.Delay, w.Delay)
 			assert.Equal(t, tc.wantWorkers, w.Workers)
