@@ -36,7 +36,7 @@ func TestRunAdmission(t *testing.T) {
 	require.NoError(t, c.Create(ctx, vwc))
 	require.NoError(t, c.Create(ctx, mwc))
 
-	logs, stop := startController(t, "-kubeconfig", kubeconfig, "-addons=false", "-health-probe-bind-address", probe, "-webhook-bind-address", addr,
+	logs, stop := startController(t, "-kubeconfig", kubeconfig, "-addons=false", "-placements", "-health-probe-bind-address", probe, "-webhook-bind-address", addr,
 		"-webhook-cert-dir", filepath.Join(t.TempDir(), "certs"), "-webhook-cert-secret", "default/rolloutkit-webhook-cert", "-webhook-cert-hosts", "127.0.0.1")
 	require.Eventually(t, func() bool {
 		resp, err := http.Get("http://" + probe + "/readyz")

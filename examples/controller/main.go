@@ -16,6 +16,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/go-logr/zapr"
 	uberzap "go.uber.org/zap"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -28,8 +29,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
-	"github.com/rolloutkit/rolloutkit/examples/controller/agent"
+	"github.com/rolloutkit/rolloutkit/clock"
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/clientthrottle"
 	"github.com/rolloutkit/rolloutkit/examples/controller/rollouthook"
 	"github.com/rolloutkit/rolloutkit/examples/controller/servingcert"
 	"github.com/rolloutkit/rolloutkit/examples/controller/verify"
@@ -61,34 +63,32 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // options are the parsed flags.
 type options struct {
-	kubeconfig     string
-	placements     bool
-	addons         bool
-	addonVersion   string
-	lifecycles     []string
-	retention      time.Duration // of approvals of superseded revisions
-	leaderElect    bool
-	leaderNS       string
-	lease          leaseTimes
-	probeAddr      string
-	metrics        metricsEndpoint
-	qps            float64
-	burst          int
-	dryRun         bool
-	simulateAgents time.Duration
-	renderByName   bool
-	failClusters   map[string]bool
-	gate           gate
-	zap            zap.Options
+	kubeconfig   string
+	placements   bool
+	addons       bool
+	addonVersion string
+	lifecycles   []string
+	retention    time.Duration // of approvals of superseded revisions
+	leaderElect  bool
+	leaderNS     string
+	lease        leaseTimes
+	probeAddr    string
+	metrics      metricsEndpoint
+	qps          float64
+	burst        int
+	dryRun       bool
+	ocmPlacement types.NamespacedName // the Lease of OCM's placement controller
+	gate         gate
+	zap          zap.Options
 }
 
 // textFlags are the flags read as text, which parseFlags turns into
 // options once they are all parsed.
 type textFlags struct {
-	lifecycle string // comma-separated
-	fail      string // comma-separated clusters
-	gate      gateFlags
-	metrics   metricsFlags
+	lifecycle    string // comma-separated
+	ocmPlacement string // NAMESPACE/NAME
+	gate         gateFlags
+	metrics      metricsFlags
 }
 
 // parseFlags parses args into options, or returns every problem with them
@@ -121,7 +121,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 // metrics (into m, read as text) and logs.
 func (o *options) bindHubFlags(fs *flag.FlagSet, m *metricsFlags) {
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig of the hub (default: $KUBECONFIG, ~/.kube/config, or in-cluster, as kubectl loads it)")
-	fs.Float64Var(&o.qps, "kube-api-qps", 500, "requests per second to the API server, sustained")
+	fs.Float64Var(&o.qps, "kube-api-qps", 500, "requests per second to the API server, sustained, by the whole process (one client-side rate limiter; waits on it: rolloutkit_client_throttle_seconds)")
 	fs.IntVar(&o.burst, "kube-api-burst", 1000, "requests to the API server in a burst")
 	fs.BoolVar(&o.leaderElect, "leader-elect", false, "elect a leader with a Lease, so that only one replica writes")
 	fs.StringVar(&o.leaderNS, "leader-elect-namespace", "kube-system", "namespace of the leader-election Lease")
@@ -150,16 +150,16 @@ func newLogger(o *zap.Options, w io.Writer) (logr.Logger, *uberzap.Logger) {
 // simulation; and the work gate's. It returns those read as text.
 func (o *options) bindWorkFlags(fs *flag.FlagSet) *textFlags {
 	t := &textFlags{}
-	fs.BoolVar(&o.placements, "placements", true, "reconcile Placements into PlacementDecisions and status (turn off where OCM's placement controller runs)")
+	fs.BoolVar(&o.placements, "placements", false, "also reconcile Placements into PlacementDecisions and status, as OCM's placement controller does, "+
+		"for a hub without it (the controller refuses to start while OCM's holds -ocm-placement-lease)")
+	fs.StringVar(&t.ocmPlacement, "ocm-placement-lease", defaultOCMPlacementLease, "with -placements: NAMESPACE/NAME of the Lease "+
+		"OCM's placement controller leads with (library-go's, named after the component: placement-lock, in cluster-manager's namespace)")
 	fs.BoolVar(&o.addons, "addons", true, "install, roll out and track the ClusterManagementAddOns that -lifecycle names, as OCM's add-on manager does")
 	fs.StringVar(&t.lifecycle, "lifecycle", hubctl.DefaultLifecycle, "comma-separated values of the ClusterManagementAddOn annotation "+hubctl.LifecycleAnnotation+
 		" whose add-ons this controller takes (addon-manager also takes those without it); OCM's add-on manager takes addon-manager and those without it")
 	fs.StringVar(&o.addonVersion, "addon-version", "", "add-on API version to read and write, v1alpha1 or v1beta1 (default: the version the hub stores)")
 	fs.DurationVar(&o.retention, "approval-retention", hubctl.DefaultApprovalRetention, "delete a RolloutApproval of a revision its placement no longer rolls out this long after it was superseded (0 keeps it forever)")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "read the hub, print each add-on's next rollout step as examples/plan does, write nothing, and exit")
-	fs.DurationVar(&o.simulateAgents, "simulate-agents", 0, "also play each add-on's manager (render its ManifestWork from the desired configs) and the work agents (apply it after this long, e.g. 2s), for a hub with no real clusters")
-	fs.BoolVar(&o.renderByName, "simulate-render-by-name", false, "with -simulate-agents: render each work from the newest spec of its config objects, read by name, as the real cluster-proxy does on addon-framework (what the work gate holds back)")
-	fs.StringVar(&t.fail, "fail-clusters", "", "with -simulate-agents: comma-separated clusters whose apply fails")
 	t.gate.bindFlags(fs)
 	return t
 }
@@ -176,11 +176,8 @@ func (o *options) complete(t *textFlags, set map[string]bool) error {
 	if o.metrics, err = t.metrics.parse(set); err != nil {
 		errs = append(errs, err)
 	}
-	o.failClusters = make(map[string]bool)
-	for _, c := range strings.Split(t.fail, ",") {
-		if c = strings.TrimSpace(c); c != "" {
-			o.failClusters[c] = true
-		}
+	if o.ocmPlacement, err = parseLeaseName(t.ocmPlacement); err != nil {
+		errs = append(errs, err)
 	}
 	for _, l := range strings.Split(t.lifecycle, ",") {
 		if l = strings.TrimSpace(l); l == "" {
@@ -189,24 +186,15 @@ func (o *options) complete(t *textFlags, set map[string]bool) error {
 		}
 		o.lifecycles = append(o.lifecycles, l)
 	}
-	return errors.Join(append(errs, o.validate(t.fail != "")...)...)
+	return errors.Join(append(errs, o.validate()...)...)
 }
 
 // validate returns the problems of the options that need no parsing,
-// alone and together; failSet tells whether -fail-clusters was given.
-func (o *options) validate(failSet bool) []error {
+// alone and together.
+func (o *options) validate() []error {
 	var errs []error
 	if o.retention < 0 {
 		errs = append(errs, fmt.Errorf("-approval-retention %s: want a duration of 0 (keep superseded approvals forever) or more, such as 168h", o.retention))
-	}
-	if o.simulateAgents < 0 {
-		errs = append(errs, fmt.Errorf("-simulate-agents %s: want a positive duration such as 2s", o.simulateAgents))
-	}
-	if failSet && o.simulateAgents == 0 {
-		errs = append(errs, errors.New("-fail-clusters needs -simulate-agents: without simulated agents nothing fails"))
-	}
-	if o.renderByName && o.simulateAgents == 0 {
-		errs = append(errs, errors.New("-simulate-render-by-name needs -simulate-agents: without simulated agents nothing renders"))
 	}
 	if err := o.lease.validate(); err != nil {
 		errs = append(errs, err)
@@ -217,8 +205,8 @@ func (o *options) validate(failSet bool) []error {
 	if o.addonVersion != "" && o.addonVersion != hubctl.V1alpha1 && o.addonVersion != hubctl.V1beta1 {
 		errs = append(errs, fmt.Errorf("-addon-version %q: want %s or %s", o.addonVersion, hubctl.V1alpha1, hubctl.V1beta1))
 	}
-	if !o.placements && !o.addons && o.simulateAgents == 0 && !o.dryRun {
-		errs = append(errs, errors.New("-placements=false and -addons=false: nothing to run"))
+	if !o.placements && !o.addons && !o.dryRun {
+		errs = append(errs, errors.New("-addons=false without -placements: nothing to run"))
 	}
 	return errs
 }
@@ -255,6 +243,10 @@ func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, proce
 	// server (docs/performance.md). The hub's API Priority and Fairness,
 	// not the client, is what protects the API server.
 	cfg.QPS, cfg.Burst = float32(o.qps), o.burst
+	if err := clientthrottle.Limit(cfg, clientthrottle.NewHistogram(), metrics.Registry); err != nil {
+		fmt.Fprintf(stderr, "controller: %v\n", err)
+		return 1
+	}
 	logger, raw := newLogger(&o.zap, stderr)
 	ctrl.SetLogger(logger)
 	if process != nil {
@@ -328,7 +320,14 @@ func newManager(cfg *rest.Config, o options, gateOn bool, logger logr.Logger) (c
 	})
 }
 
+// serve runs the controller until ctx ends. With -placements it first
+// makes sure that OCM's placement controller is not running.
 func serve(ctx context.Context, cfg *rest.Config, o options, gateOn bool, logger logr.Logger) error {
+	if o.placements {
+		if err := checkNoOCMPlacement(ctx, cfg, o.ocmPlacement, clock.Real{}); err != nil {
+			return err
+		}
+	}
 	mgr, err := newManager(cfg, o, gateOn, logger)
 	if err != nil {
 		return err
@@ -343,20 +342,6 @@ func serve(ctx context.Context, cfg *rest.Config, o options, gateOn bool, logger
 		ApprovalRetention: o.retention})
 	if err != nil {
 		return err
-	}
-	if o.simulateAgents > 0 {
-		if version == "" {
-			if version = o.addonVersion; version == "" {
-				if version, err = hubctl.StorageVersion(ctx, mgr.GetAPIReader()); err != nil {
-					return err
-				}
-			}
-		}
-		fail := o.failClusters
-		if err := agent.Setup(mgr, agent.Options{AddonVersion: version, Delay: o.simulateAgents, RenderByName: o.renderByName,
-			Fail: func(cluster, _ string) bool { return fail[cluster] }}); err != nil {
-			return err
-		}
 	}
 	if o.probeAddr != "0" {
 		if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
@@ -381,7 +366,7 @@ func serve(ctx context.Context, cfg *rest.Config, o options, gateOn bool, logger
 		logger.Info("serving metrics over plain HTTP to anyone who can reach the port: for local runs only (-metrics-secure=false)", "address", o.metrics.addr)
 	}
 	logger.Info("starting", "placements", o.placements, "addons", o.addons, "lifecycles", o.lifecycles, "addonVersion", version,
-		"simulateAgents", o.simulateAgents.String(), "leaderElect", o.leaderElect, "workGate", gateOn)
+		"leaderElect", o.leaderElect, "workGate", gateOn)
 	return mgr.Start(ctx)
 }
 

@@ -29,9 +29,13 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"k8s.io/utils/ptr"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/rolloutkit/rolloutkit/examples/controller/agent"
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
 )
@@ -48,10 +52,11 @@ func TestFlags(t *testing.T) {
 		{"unknown flag", []string{"-bogus"}, 2, "flag provided but not defined: -bogus"},
 		{"argument", []string{"now"}, 2, `unexpected arguments ["now"]`},
 		{"version", []string{"-addon-version", "v2"}, 2, `-addon-version "v2": want v1alpha1 or v1beta1`},
-		{"fail without agents", []string{"-fail-clusters", "stg-cluster"}, 2, "-fail-clusters needs -simulate-agents"},
-		{"negative delay", []string{"-simulate-agents", "-1s"}, 2, "-simulate-agents -1s: want a positive duration"},
+		{"simulated agents are testhub's", []string{"-simulate-agents", "2s"}, 2, "flag provided but not defined: -simulate-agents"},
+		{"bad OCM placement lease", []string{"-placements", "-ocm-placement-lease", "placement-lock"}, 2,
+			`-ocm-placement-lease "placement-lock": want NAMESPACE/NAME of a Lease, such as open-cluster-management-hub/placement-lock`},
 		{"negative approval retention", []string{"-approval-retention", "-1h"}, 2, "-approval-retention -1h0m0s: want a duration of 0"},
-		{"nothing to run", []string{"-placements=false", "-addons=false"}, 2, "nothing to run"},
+		{"nothing to run", []string{"-addons=false"}, 2, "-addons=false without -placements: nothing to run"},
 		{"no kubeconfig", []string{"-kubeconfig", "/nonexistent/kubeconfig"}, 2, `-kubeconfig "/nonexistent/kubeconfig"`},
 		{"empty lifecycle", []string{"-lifecycle", ""}, 2, `-lifecycle "": want comma-separated annotation values, none empty`},
 		{"empty lifecycle in a list", []string{"-lifecycle", "rolloutkit,,addon-manager"}, 2, `-lifecycle "rolloutkit,,addon-manager": want comma-separated annotation values, none empty`},
@@ -82,6 +87,33 @@ func TestFlags(t *testing.T) {
 			code := run(context.Background(), tc.args, &out, &errOut)
 			assert.Equal(t, tc.code, code, errOut.String())
 			assert.Contains(t, errOut.String(), tc.err)
+		})
+	}
+}
+
+// TestPlacementsOffByDefault: with no flags the controller leaves
+// Placements alone, as on a production OCM hub, where OCM's placement
+// controller schedules them; -placements turns the reconciler on, beside
+// the Lease it checks first.
+func TestPlacementsOffByDefault(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		on    bool
+		lease types.NamespacedName
+	}{
+		{"no flags", nil, false, types.NamespacedName{Namespace: "open-cluster-management-hub", Name: "placement-lock"}},
+		{"-placements", []string{"-placements"}, true, types.NamespacedName{Namespace: "open-cluster-management-hub", Name: "placement-lock"}},
+		{"another lease", []string{"-placements", "-ocm-placement-lease", "ocm-hub/placement-lock"}, true, types.NamespacedName{Namespace: "ocm-hub", Name: "placement-lock"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			o, err := parseFlags(tc.args, io.Discard)
+			require.NoError(t, err)
+			assert.Equal(t, tc.on, o.placements, "-placements")
+			assert.Equal(t, tc.lease, o.ocmPlacement)
+			assert.True(t, o.addons, "the add-on rollouts stay the controller's job")
 		})
 	}
 }
@@ -327,7 +359,7 @@ func hubFor(t *testing.T) (string, client.Client) {
 // TestRun runs the command as a person does against a hub: -dry-run first
 // (it prints examples/plan's text and writes nothing; no decisions yet, so
 // no group), then the controller
-// with simulated agents and leader election until dev-cluster has its
+// with -placements, simulated agents beside it and leader election until dev-cluster has its
 // add-on applied, holding the Lease, its readiness probe answering; then an
 // interrupt stops it cleanly, and -dry-run shows the groups of the
 // decisions it wrote.
@@ -354,8 +386,9 @@ func TestRun(t *testing.T) {
 	code := make(chan int, 1)
 	var logs syncBuffer // the controllers log from several goroutines
 	go func() {
-		code <- run(runCtx, []string{"-kubeconfig", kubeconfig, "-simulate-agents", "500ms", "-health-probe-bind-address", probe, "-leader-elect"}, &out, &logs)
+		code <- run(runCtx, []string{"-kubeconfig", kubeconfig, "-placements", "-health-probe-bind-address", probe, "-leader-elect"}, &out, &logs)
 	}()
+	startAgents(t, runCtx, kubeconfig, c)
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		var mca addonv1alpha1.ManagedClusterAddOn
@@ -386,6 +419,25 @@ func TestRun(t *testing.T) {
 	out.Reset()
 	require.Equal(t, 0, run(ctx, []string{"-kubeconfig", kubeconfig, "-dry-run"}, &out, &errOut), errOut.String())
 	assert.Contains(t, out.String(), `groups from 3 PlacementDecisions`, "the dry run once the controller wrote the decisions")
+}
+
+// startAgents runs the simulated add-on manager and work agents on the hub
+// until ctx ends, applying in 500 ms, as testhub agents does.
+func startAgents(t *testing.T, ctx context.Context, kubeconfig string, c client.Client) {
+	t.Helper()
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	require.NoError(t, err)
+	scheme, err := hubctl.NewScheme()
+	require.NoError(t, err)
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"},
+		Client: client.Options{Cache: &client.CacheOptions{Unstructured: true}}})
+	require.NoError(t, err)
+	version, err := hubctl.StorageVersion(ctx, c)
+	require.NoError(t, err)
+	require.NoError(t, agent.Setup(mgr, agent.Options{AddonVersion: version, Delay: 500 * time.Millisecond}))
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	t.Cleanup(func() { require.NoError(t, <-done) })
 }
 
 func freeAddr(t *testing.T) string {
@@ -533,4 +585,21 @@ func TestRunWorkGate(t *testing.T) {
 
 	assert.Equal(t, 0, stop(), logs.String())
 	assert.Contains(t, logs.String(), `"workGate":true`, "the start, logged as JSON")
+}
+
+// TestRunRefusesHeldPlacementLease: with -placements, a hub whose
+// placement-lock Lease is held and renewed stops the controller before it
+// starts, with exit code 1 and the Lease and its holder named.
+func TestRunRefusesHeldPlacementLease(t *testing.T) {
+	t.Parallel()
+	kubeconfig, c := hubFor(t)
+	ctx := context.Background()
+	require.NoError(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "open-cluster-management-hub"}}))
+	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: "open-cluster-management-hub", Name: "placement-lock"},
+		Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To("placement-0"), LeaseDurationSeconds: ptr.To[int32](137),
+			RenewTime: &metav1.MicroTime{Time: time.Now()}}}
+	require.NoError(t, c.Create(ctx, lease))
+	var out, errOut bytes.Buffer
+	assert.Equal(t, 1, run(ctx, []string{"-kubeconfig", kubeconfig, "-placements", "-health-probe-bind-address", "0"}, &out, &errOut))
+	assert.Contains(t, errOut.String(), "-placements: OCM's placement controller holds lease open-cluster-management-hub/placement-lock (holder placement-0, renewed ")
 }

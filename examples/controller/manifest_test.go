@@ -36,7 +36,7 @@ func TestDeploymentFlags(t *testing.T) {
 	assert.Equal(t, ":8081", o.probeAddr)
 	assert.Equal(t, metricsEndpoint{addr: ":8443", secure: true}, o.metrics, "metrics over HTTPS behind the hub's authentication and authorization")
 	assert.False(t, o.zap.Development, "production logs: JSON at info level")
-	assert.True(t, o.placements, "the Deployment runs OCM's placement job too (config/rbac/placements_role.yaml)")
+	assert.True(t, o.placements, "the Deployment runs OCM's placement job too (config/rbac/placements_role.yaml), "+
+		"as -placements asks: it is off by default")
 	assert.True(t, o.addons)
-	assert.Zero(t, o.simulateAgents, "the shipped RBAC does not cover -simulate-agents")
 }

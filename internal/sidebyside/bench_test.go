@@ -281,9 +281,8 @@ func measureRollout(b *testing.B, vr benchVariant, sizes [3]int) rolloutMeasure 
 		clusters = append(clusters, names...)
 	}
 	rec := record(ctx, b, h, false)
-	agents := start(b, dir, "agents", bin.controller, "-kubeconfig", kubeconfig, "-addons=false", "-placements",
-		"-simulate-agents", benchApply.String(), "-kube-api-qps", "10000", "-kube-api-burst", "20000",
-		"-health-probe-bind-address", "0", "-zap-log-level", "error")
+	agents := start(b, dir, "agents", bin.testhub, "agents", "-kubeconfig", kubeconfig, "-placements",
+		"-apply", benchApply.String(), "-kube-api-qps", "10000", "-kube-api-burst", "20000", "-zap-log-level", "error")
 	defer agents.stop(b)
 	addr := freeAddr(b)
 	var gate *gateServer
@@ -306,6 +305,7 @@ func measureRollout(b *testing.B, vr benchVariant, sizes [3]int) rolloutMeasure 
 		if *benchController != "" {
 			ours = *benchController
 		}
+		// -placements=false, the default now, for an older build too.
 		args := append([]string{"-kubeconfig", kubeconfig, "-placements=false",
 			"-lifecycle", lifecycleOurs, "-metrics-bind-address", addr, "-metrics-secure=false", "-health-probe-bind-address", "0", "-zap-log-level", "error"}, rate...)
 		if gate != nil {

@@ -16,11 +16,12 @@
 //     cmainstallprogression) and addon-framework's cmaconfig, taking the
 //     add-on annotated addon.open-cluster-management.io/lifecycle:
 //     addon-manager;
-//   - our side: the controller of examples/controller with -placements=false
-//     -lifecycle rolloutkit, taking the add-on annotated rolloutkit;
-//   - what both share, as a hub shares it: the same controller binary with
-//     -addons=false -simulate-agents, which schedules the one Placement both
-//     add-ons install with (rolloutkit's scheduler, for both), renders each
+//   - our side: the controller of examples/controller (without -placements,
+//     its default) with -lifecycle rolloutkit, taking the add-on annotated
+//     rolloutkit;
+//   - what both share, as a hub shares it: testhub agents -placements,
+//     which schedules the one Placement both add-ons install with
+//     (rolloutkit's scheduler, for both), renders each
 //     add-on's ManifestWork from its desired configs and plays the work
 //     agent of every cluster. So the two add-ons read the same
 //     PlacementDecisions, the same config object, and get their works
@@ -34,7 +35,7 @@
 //
 // TestWorkGateSideBySide runs the seed story with the shared agents
 // rendering by name, as cluster-proxy does on addon-framework
-// (-simulate-render-by-name), and our side serving the work gate through
+// (testhub agents -render-by-name), and our side serving the work gate through
 // the shipped ValidatingWebhookConfiguration, which our controller scopes
 // to its own add-on's works (a witness between the hub and the gate keeps
 // what the gate was asked: never about OCM's works): OCM's prod works

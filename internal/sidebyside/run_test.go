@@ -26,7 +26,7 @@ type setup struct {
 	window    int                             // Progressive's maxConcurrency, for the checks; 0: group by group
 	// byName makes the shared agents render every work from the newest
 	// spec of its config, read by name, as cluster-proxy does
-	// (-simulate-render-by-name).
+	// (testhub agents -render-by-name).
 	byName bool
 	// gate makes our side serve the work gate, installed on the hub with
 	// the shipped configuration, the hub calling it through a witness that
@@ -107,15 +107,16 @@ func newRun(tb testing.TB, s setup) *run {
 // simulated add-on deployer and the work agents, failing the applies on
 // the clusters named.
 func (r *run) startInfra(failing ...string) {
-	args := []string{"-kubeconfig", r.hub.kubeconfig, "-addons=false", "-placements", "-simulate-agents", r.setup.apply.String(),
-		"-health-probe-bind-address", "0", "-zap-log-level", "info"}
+	// At the controller's client rate, as when the controller played them.
+	args := []string{"agents", "-kubeconfig", r.hub.kubeconfig, "-placements", "-apply", r.setup.apply.String(),
+		"-kube-api-qps", "500", "-kube-api-burst", "1000", "-zap-log-level", "info"}
 	if len(failing) > 0 {
 		args = append(args, "-fail-clusters", strings.Join(failing, ","))
 	}
 	if r.setup.byName {
-		args = append(args, "-simulate-render-by-name")
+		args = append(args, "-render-by-name")
 	}
-	r.infra = start(r.tb, r.dir, "agents", r.bin.controller, args...)
+	r.infra = start(r.tb, r.dir, "agents", r.bin.testhub, args...)
 }
 
 // restartInfra restarts the shared agents, now failing the applies on the
@@ -133,7 +134,7 @@ func (r *run) startOCM() {
 // startOurs starts the rolloutkit controller, taking only its add-on,
 // and serving the work gate when the run has one (installed first).
 func (r *run) startOurs() {
-	args := []string{"-kubeconfig", r.hub.kubeconfig, "-placements=false",
+	args := []string{"-kubeconfig", r.hub.kubeconfig,
 		"-lifecycle", lifecycleOurs, "-health-probe-bind-address", "0", "-zap-log-level", "info"}
 	if r.gate != nil {
 		args = append(args, append(r.gate.flags(), "-metrics-bind-address", r.gate.metrics, "-metrics-secure=false")...)

@@ -94,6 +94,7 @@ func mca(specHash string) *addonv1alpha1.ManagedClusterAddOn {
 func mapper() meta.RESTMapper {
 	m := meta.NewDefaultRESTMapper(nil)
 	m.Add(proxyGVK, meta.RESTScopeRoot)
+	m.Add(DeploymentConfigKind(), meta.RESTScopeNamespace)
 	return m
 }
 

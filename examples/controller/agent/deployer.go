@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"slices"
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -169,14 +169,14 @@ func (d *Deployer) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result
 	if apierrors.IsNotFound(err) {
 		work = nil
 	}
-	image, render, err := d.render(ctx, req, status.ConfigReferences, work, hashes)
+	v, render, err := d.render(ctx, req, status.ConfigReferences, work, hashes)
 	switch {
 	case err != nil:
 		return ctrl.Result{}, err
 	case render == renderLater:
 		return ctrl.Result{RequeueAfter: staleRetry}, nil
 	case render == renderNow:
-		written, err := d.writeWork(ctx, mca, work, image, hashes)
+		written, err := d.writeWork(ctx, mca, work, v, hashes)
 		if err != nil {
 			// As addon-framework's agentdeploy reports a refused write.
 			return ctrl.Result{}, errors.Join(err, d.reportRefused(ctx, mca, status.Conditions, err))
@@ -195,72 +195,74 @@ const (
 	renderLater                  // the config has moved on: look again soon
 )
 
-// render returns the image to render the add-on's work with, and what to
+// render returns the values to render the add-on's work with, and what to
 // do: by default write it only when the work's annotation differs from
-// the desired hashes, and only from a config object that still has the
-// desired spec; ByName, whenever the newest spec's image, the replicas or
-// the hashes differ from the work's.
+// the desired hashes, and only from config objects that still have the
+// desired specs; ByName, whenever the newest specs' agent (image,
+// environment, placement), the replicas or the hashes differ from the
+// work's.
 func (d *Deployer) render(ctx context.Context, req ctrl.Request, refs []addonv1beta1.ConfigReference, work *workv1.ManifestWork,
-	hashes map[string]string) (string, rendering, error) {
+	hashes map[string]string) (values, rendering, error) {
 	current, ok := workHashes(work)
 	changed := work == nil || !ok || !maps.Equal(current, hashes)
-	image, stale, err := d.image(ctx, refs)
+	v, stale, err := d.values(ctx, refs)
 	switch {
 	case err != nil:
-		return "", renderNot, err
+		return values{}, renderNot, err
 	case d.ByName && changed:
-		return image, renderNow, nil
+		return v, renderNow, nil
 	case d.ByName:
-		if images, err := WorkImages(work); err != nil || !slices.Equal(images, []string{image}) || !slices.Equal(workReplicas(work), []int32{d.replicas()}) {
-			return image, renderNow, nil
+		want := agentDeployment(req.Name, v, d.replicas())
+		if got, err := workDeployments(work); err != nil || len(got) != 1 || !equality.Semantic.DeepEqual(got[0].Spec, want.Spec) {
+			return v, renderNow, nil
 		}
-		return image, renderNot, nil
+		return v, renderNot, nil
 	case !changed:
-		return "", renderNot, nil
+		return values{}, renderNot, nil
 	case stale != "":
 		log.FromContext(ctx).V(1).Info("not rendering: the config has moved on from the desired spec hash", "addon", req.String(), "config", stale)
-		return "", renderLater, nil
+		return values{}, renderLater, nil
 	}
-	return image, renderNow, nil
+	return v, renderNow, nil
 }
 
-// image reads the desired config objects of refs and returns the agent
-// image they give. stale names a config whose object no longer has the
+// values reads the desired config objects of refs and returns what they
+// give the agent. stale names a config whose object no longer has the
 // desired spec hash ("" when none).
-func (d *Deployer) image(ctx context.Context, refs []addonv1beta1.ConfigReference) (image, stale string, err error) {
+func (d *Deployer) values(ctx context.Context, refs []addonv1beta1.ConfigReference) (v values, stale string, err error) {
 	for _, r := range refs {
 		if r.DesiredConfig == nil {
 			continue
 		}
 		gvk, err := d.Mapper.KindFor(schema.GroupVersionResource{Group: r.Group, Resource: r.Resource})
 		if err != nil {
-			return "", "", fmt.Errorf("config %s.%s: %w", r.Resource, r.Group, err)
+			return values{}, "", fmt.Errorf("config %s.%s: %w", r.Resource, r.Group, err)
 		}
 		cfg := &unstructured.Unstructured{}
 		cfg.SetGroupVersionKind(gvk)
 		key := types.NamespacedName{Namespace: r.DesiredConfig.Namespace, Name: r.DesiredConfig.Name}
 		if err := d.Client.Get(ctx, key, cfg); err != nil {
-			return "", "", fmt.Errorf("config %s.%s %s: %w", r.Resource, r.Group, key, err)
+			return values{}, "", fmt.Errorf("config %s.%s %s: %w", r.Resource, r.Group, key, err)
 		}
 		h, err := hash.Spec(cfg)
 		if err != nil {
-			return "", "", err
+			return values{}, "", err
 		}
 		if h != r.DesiredConfig.SpecHash {
 			stale = fmt.Sprintf("%s.%s %s", r.Resource, r.Group, key)
 		}
-		if img := AgentImage(cfg); img != "" {
-			image = img
+		if err := v.add(cfg); err != nil {
+			return values{}, "", err
 		}
 	}
-	return image, stale, nil
+	return v, stale, nil
 }
 
 // writeWork creates the add-on's deploy work, or updates cur (read at its
 // resourceVersion, so a concurrent write makes it fail), and returns it as
 // stored.
-func (d *Deployer) writeWork(ctx context.Context, mca *unstructured.Unstructured, cur *workv1.ManifestWork, image string, hashes map[string]string) (*workv1.ManifestWork, error) {
-	want, err := renderWork(mca.GetNamespace(), mca.GetName(), image, d.replicas(), hashes)
+func (d *Deployer) writeWork(ctx context.Context, mca *unstructured.Unstructured, cur *workv1.ManifestWork, v values, hashes map[string]string) (*workv1.ManifestWork, error) {
+	want, err := renderWork(mca.GetNamespace(), mca.GetName(), v, d.replicas(), hashes)
 	if err != nil {
 		return nil, err
 	}

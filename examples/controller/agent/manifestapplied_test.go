@@ -40,7 +40,7 @@ func TestDeployerReportsManifestApplied(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			w, err := renderWork(cluster, addonNm, oldImage, 1, map[string]string{hashKey: h})
+			w, err := renderWork(cluster, addonNm, values{image: oldImage}, 1, map[string]string{hashKey: h})
 			require.NoError(t, err)
 			if tc.applied != nil {
 				tc.applied.LastTransitionTime = metav1.NewTime(start)
@@ -71,7 +71,7 @@ func TestDeployerReportsManifestApplied(t *testing.T) {
 func TestDeployerPatchIsOptimistic(t *testing.T) {
 	t.Parallel()
 	cfg, h := proxyConfig(t, oldImage)
-	w, err := renderWork(cluster, addonNm, oldImage, 1, map[string]string{hashKey: h})
+	w, err := renderWork(cluster, addonNm, values{image: oldImage}, 1, map[string]string{hashKey: h})
 	require.NoError(t, err)
 	w.Status.Conditions = []metav1.Condition{{Type: workv1.WorkApplied, Status: metav1.ConditionTrue, Reason: reasonApplied, LastTransitionTime: metav1.NewTime(start)}}
 	c := newClient(t, cfg, mca(h), w)
@@ -220,7 +220,7 @@ func TestDeployerAppliedFromWritesLeavesTheCondition(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			w, err := renderWork(cluster, addonNm, oldImage, 1, map[string]string{hashKey: h})
+			w, err := renderWork(cluster, addonNm, values{image: oldImage}, 1, map[string]string{hashKey: h})
 			require.NoError(t, err)
 			if tc.workApplied != "" {
 				w.Status.Conditions = []metav1.Condition{{Type: workv1.WorkApplied, Status: tc.workApplied, Reason: reasonApplied,

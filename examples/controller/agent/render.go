@@ -82,14 +82,14 @@ func AgentImage(config *unstructured.Unstructured) string {
 }
 
 // renderWork returns the deploy work of addon on a cluster: its agent, a
-// Deployment of replicas running image, labelled with the add-on's name and
-// annotated with the config-spec-hash JSON of hashes.
-func renderWork(cluster, addon, image string, replicas int32, hashes map[string]string) (*workv1.ManifestWork, error) {
+// Deployment of replicas running what v gives, labelled with the add-on's
+// name and annotated with the config-spec-hash JSON of hashes.
+func renderWork(cluster, addon string, v values, replicas int32, hashes map[string]string) (*workv1.ManifestWork, error) {
 	annotation, err := json.Marshal(hashes) // maps marshal with sorted keys
 	if err != nil {
 		return nil, err
 	}
-	raw, err := json.Marshal(agentDeployment(addon, image, replicas))
+	raw, err := json.Marshal(agentDeployment(addon, v, replicas))
 	if err != nil {
 		return nil, err
 	}
@@ -106,8 +106,9 @@ func renderWork(cluster, addon, image string, replicas int32, hashes map[string]
 	}, nil
 }
 
-// agentDeployment is addon's agent as it runs on a cluster.
-func agentDeployment(addon, image string, replicas int32) *appsv1.Deployment {
+// agentDeployment is addon's agent as it runs on a cluster: v's image,
+// environment and node placement.
+func agentDeployment(addon string, v values, replicas int32) *appsv1.Deployment {
 	labels := map[string]string{addonv1alpha1.AddonLabelKey: addon}
 	name := addon + "-agent"
 	return &appsv1.Deployment{
@@ -118,7 +119,8 @@ func agentDeployment(addon, image string, replicas int32) *appsv1.Deployment {
 			Selector: &metav1.LabelSelector{MatchLabels: labels},
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "agent", Image: image}}},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "agent", Image: v.agentImage(), Env: v.env}},
+					NodeSelector: v.nodeSelector, Tolerations: v.tolerations},
 			},
 		},
 	}
@@ -149,6 +151,25 @@ func WorkImages(w *workv1.ManifestWork) ([]string, error) {
 // renders on.
 func ProxyConfigKind() schema.GroupVersionKind {
 	return schema.GroupVersionKind{Group: "proxy.open-cluster-management.io", Version: "v1alpha1", Kind: "ManagedProxyConfiguration"}
+}
+
+// workDeployments decodes the Deployments a work carries, in order; nil
+// for a nil work, and an error for one that does not decode.
+func workDeployments(w *workv1.ManifestWork) ([]appsv1.Deployment, error) {
+	if w == nil {
+		return nil, nil
+	}
+	var out []appsv1.Deployment
+	for i, m := range w.Spec.Workload.Manifests {
+		var d appsv1.Deployment
+		if err := json.Unmarshal(m.Raw, &d); err != nil {
+			return nil, fmt.Errorf("work %s/%s: manifest %d: %w", w.Namespace, w.Name, i, err)
+		}
+		if d.Kind == "Deployment" {
+			out = append(out, d)
+		}
+	}
+	return out, nil
 }
 
 // workReplicas returns the replicas of the Deployments a work carries, in

@@ -40,7 +40,9 @@ type Options struct {
 	// RenderByName makes the add-on manager render as the real
 	// cluster-proxy does: from the newest spec of each config object, read
 	// by name, whatever the desired spec hash (Deployer.ByName), and again
-	// whenever a ManagedProxyConfiguration changes.
+	// whenever a ManagedProxyConfiguration changes (not on an
+	// AddOnDeploymentConfig's change: a hub may not serve that kind in
+	// v1alpha1, and a watch of it would keep the manager from starting).
 	RenderByName bool
 	// AppliedFromWrites makes the add-on manager report the add-on's
 	// ManifestApplied condition from its own writes of the work (True when

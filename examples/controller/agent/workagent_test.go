@@ -21,7 +21,7 @@ const delay = 2 * time.Second
 // deployWork is a work at generation gen whose target is h.
 func deployWork(t testing.TB, h string, gen int64) *workv1.ManifestWork {
 	t.Helper()
-	w, err := renderWork(cluster, addonNm, oldImage, 1, map[string]string{hashKey: h})
+	w, err := renderWork(cluster, addonNm, values{image: oldImage}, 1, map[string]string{hashKey: h})
 	require.NoError(t, err)
 	w.Generation = gen
 	return w

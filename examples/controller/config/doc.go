@@ -6,7 +6,8 @@
 //     the test hub and tools install exactly what ships;
 //   - rbac/: the controller's ServiceAccount and least-privilege roles (the
 //     add-ons, the config types it reads, the Placement scheduling that
-//     -placements=false leaves out, the leader-election Lease, the work
+//     -placements adds, with a read of OCM's placement controller's
+//     Lease, the leader-election Lease, the work
 //     gate's serving certificate), and an approver role that can only
 //     create RolloutApprovals;
 //   - manager/: the namespace and the Deployment (two replicas under
@@ -17,7 +18,8 @@
 //   - default/: all of it, in the namespace its kustomization sets:
 //     kubectl apply -k examples/controller/config/default;
 //   - ocm-placement/: default/ for a hub where OCM's placement controller
-//     runs: -placements=false, and no RBAC for Placements;
+//     runs: -placements=false (the flag's default, which the Deployment
+//     overrides), and no RBAC for Placements;
 //   - components/cert-manager/: a kustomize Component that hands the
 //     gate's certificate to cert-manager, for a kustomization that lists
 //     default/ or ocm-placement/.

@@ -215,6 +215,7 @@ func TestManifests(t *testing.T) {
 				"cluster.open-cluster-management.io placementdecisions create,patch,delete",
 				"cluster.open-cluster-management.io placements/status,placementdecisions/status patch",
 				"cluster.open-cluster-management.io placements/finalizers update",
+				"coordination.k8s.io leases get placement-lock", // -placements' check of OCM's placement controller
 			},
 			"Role rolloutkit-leader-election": {
 				"coordination.k8s.io leases create",

@@ -54,7 +54,7 @@ func churn(t testing.TB, plan churnPlan) []churnRollout {
 	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
 	require.NoError(t, os.WriteFile(kubeconfig, kc, 0o600))
 	metrics := freePort(t)
-	ctl := exec.Command(shared.controller.get(t), "-kubeconfig", kubeconfig, "-metrics-bind-address", metrics, "-metrics-secure=false",
+	ctl := exec.Command(shared.controller.get(t), "-kubeconfig", kubeconfig, "-placements", "-metrics-bind-address", metrics, "-metrics-secure=false",
 		"-health-probe-bind-address", "0", "-webhook-bind-address", "0", "-zap-log-level", "error")
 	ctl.Stderr = os.Stderr
 	require.NoError(t, ctl.Start())

@@ -62,7 +62,8 @@ func rolloutctl(t tb, bin, kubeconfig string, args ...string) (string, int) {
 }
 
 // TestRolloutctl: the controller and rolloutctl as a person runs them,
-// compiled, against a real hub: the controller with simulated agents and
+// compiled, against a real hub: the controller with -placements, testhub
+// agents beside it playing the add-on manager and work agents, and
 // its metrics endpoint on; an AddOnRollout applied from YAML requires an
 // approval of prod. rolloutctl refuses to approve while nothing waits,
 // pauses and resumes, shows prod waiting for its approval (as does the
@@ -78,10 +79,10 @@ func TestRolloutctl(t *testing.T) {
 	require.NoError(t, err)
 	kubeconfig := filepath.Join(t.TempDir(), "hub.kubeconfig")
 	require.NoError(t, os.WriteFile(kubeconfig, kc, 0o600))
-	ctlBin, cliBin := shared.controller.get(t), binary(t, "./cmd/rolloutctl", "rolloutctl")
+	ctlBin, cliBin, hubBin := shared.controller.get(t), binary(t, "./cmd/rolloutctl", "rolloutctl"), binary(t, "./cmd/testhub", "testhub")
 
 	metricsAddr := freeAddr(t)
-	ctl := exec.Command(ctlBin, "-kubeconfig", kubeconfig, "-lifecycle", testhub.Lifecycle, "-simulate-agents", applyTime.String(),
+	ctl := exec.Command(ctlBin, "-kubeconfig", kubeconfig, "-placements", "-lifecycle", testhub.Lifecycle,
 		"-metrics-bind-address", metricsAddr, "-metrics-secure=false", "-health-probe-bind-address", "0")
 	logs, err := os.Create(filepath.Join(t.TempDir(), "controller.log"))
 	require.NoError(t, err)
@@ -95,6 +96,10 @@ func TestRolloutctl(t *testing.T) {
 			t.Logf("controller log:\n%s", tailOf(b, 8000))
 		}
 	})
+	agents := exec.Command(hubBin, "agents", "-kubeconfig", kubeconfig, "-apply", applyTime.String(), "-zap-log-level", "error")
+	agents.Stdout, agents.Stderr = logs, logs
+	require.NoError(t, agents.Start())
+	t.Cleanup(func() { _ = agents.Process.Signal(os.Interrupt); _ = agents.Wait() })
 	oldHash, newHash := specHash(t, testhub.Image), specHash(t, newImage)
 	e.installed(t, o, addonName, oldHash, 60*time.Second)
 
@@ -137,6 +142,7 @@ spec:
 	assert.Contains(t, metrics, `rolloutkit_pending_approvals{addon="cluster-proxy",group="prod",placement="open-cluster-management/cluster-proxy-placement"} 1`)
 	assert.Contains(t, metrics, `rolloutkit_group_phase{addon="cluster-proxy",group="prod",phase="Blocked",placement="open-cluster-management/cluster-proxy-placement"} 1`)
 	assert.Contains(t, metrics, `rolloutkit_group_phase{addon="cluster-proxy",group="stg",phase="Complete",placement="open-cluster-management/cluster-proxy-placement"} 1`)
+	assert.Regexp(t, `(?m)^rolloutkit_client_throttle_seconds_count [1-9]`, metrics, "the client's waits on its rate limiter, one a request")
 
 	out, code = rolloutctl(t, cliBin, kubeconfig, "approve", addonName, "prod")
 	require.Equal(t, 0, code, out)

@@ -65,7 +65,7 @@ func TestMetricsSecure(t *testing.T) {
 
 	addr := freeAddr(t)
 	logs := filepath.Join(t.TempDir(), "controller.log")
-	ctl := startControllerBinary(t, logs, "-kubeconfig", kubeconfig, "-lifecycle", testhub.Lifecycle, "-metrics-bind-address", addr,
+	ctl := startControllerBinary(t, logs, "-kubeconfig", kubeconfig, "-placements", "-lifecycle", testhub.Lifecycle, "-metrics-bind-address", addr,
 		"-health-probe-bind-address", "0", "-webhook-bind-address", "0")
 	url := "https://" + addr + "/metrics"
 	require.EventuallyWithT(t, func(ct *assert.CollectT) {

@@ -133,7 +133,7 @@ func (r *replica) run(p *pods, user string) error {
 		return err
 	}
 	r.cmd = exec.Command(p.bin, append([]string{"-kubeconfig", kubeconfig, "-health-probe-bind-address", r.probe,
-		"-lifecycle", testhub.Lifecycle}, p.args...)...)
+		"-lifecycle", testhub.Lifecycle, "-placements"}, p.args...)...)
 	r.cmd.Stdout, r.cmd.Stderr = logs, logs
 	if err := r.cmd.Start(); err != nil {
 		logs.Close()

@@ -44,6 +44,12 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("testhub", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: testhub -kubeconfig FILE [flags]\n"+
+			"       testhub agents -kubeconfig FILE [flags]   (simulated add-on managers and work agents; testhub agents -h says more)\n\n"+
+			"Starts a test hub (etcd and kube-apiserver) with OCM's CRDs and seeds the story.\n\nflags:\n")
+		fs.PrintDefaults()
+	}
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "where to write the hub's kubeconfig (with -set-agent-image: the hub to change); use an absolute path, go -C changes directory")
 	fs.DurationVar(&o.soak, "soak", 30*time.Second, "minSuccessTime of the seed's rollout strategy (the seed says 5m; shorter to watch it)")
 	fs.DurationVar(&o.deadline, "deadline", 2*time.Minute, "progressDeadline of the seed's rollout strategy (the seed says 15m)")
@@ -81,7 +87,11 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	return o, nil
 }
 
+// run is testhub, or with "agents" first, testhub agents (agents.go).
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "agents" {
+		return runAgents(ctx, args[1:], stderr)
+	}
 	o, err := parse(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
@@ -196,8 +206,10 @@ func serve(ctx context.Context, o options, stdout io.Writer) error {
   kubeconfig: %s
   %s
 
-run the controller with a simulated add-on manager and work agents (in another terminal, from the repository root):
-  go -C examples/controller run . -kubeconfig %s%s -simulate-agents 2s -zap-devel
+run the controller, scheduling the Placements too (in another terminal, from the repository root):
+  go -C examples/controller run . -kubeconfig %s -placements%s -zap-devel
+and a simulated add-on manager and work agents (in a third):
+  go -C examples/controller run ./cmd/testhub agents -kubeconfig %s -apply 2s%s
 then change the agent image, and watch dev, stg and prod take it in turn:
   go -C examples/controller run ./cmd/testhub -kubeconfig %s -set-agent-image quay.io/open-cluster-management/cluster-proxy:v0.9.1
 see the next step at any time:
@@ -205,7 +217,7 @@ see the next step at any time:
 
 Ctrl-C stops the hub.
 `, h.Describe(), so.Clusters(), o.soak, o.deadline, o.lifecycle, testhub.GlobalSetName, h.ConversionURL(), o.kubeconfig, gcLine(o.gc),
-		o.kubeconfig, takeFlag(o.lifecycle)+webhookFlags(o.workGate, o.admission), o.kubeconfig, o.kubeconfig, takeFlag(o.lifecycle))
+		o.kubeconfig, takeFlag(o.lifecycle)+webhookFlags(o.workGate, o.admission), o.kubeconfig, renderFlag(o.workGate), o.kubeconfig, o.kubeconfig, takeFlag(o.lifecycle))
 	<-ctx.Done()
 	return nil
 }
@@ -213,20 +225,25 @@ Ctrl-C stops the hub.
 // webhookFlags are the controller flags that serve its webhooks where the
 // hub calls them (gate and admission, as -work-gate and -admission gave
 // them; "": not installed), with a certificate the controller makes
-// itself; and, with the work gate, the simulated manager's rendering by
-// name that the gate holds back.
+// itself.
 func webhookFlags(gate, admission string) string {
 	base := cmp.Or(gate, admission)
 	if base == "" {
 		return ""
 	}
-	flags := ""
-	if gate != "" {
-		flags = " -simulate-render-by-name"
-	}
 	host := strings.TrimPrefix(base, "https://")
-	return flags + fmt.Sprintf(" -webhook-bind-address %s -webhook-cert-secret default/rolloutkit-webhook-cert"+
+	return fmt.Sprintf(" -webhook-bind-address %s -webhook-cert-secret default/rolloutkit-webhook-cert"+
 		" -webhook-cert-hosts %s -webhook-cert-dir /tmp/rolloutkit-webhook-certs", host, strings.Split(host, ":")[0])
+}
+
+// renderFlag is, with the work gate (gate, as -work-gate gave it; "": not
+// installed), the flag of testhub agents that renders by name, as the real
+// cluster-proxy does: what the gate holds back.
+func renderFlag(gate string) string {
+	if gate == "" {
+		return ""
+	}
+	return " -render-by-name"
 }
 
 // installGate installs the work gate calling base ("": none), and says

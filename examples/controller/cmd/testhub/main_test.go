@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -255,4 +256,41 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// TestAgentsFlags: testhub agents checks its flags before it reaches a
+// hub, and reports every problem at once.
+func TestAgentsFlags(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		err  string
+	}{
+		{"help", []string{"agents", "-h"}, 0, "usage: testhub agents -kubeconfig FILE"},
+		{"no kubeconfig", []string{"agents"}, 2, "-kubeconfig is required"},
+		{"argument", []string{"agents", "-kubeconfig", "k", "now"}, 2, `unexpected arguments ["now"]`},
+		{"every problem at once", []string{"agents", "-apply", "0s", "-addon-version", "v2", "-kube-api-qps", "0"}, 2,
+			"-kubeconfig is required: the hub to play the agents of\n-apply 0s: want a positive duration such as 2s\n" +
+				`-addon-version "v2": want v1alpha1 or v1beta1` + "\n-kube-api-qps 0, -kube-api-burst 20000: want positive numbers"},
+		{"no hub", []string{"agents", "-kubeconfig", "/nonexistent/kubeconfig"}, 1, `-kubeconfig "/nonexistent/kubeconfig"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var out, errOut bytes.Buffer
+			assert.Equal(t, tc.code, run(context.Background(), tc.args, &out, &errOut), errOut.String())
+			assert.Contains(t, errOut.String(), tc.err)
+		})
+	}
+}
+
+// TestAgentsFailClusters: -fail-clusters is read as a comma-separated
+// list, blanks and spaces dropped.
+func TestAgentsFailClusters(t *testing.T) {
+	t.Parallel()
+	o, err := parseAgents([]string{"-kubeconfig", "k", "-fail-clusters", "stg-1, prod-2,,"}, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]bool{"stg-1": true, "prod-2": true}, o.fail)
+	assert.False(t, o.placements, "no Placement scheduling unless asked")
 }
