@@ -152,7 +152,7 @@ func stepNoRollout(t *testing.T, ctl compiled, _ client.Client) {
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, `no AddOnRollout "cluster-proxy": rolled out without operator controls`)
 	assert.NotEmpty(t, lineWith(out, place, "prod", "Active", "rolling out: 1 starting now"), out)
-	code, _, errOut = ctl.run("approve", addonName, "prod")
+	code, _, errOut = ctl.run("approve", addonName, "prod", "--latest")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errOut, `add-on "cluster-proxy" has no AddOnRollout`)
 }
@@ -176,19 +176,19 @@ func stepApproval(t *testing.T, ctl compiled, c client.Client) {
 		assert.NotEmpty(t, lineWith(out, parts...), "no line with %q in\n%s", parts, out)
 	}
 	pending := pendingApproval(t, ctl)
-	code, _, errOut = ctl.run("approve", addonName, "stg")
+	code, _, errOut = ctl.run("approve", addonName, "stg", "--latest")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errOut, `nothing to approve: group "stg" of add-on "cluster-proxy" waits for no approval`)
 	assert.Contains(t, errOut, `pending approvals: group "prod" of placement `+place+" at revision "+pending.Revision)
 
 	name := "cluster-proxy-prod-" + pending.Revision
-	code, out, errOut = ctl.run("approve", addonName, "prod")
+	code, out, errOut = ctl.run("approve", addonName, "prod", "--latest")
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, `RolloutApproval "`+name+`" created`)
 	var a v1alpha1.RolloutApproval
 	require.NoError(t, c.Get(ctx, types.NamespacedName{Name: name}, &a))
 	assert.Equal(t, v1alpha1.RolloutApprovalSpec{AddOn: addonName, Placement: pending.Placement, Group: "prod", Revision: pending.Revision}, a.Spec)
-	code, out, errOut = ctl.run("approve", addonName, "prod", "--placement", place)
+	code, out, errOut = ctl.run("approve", addonName, "prod", "--placement", place, "--latest")
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, `already approved: RolloutApproval "`+name+`"`)
 	code, out, errOut = ctl.run("status", addonName)
@@ -300,7 +300,7 @@ func stepBadUsage(t *testing.T, ctl compiled, _ client.Client) {
 		{[]string{"approve", addonName}, 2, "approve: want ADDON GROUP"},
 		{[]string{"status", "nope"}, 2, `the hub has no ClusterManagementAddOn "nope" (it has: cluster-proxy)`},
 		{[]string{"pause", "cluster-prxy"}, 1, `the hub has no ClusterManagementAddOn "cluster-prxy" (it has: cluster-proxy); did you mean "cluster-proxy"?`},
-		{[]string{"approve", "cluster-prxy", "prod"}, 1, `the hub has no ClusterManagementAddOn "cluster-prxy"`},
+		{[]string{"approve", "cluster-prxy", "prod", "--latest"}, 1, `the hub has no ClusterManagementAddOn "cluster-prxy"`},
 		{[]string{"status", addonName, "-o", "xml"}, 2, `-o "xml": want text, json, yaml`},
 	} {
 		code, _, errOut := ctl.run(tc.args...)

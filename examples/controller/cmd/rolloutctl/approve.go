@@ -27,18 +27,22 @@ import (
 func newApproveCommand(c *cli) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:               "approve ADDON GROUP",
-		Short:             "Create the RolloutApproval of the revision GROUP waits at; refused when nothing waits, or another revision than --revision does",
+		Short:             "Create the RolloutApproval of revision --revision of GROUP, or with --latest of the revision it waits at; refused when nothing waits, or another revision than --revision does",
 		Args:              exactArgs("ADDON", "GROUP"),
 		ValidArgsFunction: c.completeApprove,
 	}
 	placement := cmd.Flags().String("placement", "", "approve the group only for this install-strategy placement, NAMESPACE/NAME (default: every placement where it waits)")
 	mustComplete(cmd, "placement", c.completePlacements)
-	revision := cmd.Flags().String("revision", "", "approve only this revision, the one reviewed (status lists its configs): refused when the group waits at another (default: the revision it waits at)")
+	revision := cmd.Flags().String("revision", "", "approve only this revision, the one reviewed (status lists its configs): refused when the group waits at another (this or --latest is required)")
+	latest := cmd.Flags().Bool("latest", false, "approve the revision the group waits at now, whatever it is, and print it with its configs (this or --revision is required)")
 	wait := cmd.Flags().Duration("wait", 0, "wait this long for the controller to judge the approval, and say what it judged (0: do not wait)")
 	version := addonVersionFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		only, err := placementRef(*placement)
 		if err != nil {
+			return err
+		}
+		if err := revisionChoice(*revision, *latest); err != nil {
 			return err
 		}
 		if *wait < 0 {
@@ -51,6 +55,19 @@ func newApproveCommand(c *cli) *cobra.Command {
 		return approve(cmd.Context(), cl, c.env, p, approval{group: args[1], only: only, revision: *revision, wait: *wait})
 	}
 	return cmd
+}
+
+// revisionChoice requires exactly one of --revision and --latest: an
+// approval without either could approve a revision changed since it was
+// reviewed.
+func revisionChoice(revision string, latest bool) error {
+	switch {
+	case revision == "" && !latest:
+		return badUsage("approve: want --revision REV (the revision reviewed in status) or --latest (the revision waiting now, whatever it is)")
+	case revision != "" && latest:
+		return badUsage("approve: --revision %q and --latest: want one of them", revision)
+	}
+	return nil
 }
 
 // approval is what approve is asked to approve, and how.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -199,6 +200,36 @@ func judged(a *v1alpha1.RolloutApproval, reason, message string) *v1alpha1.Rollo
 	return a
 }
 
+// TestApproveNeedsRevision: approve wants the revision reviewed or
+// --latest, so that an approval never approves a revision nobody chose;
+// --latest names what it approved, and another revision than the one
+// waiting is refused naming both.
+func TestApproveNeedsRevision(t *testing.T) {
+	t.Parallel()
+	testApprove(t, []approveCase{
+		{
+			name: "neither --revision nor --latest: bad usage", objs: []client.Object{needProd()}, args: []string{"prod", "--revision", ""},
+			code: 2, err: []string{"approve: want --revision REV (the revision reviewed in status) or --latest (the revision waiting now, whatever it is)"},
+		},
+		{
+			name: "both: bad usage", objs: []client.Object{needProd()}, args: []string{"prod", "--revision", revision, "--latest"},
+			code: 2, err: []string{`approve: --revision "` + revision + `" and --latest: want one of them`},
+		},
+		{
+			name: "--latest: approved, naming the revision and its configs' spec hashes", objs: []client.Object{needProd()}, args: []string{"prod", "--latest"},
+			out: "at revision " + revision,
+		},
+		{
+			name: "--latest: the configs with their spec hashes", objs: []client.Object{needProd()}, args: []string{"prod", "--latest"},
+			out: "  revision " + revision + ": its configs: managedproxyconfigurations.proxy.open-cluster-management.io cluster-proxy spec hash ",
+		},
+		{
+			name: "another revision than the one waiting: refused naming both", objs: []client.Object{needProd()}, args: []string{"prod", "--revision", "0123456789ab"},
+			code: 1, err: []string{"waits at revision " + revision + ", not 0123456789ab"},
+		},
+	})
+}
+
 // testApprove runs approve on each case's hub, in parallel.
 func testApprove(t *testing.T, tests []approveCase) {
 	t.Helper()
@@ -206,7 +237,11 @@ func testApprove(t *testing.T, tests []approveCase) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			c := fakeHub(t, true, append(seedHub(t), tt.objs...)...)
-			code, out, errOut := runWith(t, c, append([]string{"approve", addonName}, tt.args...)...)
+			args := append([]string{"approve", addonName}, tt.args...)
+			if !slices.ContainsFunc(tt.args, func(a string) bool { return strings.HasSuffix(a, "-revision") }) {
+				args = append(args, "--latest") // the cases without --revision approve the revision waiting
+			}
+			code, out, errOut := runWith(t, c, args...)
 			assert.Equal(t, tt.code, code, errOut)
 			if tt.out != "" {
 				assert.Contains(t, out, tt.out)
@@ -226,9 +261,9 @@ func testApprove(t *testing.T, tests []approveCase) {
 func TestApproveTwice(t *testing.T) {
 	t.Parallel()
 	c := fakeHub(t, true, append(seedHub(t), needProd())...)
-	code, _, errOut := runWith(t, c, "approve", addonName, "prod")
+	code, _, errOut := runWith(t, c, "approve", addonName, "prod", "--latest")
 	require.Equal(t, 0, code, errOut)
-	code, out, errOut := runWith(t, c, "approve", addonName, "prod")
+	code, out, errOut := runWith(t, c, "approve", addonName, "prod", "--latest")
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, `already approved: RolloutApproval "cluster-proxy-prod-`+revision+`"`)
 	assert.Len(t, approvals(t, c), 1)
@@ -312,7 +347,7 @@ func TestApproveWait(t *testing.T) {
 				return nil
 			}}
 			c := fakeHubWith(t, true, controller, append(seedHub(t), needProd())...)
-			code, out, errOut := runWith(t, c, "approve", addonName, "prod", "--wait", tt.wait)
+			code, out, errOut := runWith(t, c, "approve", addonName, "prod", "--latest", "--wait", tt.wait)
 			assert.Equal(t, tt.code, code, errOut)
 			assert.Contains(t, out, tt.out)
 			assert.Contains(t, errOut, tt.err)

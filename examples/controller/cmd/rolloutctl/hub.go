@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
@@ -55,9 +57,27 @@ func storedVersion(ctx context.Context, c client.Client, version string) (string
 	}
 	v, err := hubctl.StorageVersion(ctx, c)
 	if err != nil {
-		return "", fmt.Errorf("finding the add-on API version the hub stores (or set --addon-version): %w", err)
+		return "", versionError(err)
 	}
 	return v, nil
+}
+
+// versionError explains why finding the stored add-on API version failed.
+// Only a hub that answered without the add-on API's definitions is helped
+// by --addon-version; a hub that did not answer is a context or kubeconfig
+// to check.
+func versionError(err error) error {
+	var status apierrors.APIStatus
+	switch {
+	case apierrors.IsNotFound(err):
+		return fmt.Errorf("the hub answered without the add-on API's definitions (set --addon-version if it serves them under another name): %w", err)
+	case apierrors.IsForbidden(err):
+		return fmt.Errorf("the hub refused reading the add-on API's definitions (set --addon-version to skip reading them): %w", err)
+	case errors.As(err, &status):
+		return fmt.Errorf("finding the add-on API version the hub stores: %w", err)
+	default:
+		return fmt.Errorf("cannot reach the hub (check the kubeconfig and --context): %w", err)
+	}
 }
 
 // plan reads the hub through c as the controller does (its add-ons in

@@ -119,12 +119,12 @@ func TestExitCodes(t *testing.T) {
 		stderr string
 	}{
 		{name: "status", hub: fakeHub(t, true, seedHub(t)...), args: []string{"status", addonName}},
-		{name: "approved", hub: fakeHub(t, true, append(seedHub(t), needProd())...), args: []string{"approve", addonName, "prod"}},
+		{name: "approved", hub: fakeHub(t, true, append(seedHub(t), needProd())...), args: []string{"approve", addonName, "prod", "--latest"}},
 		{name: "nothing to resume", hub: fakeHub(t, true, seedHub(t)...), args: []string{"resume", addonName}},
-		{name: "nothing to approve", hub: fakeHub(t, true, append(seedHub(t), needProd())...), args: []string{"approve", addonName, "dev"}, code: 1, stderr: "nothing to approve"},
+		{name: "nothing to approve", hub: fakeHub(t, true, append(seedHub(t), needProd())...), args: []string{"approve", addonName, "dev", "--latest"}, code: 1, stderr: "nothing to approve"},
 		{name: "the hub fails a request", hub: fakeHubWith(t, true, failing, seedHub(t)...), args: []string{"status", addonName}, code: 1, stderr: "unable to handle the request"},
 		{name: "status of an add-on the hub does not have", hub: fakeHub(t, true, seedHub(t)...), args: []string{"status", "nope"}, code: 2, stderr: `no ClusterManagementAddOn "nope"`},
-		{name: "approve an add-on the hub does not have", hub: fakeHub(t, true, seedHub(t)...), args: []string{"approve", "nope", "prod"}, code: 1, stderr: `no ClusterManagementAddOn "nope"`},
+		{name: "approve an add-on the hub does not have", hub: fakeHub(t, true, seedHub(t)...), args: []string{"approve", "nope", "prod", "--latest"}, code: 1, stderr: `no ClusterManagementAddOn "nope"`},
 		{name: "pause an add-on the hub does not have", hub: fakeHub(t, true, seedHub(t)...), args: []string{"pause", "nope"}, code: 1, stderr: `no ClusterManagementAddOn "nope"`},
 		{name: "bad usage", hub: fakeHub(t, true, seedHub(t)...), args: []string{"approve", addonName}, code: 2, stderr: "want ADDON GROUP"},
 	}
