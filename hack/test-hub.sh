@@ -20,8 +20,8 @@ Ctrl-C. The first run builds etcd and kube-apiserver (several minutes);
 later runs start in seconds.
 
 testhub flags (go -C examples/controller run ./cmd/testhub -h says more):
-  -soak DURATION      minSuccessTime of the seed's rollout strategy (default 30s)
-  -deadline DURATION  progressDeadline of the seed's rollout strategy (default 2m)
+  -soak DURATION      minSuccessTime of the seeded Placement's rollout strategy: each group's soak (default 30s)
+  -deadline DURATION  progressDeadline of the seeded Placement's rollout strategy: each cluster's deadline (default 2m)
   -lifecycle VALUE    the add-on's addon.open-cluster-management.io/lifecycle
                       annotation (default rolloutkit, the controller's)
   -seed=false         OCM's CRDs only, nothing seeded

@@ -51,8 +51,8 @@ func parse(args []string, stderr io.Writer) (options, error) {
 		fs.PrintDefaults()
 	}
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "where to write the hub's kubeconfig (with -set-agent-image: the hub to change); use an absolute path, go -C changes directory")
-	fs.DurationVar(&o.soak, "soak", 30*time.Second, "minSuccessTime of the seed's rollout strategy (the seed says 5m; shorter to watch it)")
-	fs.DurationVar(&o.deadline, "deadline", 2*time.Minute, "progressDeadline of the seed's rollout strategy (the seed says 15m)")
+	fs.DurationVar(&o.soak, "soak", 30*time.Second, "minSuccessTime of the Placement's rollout strategy the hub is seeded with, each group's soak (the story uses 5m; shorter to watch it)")
+	fs.DurationVar(&o.deadline, "deadline", 2*time.Minute, "progressDeadline of the Placement's rollout strategy the hub is seeded with, each cluster's deadline (the story uses 15m)")
 	fs.StringVar(&o.lifecycle, "lifecycle", testhub.Lifecycle, "value of the ClusterManagementAddOn's annotation addon.open-cluster-management.io/lifecycle: "+
 		testhub.Lifecycle+" hands the add-on to the controller (its -lifecycle default); the seed's own addon-manager leaves it to OCM's add-on manager")
 	fs.BoolVar(&o.seed, "seed", true, "seed the story; false: the CRDs only, for a test that writes its own objects")
@@ -184,18 +184,8 @@ func serve(ctx context.Context, o options, stdout io.Writer) error {
 		<-ctx.Done()
 		return nil
 	}
-	c, err := newClient(o.kubeconfig)
+	so, err := seedHub(ctx, o, stdout)
 	if err != nil {
-		return err
-	}
-	so := testhub.SeedOptions{Strategy: testhub.Strategy(o.soak.String(), o.deadline.String(), 0), Lifecycle: o.lifecycle}
-	if err := testhub.Seed(ctx, c, so); err != nil {
-		return err
-	}
-	if err := installAdmission(ctx, c, o.admission, stdout); err != nil {
-		return err
-	}
-	if err := installGate(ctx, c, o.workGate, stdout); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, `hub running at %s with OCM's CRDs and the seed's story
@@ -220,6 +210,23 @@ Ctrl-C stops the hub.
 		o.kubeconfig, takeFlag(o.lifecycle)+webhookFlags(o.workGate, o.admission), o.kubeconfig, renderFlag(o.workGate), o.kubeconfig, o.kubeconfig, takeFlag(o.lifecycle))
 	<-ctx.Done()
 	return nil
+}
+
+// seedHub seeds the hub o.kubeconfig names with the story's objects,
+// and installs the webhooks o asks for.
+func seedHub(ctx context.Context, o options, stdout io.Writer) (testhub.SeedOptions, error) {
+	so := testhub.SeedOptions{Strategy: testhub.Strategy(o.soak.String(), o.deadline.String(), 0), Lifecycle: o.lifecycle}
+	c, err := newClient(o.kubeconfig)
+	if err != nil {
+		return so, err
+	}
+	if err := testhub.Seed(ctx, c, so); err != nil {
+		return so, err
+	}
+	if err := installAdmission(ctx, c, o.admission, stdout); err != nil {
+		return so, err
+	}
+	return so, installGate(ctx, c, o.workGate, stdout)
 }
 
 // webhookFlags are the controller flags that serve its webhooks where the

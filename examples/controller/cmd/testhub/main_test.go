@@ -112,6 +112,13 @@ func TestHubScriptFlags(t *testing.T) {
 	}
 	own := slices.DeleteFunc(names(help.String()), func(n string) bool { return n == "kubeconfig" || n == "set-agent-image" })
 	assert.Equal(t, own, names(usage))
+	// -soak and -deadline say what they set on the hub, not "the seed's
+	// rollout" (the script's help and the program's).
+	for _, text := range []string{usage, help.String()} {
+		assert.NotContains(t, text, "the seed's rollout")
+		assert.Contains(t, text, "each group's soak")
+		assert.Contains(t, text, "each cluster's deadline")
+	}
 }
 
 // TestParseErrors: bad flags exit 2, -h 0.
