@@ -45,7 +45,7 @@ func ExampleDecide() {
 	fmt.Println(d.Message)
 	// Output:
 	// false ConfigMovedOn
-	// rolloutkit work gate: the work addon-cluster-proxy-deploy-0 of add-on cluster-proxy on cluster prod-eu-1 (group prod) is held: config managedproxyconfigurations.proxy.open-cluster-management.io//cluster-proxy has moved on to spec 8c4e2a6f1d3b, which the rollout has not handed to prod-eu-1 yet (it is at 3f9a1c0e5b7d): a renderer that reads the config by name would land the newer spec here ahead of the rollout; waiting for group stg: 2 of 3 clusters succeeded
+	// rolloutkit work gate: the work addon-cluster-proxy-deploy-0 of add-on cluster-proxy on cluster prod-eu-1 (group prod) is held: config managedproxyconfigurations.proxy.open-cluster-management.io/cluster-proxy has moved on to spec 8c4e2a6f1d3b, which the rollout has not handed to prod-eu-1 yet (it is at 3f9a1c0e5b7d): a renderer that reads the config by name would land the newer spec here ahead of the rollout; waiting for group stg: 2 of 3 clusters succeeded
 }
 
 // Example_handover admits the same re-rendering once the rollout has

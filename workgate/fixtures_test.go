@@ -16,7 +16,9 @@ import (
 // config-spec-hash annotation keys it, and spec hashes of it as the hub
 // computes them (sha256, hex).
 const (
-	proxyKey  = "managedproxyconfigurations.proxy.open-cluster-management.io//cluster-proxy"
+	proxyKey = "managedproxyconfigurations.proxy.open-cluster-management.io//cluster-proxy"
+	// proxyName is how a message names the config of proxyKey.
+	proxyName = "managedproxyconfigurations.proxy.open-cluster-management.io/cluster-proxy"
 	deployKey = "addondeploymentconfigs.addon.open-cluster-management.io/open-cluster-management/cluster-proxy"
 
 	hashA = "3f9a1c0e5b7d2468ace13579bdf02468ace13579bdf02468ace13579bdf0a1b2"

@@ -201,10 +201,10 @@ func Decide(r Request, c Cluster) Decision {
 	if k, ok := movedOn(c.Desired, c.Current); ok {
 		cur, known := c.Current[k]
 		if !known {
-			return j.held(Unreadable, fmt.Sprintf("config %s could not be read: the gate cannot tell which spec a renderer reads", printable(k)))
+			return j.held(Unreadable, fmt.Sprintf("config %s could not be read: the gate cannot tell which spec a renderer reads", configName(k)))
 		}
 		return j.held(ConfigMovedOn, fmt.Sprintf("config %s has moved on to spec %s, which the rollout has not handed to %s yet (it is at %s): "+
-			"a renderer that reads the config by name would land the newer spec here ahead of the rollout", printable(k), short(cur), c.Name, short(c.Desired[k])))
+			"a renderer that reads the config by name would land the newer spec here ahead of the rollout", configName(k), short(cur), c.Name, short(c.Desired[k])))
 	}
 	return j.rendering(c.Handing || handedOver(before, rendered), r)
 }
@@ -499,7 +499,7 @@ func sortedKeys(ms ...map[string]string) []string {
 // (inRendered), the cluster was handed it (desired) or not (inDesired).
 // An empty hash is a hash, not an absent key.
 func notHandedOver(key, claimed, desired string, inRendered, inDesired bool, cluster string) string {
-	key = printable(key)
+	key = configName(key)
 	switch {
 	case !inDesired:
 		return fmt.Sprintf("it claims config %s at spec %s, which the rollout has not handed to %s", key, short(claimed), cluster)
@@ -521,6 +521,18 @@ func short(h string) string {
 // when it is empty, is not UTF-8, or holds a line break or another
 // character that does not print. The keys and hashes of a work's
 // annotation, and its name and labels, are whatever its writer put there.
+// configName is a config's key in a work's config-spec-hash annotation
+// (resource.group/namespace/name) as a message names it: without the
+// empty namespace of a cluster-scoped config, so
+// managedproxyconfigurations.proxy.open-cluster-management.io/cluster-proxy
+// rather than …io//cluster-proxy.
+func configName(key string) string {
+	if gr, name, ok := strings.Cut(key, "//"); ok && gr != "" && !strings.Contains(name, "/") {
+		key = gr + "/" + name
+	}
+	return printable(key)
+}
+
 func printable(s string) string {
 	if s == "" || !utf8.ValidString(s) || strings.ContainsFunc(s, func(r rune) bool { return !strconv.IsPrint(r) }) {
 		return strconv.Quote(s)

@@ -213,7 +213,7 @@ func TestWorkGateHandle(t *testing.T) {
 	earlier := hubplan.NewRenderingRevision(start.Add(-time.Hour))
 	complete := rev
 	complete.CompletedAt = &metav1.Time{Time: start.Add(time.Minute)}
-	key := "managedproxyconfigurations.proxy.open-cluster-management.io//cluster-proxy"
+	key := "managedproxyconfigurations.proxy.open-cluster-management.io/cluster-proxy" // as a message names it
 	prefix := workgate.Marker + ": the work addon-cluster-proxy-deploy-0 of add-on cluster-proxy on cluster prod-cluster"
 	created := workgate.Marker + ": the new work addon-cluster-proxy-deploy-0 of add-on cluster-proxy on cluster prod-cluster"
 	movedOn := fmt.Sprintf("config %s has moved on to spec %s, which the rollout has not handed to prod-cluster yet (it is at %s): "+
