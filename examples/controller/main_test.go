@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -368,7 +369,11 @@ func TestRun(t *testing.T) {
 	kubeconfig, c := hubFor(t)
 	ctx := context.Background()
 
-	var out, errOut bytes.Buffer
+	var out bytes.Buffer
+	// The first run's logger is the process's too (ctrl.SetLogger), which
+	// components without a logger of their own write to from several
+	// goroutines once the controller runs below.
+	var errOut syncBuffer
 	require.Equal(t, 0, run(ctx, []string{"-kubeconfig", kubeconfig, "-dry-run"}, &out, &errOut), errOut.String())
 	text := out.String()
 	assert.Contains(t, text, `add-on "cluster-proxy" at `)
@@ -429,8 +434,10 @@ func startAgents(t *testing.T, ctx context.Context, kubeconfig string, c client.
 	require.NoError(t, err)
 	scheme, err := hubctl.NewScheme()
 	require.NoError(t, err)
+	// A logger of its own (none): the process's (ctrl.Log) writes to the buffer
+	// of the controller run beside it, unsynchronised.
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"},
-		Client: client.Options{Cache: &client.CacheOptions{Unstructured: true}}})
+		Client: client.Options{Cache: &client.CacheOptions{Unstructured: true}}, Logger: logr.Discard()})
 	require.NoError(t, err)
 	version, err := hubctl.StorageVersion(ctx, c)
 	require.NoError(t, err)
