@@ -114,7 +114,7 @@ spec:
 	require.NoError(t, yaml.UnmarshalStrict(manifest, &ar))
 	require.NoError(t, e.c.Create(ctx, &ar))
 
-	out, code := rolloutctl(t, cliBin, kubeconfig, "approve", addonName, "prod")
+	out, code := rolloutctl(t, cliBin, kubeconfig, "approve", addonName, "prod", "--latest")
 	assert.Equal(t, 1, code, out)
 	assert.Contains(t, out, "nothing")
 
@@ -144,7 +144,7 @@ spec:
 	assert.Contains(t, metrics, `rolloutkit_group_phase{addon="cluster-proxy",group="stg",phase="Complete",placement="open-cluster-management/cluster-proxy-placement"} 1`)
 	assert.Regexp(t, `(?m)^rolloutkit_client_throttle_seconds_count [1-9]`, metrics, "the client's waits on its rate limiter, one a request")
 
-	out, code = rolloutctl(t, cliBin, kubeconfig, "approve", addonName, "prod")
+	out, code = rolloutctl(t, cliBin, kubeconfig, "approve", addonName, "prod", "--latest")
 	require.Equal(t, 0, code, out)
 	e.installed(t, o, addonName, newHash, 60*time.Second)
 	require.EventuallyWithT(t, func(ct *assert.CollectT) {

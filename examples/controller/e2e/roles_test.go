@@ -77,7 +77,7 @@ func TestRolloutctlRoles(t *testing.T) {
 	}, 30*time.Second, poll, "the viewer sees dev wait for its approval")
 	out, code := rolloutctl(t, cli, viewer, "status", addonName, "-o", "json")
 	assert.Equal(t, 0, code, out)
-	out, code = rolloutctl(t, cli, viewer, "approve", addonName, "dev")
+	out, code = rolloutctl(t, cli, viewer, "approve", addonName, "dev", "--latest")
 	assert.Equal(t, 1, code, out)
 	assert.Contains(t, out, `rolloutapprovals.rolloutkit.io is forbidden: User "vic" cannot create resource "rolloutapprovals"`)
 	out, code = dryRunAs(t, viewer, e.lifecycle)
@@ -87,7 +87,7 @@ func TestRolloutctlRoles(t *testing.T) {
 	approver := e.impersonating(t, "ann", "release-managers")
 	out, code = rolloutctl(t, cli, approver, "status", addonName)
 	assert.Equal(t, 0, code, out)
-	out, code = rolloutctl(t, cli, approver, "approve", addonName, "dev")
+	out, code = rolloutctl(t, cli, approver, "approve", addonName, "dev", "--latest")
 	assert.Equal(t, 0, code, out)
 	assert.Contains(t, out, "created")
 	var approvals v1alpha1.RolloutApprovalList
