@@ -137,7 +137,7 @@ type Cluster struct {
 	Configured bool
 	// Handing reports whether the rollout's handover of Desired is under
 	// way on the cluster: its add-on does not report every desired config
-	// applied yet ([HandingOver]). Until it does, the add-on's manager is
+	// applied yet (not addon.Applied). Until it does, the add-on's manager is
 	// still building the cluster's works for the handover (addon-framework
 	// may move a manifest from one of them to another when a first write
 	// is refused), so a change of content under the handed hashes is the
@@ -359,18 +359,6 @@ var (
 		Object runtime.Object
 	}(runtime.RawExtension{})
 )
-
-// HandingOver reports whether refs (an add-on's status.configReferences)
-// hand the cluster a config it does not report applied yet: a
-// desiredConfig whose spec hash its lastAppliedConfig does not have.
-func HandingOver(refs []addonv1beta1.ConfigReference) bool {
-	for _, r := range refs {
-		if r.DesiredConfig != nil && (r.LastAppliedConfig == nil || r.LastAppliedConfig.SpecHash != r.DesiredConfig.SpecHash) {
-			return true
-		}
-	}
-	return false
-}
 
 // CurrentHashes returns the current spec hash of every config that refs
 // hand a cluster (each desiredConfig's object), keyed as addon.ConfigHashes

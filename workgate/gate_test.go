@@ -11,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 	workv1 "open-cluster-management.io/api/work/v1"
 
 	"github.com/rolloutkit/rolloutkit/hubplan"
@@ -432,37 +431,3 @@ func TestJudges(t *testing.T) {
 
 // ptr is a pointer to s.
 func ptr(s string) *string { return &s }
-
-// TestHandingOver: a handover is under way while a desired config's spec
-// hash is not the one the add-on reports applied.
-func TestHandingOver(t *testing.T) {
-	t.Parallel()
-	gr := addonv1beta1.ConfigGroupResource{Group: "proxy.open-cluster-management.io", Resource: "managedproxyconfigurations"}
-	ref := func(desired, applied string) addonv1beta1.ConfigReference {
-		r := addonv1beta1.ConfigReference{ConfigGroupResource: gr}
-		if desired != "" {
-			r.DesiredConfig = &addonv1beta1.ConfigSpecHash{ConfigReferent: addonv1beta1.ConfigReferent{Name: "cluster-proxy"}, SpecHash: desired}
-		}
-		if applied != "" {
-			r.LastAppliedConfig = &addonv1beta1.ConfigSpecHash{ConfigReferent: addonv1beta1.ConfigReferent{Name: "cluster-proxy"}, SpecHash: applied}
-		}
-		return r
-	}
-	for _, tt := range []struct {
-		name string
-		refs []addonv1beta1.ConfigReference
-		want bool
-	}{
-		{name: "no configs", want: false},
-		{name: "installing: nothing applied yet", refs: []addonv1beta1.ConfigReference{ref(hashA, "")}, want: true},
-		{name: "handed a new spec", refs: []addonv1beta1.ConfigReference{ref(hashB, hashA)}, want: true},
-		{name: "applied", refs: []addonv1beta1.ConfigReference{ref(hashA, hashA)}, want: false},
-		{name: "one of two not applied", refs: []addonv1beta1.ConfigReference{ref(hashA, hashA), ref(hashB, hashA)}, want: true},
-		{name: "nothing handed", refs: []addonv1beta1.ConfigReference{ref("", hashA)}, want: false},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			assert.Equal(t, tt.want, workgate.HandingOver(tt.refs))
-		})
-	}
-}

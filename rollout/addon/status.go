@@ -112,6 +112,19 @@ func progressingCondition(conds []metav1.Condition) metav1.Condition {
 	return metav1.Condition{}
 }
 
+// Applied reports whether the add-on reports every config refs (its
+// status.configReferences) hand it applied: each desiredConfig is its
+// lastAppliedConfig. While one is not, the handover of the desired
+// configs is under way on the cluster.
+func Applied(refs []addonv1beta1.ConfigReference) bool {
+	for _, r := range refs {
+		if r.DesiredConfig != nil && !sameSpecHash(r.LastAppliedConfig, r.DesiredConfig) {
+			return false
+		}
+	}
+	return true
+}
+
 // sameSpecHash compares two optional config hashes: both absent, or equal.
 func sameSpecHash(a, b *addonv1beta1.ConfigSpecHash) bool {
 	if a == nil || b == nil {

@@ -313,3 +313,37 @@ func TestSeedCaveats(t *testing.T) {
 		})
 	}
 }
+
+// TestApplied: an add-on has applied its configs when each desired
+// config is its last applied one.
+func TestApplied(t *testing.T) {
+	t.Parallel()
+	gr := addonv1beta1.ConfigGroupResource{Group: "proxy.open-cluster-management.io", Resource: "managedproxyconfigurations"}
+	ref := func(desired, applied string) addonv1beta1.ConfigReference {
+		r := addonv1beta1.ConfigReference{ConfigGroupResource: gr}
+		if desired != "" {
+			r.DesiredConfig = &addonv1beta1.ConfigSpecHash{ConfigReferent: addonv1beta1.ConfigReferent{Name: "cluster-proxy"}, SpecHash: desired}
+		}
+		if applied != "" {
+			r.LastAppliedConfig = &addonv1beta1.ConfigSpecHash{ConfigReferent: addonv1beta1.ConfigReferent{Name: "cluster-proxy"}, SpecHash: applied}
+		}
+		return r
+	}
+	for _, tt := range []struct {
+		name    string
+		refs    []addonv1beta1.ConfigReference
+		handing bool // the handover is under way: not applied
+	}{
+		{name: "no configs", handing: false},
+		{name: "installing: nothing applied yet", refs: []addonv1beta1.ConfigReference{ref("h1", "")}, handing: true},
+		{name: "handed a new spec", refs: []addonv1beta1.ConfigReference{ref("h2", "h1")}, handing: true},
+		{name: "applied", refs: []addonv1beta1.ConfigReference{ref("h1", "h1")}, handing: false},
+		{name: "one of two not applied", refs: []addonv1beta1.ConfigReference{ref("h1", "h1"), ref("h2", "h1")}, handing: true},
+		{name: "nothing handed", refs: []addonv1beta1.ConfigReference{ref("", "h1")}, handing: false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, !tt.handing, addon.Applied(tt.refs))
+		})
+	}
+}

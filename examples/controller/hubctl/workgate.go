@@ -222,7 +222,7 @@ func (g *WorkGate) cluster(ctx context.Context, id workgate.Identity, hub client
 		return c, nil // no add-on: the rollout has handed the cluster nothing
 	}
 	c.Desired = addon.ConfigHashes(mca.Status.ConfigReferences)
-	c.Handing = workgate.HandingOver(mca.Status.ConfigReferences)
+	c.Handing = !addon.Applied(mca.Status.ConfigReferences)
 	c.Current, err = workgate.CurrentHashes(mca.Status.ConfigReferences, g.specHash(ctx))
 	if err != nil {
 		log.FromContext(ctx).Info("work gate: a config could not be read", "addon", id.AddOn, "cluster", id.Cluster, "error", err.Error())
