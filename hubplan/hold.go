@@ -173,7 +173,7 @@ func (h Hold) lastHeld() metav1.Time {
 
 // overByRelease reports whether a hold the gate recorded before rel (in
 // its second or earlier) is over, now that a work of the cluster moved
-// past rel (works: the cluster's works now). An add-on's manager writes
+// past rel (moved: Release.moved of the cluster's works now). An add-on's manager writes
 // all of a cluster's works in each pass: the pass that moved one of them
 // under the release left the works still held as they are, so it has
 // nothing more for them. A held work whose content moved on is over
@@ -181,9 +181,9 @@ func (h Hold) lastHeld() metav1.Time {
 // writing, as addon-framework does when it moves a manifest from one of
 // a cluster's works to another while the first write is held. Without
 // it, such a record would keep the cluster from being done for good.
-func (h Hold) overByRelease(rel Release, w Works) bool {
+func (h Hold) overByRelease(rel Release, moved bool) bool {
 	last := h.lastHeld()
-	return rel.Held && !last.After(rel.ReleasedAt.Time) && rel.moved(w)
+	return moved && rel.Held && !last.After(rel.ReleasedAt.Time)
 }
 
 // WithAdmitted returns hold with work out of it, once the gate admitted

@@ -335,11 +335,12 @@ func (r renderings) status(cluster string, rev RenderingRevision) (rollout.Clust
 	if !rel.Held {
 		left = max(rel.ReleasedAt.Add(r.settle).Sub(r.now), 0)
 	}
+	moved := rel.moved(w)
 	h, held := r.hold(cluster)
-	if held && h.overByRelease(rel, w) {
+	if held && h.overByRelease(rel, moved) {
 		held = false
 	}
-	if w.Ready && !held && (rel.moved(w) || (!rel.Held && left == 0)) {
+	if w.Ready && !held && (moved || (!rel.Held && left == 0)) {
 		st.Status, st.LastTransitionTime = rollout.Succeeded, r.now
 		return st, true, 0
 	}
@@ -393,7 +394,7 @@ func heldClusters(name string, mcas []*addonv1beta1.ManagedClusterAddOn, works m
 			content = contentOf(works[m.Namespace])
 		}
 		if h, ok := ReadHold(m); ok && (content == nil || len(h.Held(content)) > 0) {
-			if rel, released := ReadRelease(m); !released || content == nil || !h.overByRelease(rel, works[m.Namespace]) {
+			if rel, released := ReadRelease(m); !released || content == nil || !h.overByRelease(rel, rel.moved(works[m.Namespace])) {
 				out[m.Namespace] = h
 				continue
 			}
