@@ -43,13 +43,15 @@ func main() {
 	os.Exit(runProcess(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// runProcess is run as the process's own: client-go's log lines (klog)
-// and the standard library's (an HTTP server's "TLS handshake error")
-// go to the controller's logger too, in its format. Those loggers are the
+// runProcess is run as the process's own: client-go's log lines (klog),
+// controller-runtime's that no manager's logger reaches (ctrl.Log) and the
+// standard library's (an HTTP server's "TLS handshake error") go to the
+// controller's logger too, in its format. Those loggers are the
 // process's, so tests, which run run beside their own clients, leave them
 // alone.
 func runProcess(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return runWith(ctx, args, stdout, stderr, func(logger logr.Logger, raw *uberzap.Logger) func() {
+		ctrl.SetLogger(logger)
 		klog.SetLogger(logger)
 		return uberzap.RedirectStdLog(raw)
 	})
@@ -248,7 +250,6 @@ func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, proce
 		return 1
 	}
 	logger, raw := newLogger(&o.zap, stderr)
-	ctrl.SetLogger(logger)
 	if process != nil {
 		defer process(logger, raw)()
 	}

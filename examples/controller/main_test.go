@@ -34,6 +34,7 @@ import (
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	crlog "sigs.k8s.io/controller-runtime/pkg/log"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/rolloutkit/rolloutkit/examples/controller/agent"
@@ -370,9 +371,6 @@ func TestRun(t *testing.T) {
 	ctx := context.Background()
 
 	var out bytes.Buffer
-	// The first run's logger is the process's too (ctrl.SetLogger), which
-	// components without a logger of their own write to from several
-	// goroutines once the controller runs below.
 	var errOut syncBuffer
 	require.Equal(t, 0, run(ctx, []string{"-kubeconfig", kubeconfig, "-dry-run"}, &out, &errOut), errOut.String())
 	text := out.String()
@@ -434,10 +432,10 @@ func startAgents(t *testing.T, ctx context.Context, kubeconfig string, c client.
 	require.NoError(t, err)
 	scheme, err := hubctl.NewScheme()
 	require.NoError(t, err)
-	// A logger of its own (none): the process's (ctrl.Log) writes to the buffer
-	// of the controller run beside it, unsynchronised.
+	// A logger that drops everything: logr.Discard() has no sink, and a
+	// manager given no sink logs to the process's (ctrl.Log).
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"},
-		Client: client.Options{Cache: &client.CacheOptions{Unstructured: true}}, Logger: logr.Discard()})
+		Client: client.Options{Cache: &client.CacheOptions{Unstructured: true}}, Logger: logr.New(crlog.NullLogSink{})})
 	require.NoError(t, err)
 	version, err := hubctl.StorageVersion(ctx, c)
 	require.NoError(t, err)
@@ -489,6 +487,10 @@ func TestMain(m *testing.M) {
 		}
 		runAsMain(argv)
 	}
+	// The process's logger (ctrl.Log) is set once per process, and run
+	// leaves it to runProcess. Here it drops what no manager's logger takes,
+	// rather than warn that it was never set.
+	ctrl.SetLogger(logr.New(crlog.NullLogSink{}))
 	os.Exit(m.Run())
 }
 
