@@ -17,7 +17,8 @@ import (
 // +kubebuilder:printcolumn:name="Valid",type=string,JSONPath=`.status.conditions[?(@.type=="Valid")].status`
 // +kubebuilder:printcolumn:name="Paused",type=boolean,JSONPath=`.spec.paused`
 // +kubebuilder:printcolumn:name="Progressing",type=string,JSONPath=`.status.conditions[?(@.type=="Progressing")].reason`
-// +kubebuilder:printcolumn:name="Confirmed",type=date,JSONPath=`.status.lastConfirmedTime`,description="How long ago the controller last confirmed the status; it does at least every 5 minutes, so an older status is stale: no controller is confirming it"
+// +kubebuilder:printcolumn:name="Revision",type=string,JSONPath=`.status.placements[0].revision`,description="The revision the status was written for (its first placement's): the configs' spec hashes when the controller last acted; kubectl rolloutkit status says whether the configs on the hub still make it"
+// +kubebuilder:printcolumn:name="Confirmed",type=date,JSONPath=`.status.lastConfirmedTime`,description="How long ago the controller last confirmed the status; the status is stale once more than a minute past its recheckTime, which is at most 5 minutes after this, so a status confirmed more than 6 minutes ago is stale"
 // +kubebuilder:printcolumn:name="Message",type=string,JSONPath=`.status.conditions[?(@.type=="Progressing")].message`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type AddOnRollout struct {

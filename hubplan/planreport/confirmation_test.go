@@ -144,3 +144,76 @@ func TestRelative(t *testing.T) {
 		assert.Equal(t, tt.want, planreport.Relative(tt.t, now), "%s", tt.t)
 	}
 }
+
+// TestWriteStatusNotActedOn: when the configs on the hub make a revision
+// other than the one the status was written for (the controller is
+// stopped, or has not reconciled since the change), the status says at
+// once, however recently the status was confirmed, that the controller has
+// not acted on the new revision, with its configs and the revision the
+// status describes; it shows the groups as the status last said them and
+// never as live, and its JSON lists the placement.
+func TestWriteStatusNotActedOn(t *testing.T) {
+	t.Parallel()
+	config := "(placement open-cluster-management/cluster-proxy-placement, config managedproxyconfigurations.proxy.open-cluster-management.io cluster-proxy: spec hash "
+	tests := []struct {
+		name    string
+		status  func() v1alpha1.AddOnRolloutStatus
+		written string
+		want    []string
+	}{
+		{
+			name: "written for another revision",
+			status: func() v1alpha1.AddOnRolloutStatus {
+				st := soakingStatus(true, true)
+				st.Placements[0].Revision = "0123456789ab"
+				return st
+			},
+			written: "0123456789ab",
+			want: []string{"status of generation 2: the controller has not acted on revision " + seedRevision() + " yet " + config,
+				"): the status describes revision 0123456789ab, as the controller last confirmed it at 2026-11-30 12:11:00 UTC (3m ago)\n"},
+		},
+		{
+			name: "no entry for the placement",
+			status: func() v1alpha1.AddOnRolloutStatus {
+				st := soakingStatus(true, true)
+				st.Placements[0].Name = "another-placement"
+				return st
+			},
+			want: []string{"yet " + config, "): the status describes no revision of it, as the controller"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rep, err := planreport.New(controlled(v1alpha1.AddOnRolloutSpec{}, tt.status()), addonName, at(12, 14), nil)
+			require.NoError(t, err)
+			var text bytes.Buffer
+			require.NoError(t, rep.WriteStatus(&text, planreport.StatusOptions{Command: "rolloutctl"}))
+			for _, w := range append(tt.want, "the groups as the status last said them, for the revisions before the change; nothing acts on the change until the controller does:",
+				"conditions, as the status last said them before the change:") {
+				assert.Contains(t, text.String(), w)
+			}
+			for _, w := range []string{"starting now", "the controller has written it for the current spec", "stale"} {
+				assert.NotContains(t, text.String(), w)
+			}
+
+			var js bytes.Buffer
+			require.NoError(t, rep.WriteJSON(&js))
+			var doc struct {
+				Rollout struct {
+					NotActedOn []planreport.NotActedOn      `json:"notActedOn"`
+					Written    *v1alpha1.AddOnRolloutStatus `json:"written"`
+				} `json:"rollout"`
+			}
+			require.NoError(t, json.Unmarshal(js.Bytes(), &doc))
+			require.Len(t, doc.Rollout.NotActedOn, 1)
+			n := doc.Rollout.NotActedOn[0]
+			assert.Equal(t, v1alpha1.PlacementRef{Namespace: hubNS, Name: placeName}, n.Placement)
+			assert.Equal(t, seedRevision(), n.Revision)
+			assert.Equal(t, tt.written, n.Written)
+			require.Len(t, n.Configs, 1)
+			assert.NotEmpty(t, n.Configs[0].SpecHash)
+			assert.NotNil(t, doc.Rollout.Written, "the status as read, when it does not describe the hub")
+		})
+	}
+}

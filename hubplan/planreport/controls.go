@@ -39,10 +39,13 @@ func withStatus(pr Placement, ps v1alpha1.PlacementStatus) Placement {
 func rolloutReport(ar *v1alpha1.AddOnRollout, p hubplan.Plan, approvals []*v1alpha1.RolloutApproval, now time.Time) *Rollout {
 	r := &Rollout{
 		Name: ar.Name, Generation: ar.Generation, ObservedGeneration: ar.Status.ObservedGeneration, Paused: ar.Spec.Paused,
-		Invalid: problems(p.Invalid), PendingApprovals: []v1alpha1.PendingApproval{}, Checks: []Check{},
+		Invalid: problems(p.Invalid), NotActedOn: []NotActedOn{}, PendingApprovals: []v1alpha1.PendingApproval{}, Checks: []Check{},
 		Conditions: p.Status.Conditions, Confirmation: confirmationOf(ar, now), Approvals: approvalsOf(ar.Name, approvals),
 	}
-	if r.Confirmation.Stale {
+	if ar.Status.ObservedGeneration > 0 {
+		r.NotActedOn = notActedOn(ar.Status.Placements, p.Status.Placements)
+	}
+	if r.Confirmation.Stale || len(r.NotActedOn) > 0 {
 		r.Written = ar.Status.DeepCopy()
 	}
 	r.PendingApprovals = append(r.PendingApprovals, p.Status.PendingApprovals...)
@@ -55,6 +58,32 @@ func rolloutReport(ar *v1alpha1.AddOnRollout, p hubplan.Plan, approvals []*v1alp
 		})
 	}
 	return r
+}
+
+// notActedOn lists the placements of planned (the status the controller
+// would write now) whose revision is not the one written (the status as
+// read) gives them. A placement planned without a revision (one that
+// cannot be planned) is not listed: no revision is waiting for it.
+func notActedOn(written, planned []v1alpha1.PlacementStatus) []NotActedOn {
+	out := []NotActedOn{}
+	for _, ps := range planned {
+		if ps.Revision == "" {
+			continue
+		}
+		was := ""
+		for _, ws := range written {
+			if ws.Namespace == ps.Namespace && ws.Name == ps.Name {
+				was = ws.Revision
+				break
+			}
+		}
+		if was == ps.Revision {
+			continue
+		}
+		out = append(out, NotActedOn{Placement: v1alpha1.PlacementRef{Namespace: ps.Namespace, Name: ps.Name},
+			Revision: ps.Revision, Configs: append([]v1alpha1.RevisionConfig{}, ps.Configs...), Written: was})
+	}
+	return out
 }
 
 // approvalsOf lists the approvals of addOn among approvals (sorted by

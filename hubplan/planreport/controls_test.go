@@ -262,7 +262,7 @@ func TestWriteJSONControlled(t *testing.T) {
 	var rollout map[string]json.RawMessage
 	require.NoError(t, json.Unmarshal(report["rollout"], &rollout))
 	assert.ElementsMatch(t, []string{"name", "generation", "observedGeneration", "paused", "invalid", "pendingApprovals", "checks", "conditions",
-		"confirmation", "approvals"}, keys(rollout))
+		"confirmation", "notActedOn", "approvals"}, keys(rollout))
 	var pending []map[string]json.RawMessage
 	require.NoError(t, json.Unmarshal(rollout["pendingApprovals"], &pending))
 	require.Len(t, pending, 1)

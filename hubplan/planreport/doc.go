@@ -55,7 +55,10 @@
 // with who created each and what its status says; and in
 // Rollout.Confirmation when the controller last confirmed the status read
 // and when it was due to again. At more than [StaleGrace] past that
-// recheck time the status is stale: Rollout.Written holds it as read, and
+// recheck time the status is stale. When a placement's revision, made of
+// the configs read, is not the one the status was written for, the
+// controller has not acted on the change yet: Rollout.NotActedOn lists
+// it. Either way Rollout.Written holds the status as read, and
 // [Report.WriteStatus] shows it instead of the plan's groups, saying so.
 // Times show how long ago or in how long they are ([TimestampFrom]), so a
 // time passed shows as past.

@@ -229,14 +229,37 @@ type Rollout struct {
 	// Confirmation is when the controller last confirmed the status read,
 	// when it was due to again, and whether it is stale.
 	Confirmation Confirmation `json:"confirmation"`
-	// Written is the status as read from the hub, when it is stale: what
+	// NotActedOn lists the placements whose revision, made of the configs
+	// on the hub now, is not the one the status was written for: the
+	// controller has not acted on the change yet (it is stopped, or has
+	// not reconciled since the change). Empty when the status describes
+	// every placement's current revision, or was never written.
+	NotActedOn []NotActedOn `json:"notActedOn"`
+	// Written is the status as read from the hub, when it does not
+	// describe the hub now (it is stale, or NotActedOn is not empty): what
 	// the controller last said. The rest of the report is the plan at
 	// Now, what a running controller would do; nothing acts on it until
-	// one runs. Absent while the status is not stale.
+	// one does. Absent while the status is live.
 	Written *v1alpha1.AddOnRolloutStatus `json:"written,omitempty"`
 	// Approvals are the add-on's RolloutApprovals, by name: what each
 	// approves, who created it, and what its status says it did.
 	Approvals []Approval `json:"approvals"`
+}
+
+// NotActedOn is a placement whose configs changed since the controller
+// last wrote the status: the revision they make now, which nothing rolls
+// out until the controller acts on it, and the revision the status
+// describes.
+type NotActedOn struct {
+	// Placement is the placement.
+	Placement v1alpha1.PlacementRef `json:"placement"`
+	// Revision is the revision the placement's configs make now.
+	Revision string `json:"revision"`
+	// Configs are what Revision is made of.
+	Configs []v1alpha1.RevisionConfig `json:"configs"`
+	// Written is the revision the status describes; empty when the status
+	// has no entry for the placement.
+	Written string `json:"written"`
 }
 
 // Approval is one RolloutApproval of the add-on.

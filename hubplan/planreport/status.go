@@ -134,6 +134,8 @@ func statusState(r *Rollout, now time.Time) string {
 		return "the controller has not written it yet (is it running, with -addons?)"
 	case r.ObservedGeneration < r.Generation:
 		return "the controller has not caught up with the spec yet"
+	case len(r.NotActedOn) > 0:
+		return notActedOnState(r.NotActedOn, confirmed)
 	}
 	state := "the controller has written it for the current spec"
 	if confirmed != "" {
@@ -141,6 +143,30 @@ func statusState(r *Rollout, now time.Time) string {
 	}
 	if c.RecheckTime != nil {
 		state += ", and rechecks it by " + TimestampFrom(*c.RecheckTime, now)
+	}
+	return state
+}
+
+// notActedOnState says that the controller has not acted on the
+// revisions the hub's configs make now, with their configs, and what the
+// status describes instead; confirmed says when it last confirmed that.
+func notActedOnState(list []NotActedOn, confirmed string) string {
+	var parts []string
+	for _, n := range list {
+		configs := make([]string, len(n.Configs))
+		for i, c := range n.Configs {
+			configs[i] = configLine(c)
+		}
+		was := "no revision of it"
+		if n.Written != "" {
+			was = "revision " + n.Written
+		}
+		parts = append(parts, fmt.Sprintf("the controller has not acted on revision %s yet (placement %s/%s, %s): the status describes %s",
+			n.Revision, n.Placement.Namespace, n.Placement.Name, strings.Join(configs, "; "), was))
+	}
+	state := strings.Join(parts, "; ")
+	if confirmed != "" {
+		state += ", as " + confirmed
 	}
 	return state
 }
@@ -174,9 +200,9 @@ func writeWarnings(b *strings.Builder, warnings []string) {
 // last said them, followed by what a running controller would start; then
 // what the work gate holds of each group's clusters.
 func writeGroupTable(b *strings.Builder, rep *Report) error {
-	lines, stale := groupLines(rep)
-	if stale {
-		fmt.Fprintln(b, "the groups as the stale status last said them; nothing acts on them until a controller runs:")
+	lines, written := groupLines(rep)
+	if written {
+		fmt.Fprintln(b, writtenHead(rep.Rollout))
 	}
 	tw := tabwriter.NewWriter(b, 2, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, "PLACEMENT\tGROUP\tINDEX\tPHASE\tWAITS FOR\tOK/RUN/FAIL/TIMEOUT/TODO\tUNTIL\tMESSAGE")
@@ -187,11 +213,20 @@ func writeGroupTable(b *strings.Builder, rep *Report) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	if stale && len(rep.Start) > 0 {
+	if written && len(rep.Start) > 0 {
 		fmt.Fprintf(b, "a running controller would start: %s\n", strings.Join(rep.Start, ", "))
 	}
 	writeHolds(b, lines, rep.Now)
 	return nil
+}
+
+// writtenHead heads the groups of a status that does not describe the
+// hub now: stale, or written for revisions the configs no longer make.
+func writtenHead(r *Rollout) string {
+	if r.Confirmation.Stale {
+		return "the groups as the stale status last said them; nothing acts on them until a controller runs:"
+	}
+	return "the groups as the status last said them, for the revisions before the change; nothing acts on the change until the controller does:"
 }
 
 // groupLine is one group of the status's table, and its placement
@@ -202,9 +237,10 @@ type groupLine struct {
 }
 
 // groupLines are the groups of every placement as the plan says them,
-// or, when rep's status is stale (stale true), as the status last said
-// them.
-func groupLines(rep *Report) (lines []groupLine, stale bool) {
+// or, when rep's status does not describe the hub now (written true: it
+// is stale, or the controller has not acted on a change), as the status
+// last said them.
+func groupLines(rep *Report) (lines []groupLine, written bool) {
 	if rep.Rollout != nil && rep.Rollout.Written != nil {
 		for _, ps := range rep.Rollout.Written.Placements {
 			for _, gs := range ps.Groups {
@@ -340,7 +376,10 @@ func writeControls(b *strings.Builder, command string, rep *Report, r *Rollout) 
 	}
 	conds, head := r.Conditions, "\nconditions:"
 	if r.Written != nil {
-		conds, head = r.Written.Conditions, "\nconditions, as the stale status last said them:"
+		conds, head = r.Written.Conditions, "\nconditions, as the status last said them before the change:"
+		if r.Confirmation.Stale {
+			head = "\nconditions, as the stale status last said them:"
+		}
 	}
 	fmt.Fprintln(b, head)
 	tw := tabwriter.NewWriter(b, 2, 8, 2, ' ', 0)

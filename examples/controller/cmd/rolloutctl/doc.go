@@ -62,7 +62,11 @@
 // naming when the controller last confirmed it (or, without
 // lastConfirmedTime, last wrote it), and shows the groups and conditions
 // as the status last said them, then the clusters a running controller
-// would start; nothing acts on the plan until one runs. Every time shows
+// would start; nothing acts on the plan until one runs. When the configs
+// on the hub make a revision other than the one the status was written
+// for, status says at once that the controller has not acted on it (the
+// revision, its configs, and the revision the status describes), and
+// shows the groups as the status last said them too. Every time shows
 // how long ago or in how long ("2026-12-02 10:42:00 UTC (12m ago)"). For
 // each placement it lists the configs of its revision (resource, name,
 // spec hash, and the add-on's image where the config gives one), and it
