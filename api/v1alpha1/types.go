@@ -76,12 +76,12 @@ type RolloutWindow struct {
 	// +kubebuilder:validation:items:XValidation:rule="self.matches('^(?i)(sun(d(ay?)?)?|mon(d(ay?)?)?|tue(s(d(ay?)?)?)?|wed(n(e(s(d(ay?)?)?)?)?)?|thu(r(s(d(ay?)?)?)?)?|fri(d(ay?)?)?|sat(u(r(d(ay?)?)?)?)?)(-(sun(d(ay?)?)?|mon(d(ay?)?)?|tue(s(d(ay?)?)?)?|wed(n(e(s(d(ay?)?)?)?)?)?|thu(r(s(d(ay?)?)?)?)?|fri(d(ay?)?)?|sat(u(r(d(ay?)?)?)?)?))?(,(sun(d(ay?)?)?|mon(d(ay?)?)?|tue(s(d(ay?)?)?)?|wed(n(e(s(d(ay?)?)?)?)?)?|thu(r(s(d(ay?)?)?)?)?|fri(d(ay?)?)?|sat(u(r(d(ay?)?)?)?)?)(-(sun(d(ay?)?)?|mon(d(ay?)?)?|tue(s(d(ay?)?)?)?|wed(n(e(s(d(ay?)?)?)?)?)?|thu(r(s(d(ay?)?)?)?)?|fri(d(ay?)?)?|sat(u(r(d(ay?)?)?)?)?))?)*$')",message="want days such as Mon, Sat,Sun or Mon-Fri"
 	Days []string `json:"days"`
 	// Start is the wall-clock time the window opens, "HH:MM".
-	// +kubebuilder:validation:Pattern=`^([01]?[0-9]|2[0-3]):[0-5][0-9]$`
+	// +kubebuilder:validation:XValidation:rule="self.matches('^([01]?[0-9]|2[0-3]):[0-5][0-9]$')",message="want HH:MM from 00:00 to 23:59, such as 09:00"
 	// +kubebuilder:validation:MaxLength=5
 	Start string `json:"start"`
 	// End is the wall-clock time the window closes, "HH:MM"; an end before
 	// the start passes midnight.
-	// +kubebuilder:validation:Pattern=`^([01]?[0-9]|2[0-3]):[0-5][0-9]$`
+	// +kubebuilder:validation:XValidation:rule="self.matches('^([01]?[0-9]|2[0-3]):[0-5][0-9]$')",message="want HH:MM from 00:00 to 23:59, such as 09:00"
 	// +kubebuilder:validation:MaxLength=5
 	End string `json:"end"`
 	// TimeZone is an IANA time zone name, e.g. Europe/Berlin. Empty: UTC.
