@@ -32,6 +32,7 @@ import (
 	"github.com/rolloutkit/rolloutkit/clock"
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/clientthrottle"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 	"github.com/rolloutkit/rolloutkit/examples/controller/rollouthook"
 	"github.com/rolloutkit/rolloutkit/examples/controller/servingcert"
 	"github.com/rolloutkit/rolloutkit/examples/controller/verify"
@@ -157,7 +158,7 @@ func (o *options) bindWorkFlags(fs *flag.FlagSet) *textFlags {
 	fs.StringVar(&t.ocmPlacement, "ocm-placement-lease", defaultOCMPlacementLease, "with -placements: NAMESPACE/NAME of the Lease "+
 		"OCM's placement controller leads with (library-go's, named after the component: placement-lock, in cluster-manager's namespace)")
 	fs.BoolVar(&o.addons, "addons", true, "install, roll out and track the ClusterManagementAddOns that -lifecycle names, as OCM's add-on manager does")
-	fs.StringVar(&t.lifecycle, "lifecycle", hubctl.DefaultLifecycle, "comma-separated values of the ClusterManagementAddOn annotation "+hubctl.LifecycleAnnotation+
+	fs.StringVar(&t.lifecycle, "lifecycle", hubclient.DefaultLifecycle, "comma-separated values of the ClusterManagementAddOn annotation "+hubclient.LifecycleAnnotation+
 		" whose add-ons this controller takes (addon-manager also takes those without it); OCM's add-on manager takes addon-manager and those without it")
 	fs.StringVar(&o.addonVersion, "addon-version", "", "add-on API version to read and write, v1alpha1 or v1beta1 (default: the version the hub stores)")
 	fs.DurationVar(&o.retention, "approval-retention", hubctl.DefaultApprovalRetention, "delete a RolloutApproval of a revision its placement no longer rolls out this long after it was superseded (0 keeps it forever)")
@@ -204,8 +205,8 @@ func (o *options) validate() []error {
 	if o.qps <= 0 || o.burst <= 0 {
 		errs = append(errs, fmt.Errorf("-kube-api-qps %g, -kube-api-burst %d: want positive numbers", o.qps, o.burst))
 	}
-	if o.addonVersion != "" && o.addonVersion != hubctl.V1alpha1 && o.addonVersion != hubctl.V1beta1 {
-		errs = append(errs, fmt.Errorf("-addon-version %q: want %s or %s", o.addonVersion, hubctl.V1alpha1, hubctl.V1beta1))
+	if o.addonVersion != "" && o.addonVersion != hubclient.V1alpha1 && o.addonVersion != hubclient.V1beta1 {
+		errs = append(errs, fmt.Errorf("-addon-version %q: want %s or %s", o.addonVersion, hubclient.V1alpha1, hubclient.V1beta1))
 	}
 	if !o.placements && !o.addons && !o.dryRun {
 		errs = append(errs, errors.New("-addons=false without -placements: nothing to run"))
@@ -294,7 +295,7 @@ func restConfig(kubeconfig string) (*rest.Config, error) {
 // webhook server serves, the server, with admission registered on it
 // (the work gate is Setup's, with -addons).
 func newManager(cfg *rest.Config, o options, gateOn bool, logger logr.Logger) (ctrl.Manager, error) {
-	scheme, err := hubctl.NewScheme()
+	scheme, err := hubclient.NewScheme()
 	if err != nil {
 		return nil, err
 	}
@@ -399,7 +400,7 @@ func keepServingCert(ctx context.Context, mgr ctrl.Manager, g gate, logger logr.
 }
 
 func dryRun(ctx context.Context, cfg *rest.Config, o options, stdout io.Writer) error {
-	scheme, err := hubctl.NewScheme()
+	scheme, err := hubclient.NewScheme()
 	if err != nil {
 		return err
 	}
@@ -409,7 +410,7 @@ func dryRun(ctx context.Context, cfg *rest.Config, o options, stdout io.Writer) 
 	}
 	version := o.addonVersion
 	if version == "" {
-		if version, err = hubctl.StorageVersion(ctx, c); err != nil {
+		if version, err = hubclient.StorageVersion(ctx, c); err != nil {
 			return err
 		}
 	}

@@ -39,6 +39,7 @@ import (
 
 	"github.com/rolloutkit/rolloutkit/examples/controller/agent"
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
 )
 
@@ -430,14 +431,14 @@ func startAgents(t *testing.T, ctx context.Context, kubeconfig string, c client.
 	t.Helper()
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	require.NoError(t, err)
-	scheme, err := hubctl.NewScheme()
+	scheme, err := hubclient.NewScheme()
 	require.NoError(t, err)
 	// A logger that drops everything: logr.Discard() has no sink, and a
 	// manager given no sink logs to the process's (ctrl.Log).
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"},
 		Client: client.Options{Cache: &client.CacheOptions{Unstructured: true}}, Logger: logr.New(crlog.NullLogSink{})})
 	require.NoError(t, err)
-	version, err := hubctl.StorageVersion(ctx, c)
+	version, err := hubclient.StorageVersion(ctx, c)
 	require.NoError(t, err)
 	require.NoError(t, agent.Setup(mgr, agent.Options{AddonVersion: version, Delay: 500 * time.Millisecond}))
 	done := make(chan error, 1)

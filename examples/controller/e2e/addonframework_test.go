@@ -36,7 +36,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	simulated "github.com/rolloutkit/rolloutkit/examples/controller/agent"
-	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
 	"github.com/rolloutkit/rolloutkit/hash"
 )
@@ -427,7 +427,7 @@ func (e *env) requireFrameworkLeftRollout(t *testing.T, fw *framework, newHash s
 	t.Logf("addon-framework's accepted writes:\n%s", strings.Join(lines, "\n"))
 	var cma addonv1alpha1.ClusterManagementAddOn
 	require.NoError(t, e.c.Get(context.Background(), types.NamespacedName{Name: e.addonName}, &cma))
-	assert.Equal(t, e.lifecycle, cma.Annotations[hubctl.LifecycleAnnotation], "the lifecycle annotation was changed")
+	assert.Equal(t, e.lifecycle, cma.Annotations[hubclient.LifecycleAnnotation], "the lifecycle annotation was changed")
 }
 
 // requireOnlySpecHashes checks that a status patch of the

@@ -23,7 +23,7 @@ import (
 	workv1 "open-cluster-management.io/api/work/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
 	"github.com/rolloutkit/rolloutkit/examples/seed"
 )
@@ -71,7 +71,7 @@ func (e *env) gcAddon(t testing.TB, name, lifecycle string, manual bool) *addonv
 	cma, err := seed.ClusterManagementAddOn()
 	require.NoError(t, err)
 	cma.Name = name
-	cma.Annotations[hubctl.LifecycleAnnotation] = lifecycle
+	cma.Annotations[hubclient.LifecycleAnnotation] = lifecycle
 	if manual {
 		cma.Spec.InstallStrategy = addonv1beta1.InstallStrategy{Type: addonv1beta1.AddonInstallStrategyManual}
 	}
@@ -264,7 +264,7 @@ func TestGarbageCollection(t *testing.T) {
 	// The controller takes gc-manual: it adopts the add-ons made by hand.
 	var cma addonv1alpha1.ClusterManagementAddOn
 	require.NoError(t, e.c.Get(context.Background(), types.NamespacedName{Name: manual}, &cma))
-	cma.Annotations[hubctl.LifecycleAnnotation] = testhub.Lifecycle
+	cma.Annotations[hubclient.LifecycleAnnotation] = testhub.Lifecycle
 	require.NoError(t, e.c.Update(context.Background(), &cma))
 	e.deployed(t, manual, []string{"dev-cluster", "stg-cluster"})
 

@@ -32,6 +32,7 @@ import (
 
 	"github.com/rolloutkit/rolloutkit/examples/controller/agent"
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
 	"github.com/rolloutkit/rolloutkit/hash"
 )
@@ -192,7 +193,7 @@ func (e *env) startManager(t testing.TB, cfg *rest.Config, tune func(*ctrl.Optio
 	cfg = rest.CopyConfig(cfg)
 	w := &writes{}
 	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { w.inner = rt; return w }
-	scheme, err := hubctl.NewScheme()
+	scheme, err := hubclient.NewScheme()
 	require.NoError(t, err)
 	opts := ctrl.Options{
 		Scheme:                 scheme,
@@ -247,7 +248,7 @@ func (e *env) placements(t testing.TB) *running {
 // work takes delay, and fails where fail says (nil: never).
 func (e *env) agents(t testing.TB, delay time.Duration, fail func(cluster, target string) bool) *running {
 	return e.start(t, func(mgr ctrl.Manager) error {
-		return agent.Setup(mgr, agent.Options{AddonVersion: hubctl.V1alpha1, Delay: delay, Fail: fail})
+		return agent.Setup(mgr, agent.Options{AddonVersion: hubclient.V1alpha1, Delay: delay, Fail: fail})
 	})
 }
 

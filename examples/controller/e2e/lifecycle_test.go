@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 
-	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
 )
 
@@ -46,9 +46,9 @@ func TestOtherLifecycles(t *testing.T) {
 		cma, err := e.seedAddon(testhub.SeedOptions{})
 		require.NoError(t, err)
 		cma.Name = name
-		delete(cma.Annotations, hubctl.LifecycleAnnotation)
+		delete(cma.Annotations, hubclient.LifecycleAnnotation)
 		if lifecycle != "" {
-			cma.Annotations[hubctl.LifecycleAnnotation] = lifecycle
+			cma.Annotations[hubclient.LifecycleAnnotation] = lifecycle
 		}
 		alpha, err := testhub.AddonV1alpha1(cma)
 		require.NoError(t, err)

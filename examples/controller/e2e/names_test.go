@@ -15,7 +15,7 @@ import (
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
 	"github.com/rolloutkit/rolloutkit/examples/seed"
 )
@@ -163,7 +163,7 @@ func (e *env) seedAddon(o testhub.SeedOptions) (*addonv1beta1.ClusterManagementA
 	if o.Strategy.Type != "" {
 		cma.Spec.InstallStrategy.Placements[0].RolloutStrategy = o.Strategy
 	}
-	cma.Annotations[hubctl.LifecycleAnnotation] = e.lifecycle
+	cma.Annotations[hubclient.LifecycleAnnotation] = e.lifecycle
 	return cma, nil
 }
 

@@ -33,6 +33,7 @@ import (
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/manifests"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
 	"github.com/rolloutkit/rolloutkit/hash"
@@ -322,7 +323,7 @@ func (e *env) configNotReadable(t *testing.T, sa *rest.Config) {
 	require.NoError(t, err)
 	const name = "widgets"
 	cma := &addonv1beta1.ClusterManagementAddOn{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: map[string]string{hubctl.LifecycleAnnotation: testhub.Lifecycle}},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: map[string]string{hubclient.LifecycleAnnotation: testhub.Lifecycle}},
 		Spec: addonv1beta1.ClusterManagementAddOnSpec{
 			DefaultConfigs: []addonv1beta1.AddOnConfig{{ConfigGroupResource: addonv1beta1.ConfigGroupResource{Group: "example.io", Resource: "widgets"},
 				ConfigReferent: addonv1beta1.ConfigReferent{Name: "blue"}}},

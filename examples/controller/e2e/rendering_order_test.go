@@ -18,7 +18,7 @@ import (
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	simulated "github.com/rolloutkit/rolloutkit/examples/controller/agent"
-	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
 	"github.com/rolloutkit/rolloutkit/hubplan"
 )
@@ -149,7 +149,7 @@ func TestRenderingDoneByWorks(t *testing.T) {
 		}},
 		{name: "from its writes", start: func(e *env, t *testing.T, replicas int32) func() {
 			return e.start(t, func(mgr ctrl.Manager) error {
-				return (&simulated.Deployer{Client: mgr.GetClient(), Mapper: mgr.GetRESTMapper(), Version: hubctl.V1alpha1, ByName: true,
+				return (&simulated.Deployer{Client: mgr.GetClient(), Mapper: mgr.GetRESTMapper(), Version: hubclient.V1alpha1, ByName: true,
 					ConfigKinds: []schema.GroupVersionKind{simulated.ProxyConfigKind()}, AppliedFromWrites: true, Replicas: replicas}).SetupWithManager(mgr)
 			}).cancel
 		}},

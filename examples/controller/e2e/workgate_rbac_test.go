@@ -33,6 +33,7 @@ import (
 	"github.com/rolloutkit/rolloutkit/examples/controller/agent"
 	shipped "github.com/rolloutkit/rolloutkit/examples/controller/config"
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
 	"github.com/rolloutkit/rolloutkit/examples/controller/servingcert"
 	"github.com/rolloutkit/rolloutkit/workgate"
@@ -106,7 +107,7 @@ func TestWorkGateAsServiceAccount(t *testing.T) {
 	gate := e.startKeptGate(t, sa)
 	watch := e.watchGate(t, gate)
 	agents := e.start(t, func(mgr ctrl.Manager) error {
-		return agent.Setup(mgr, agent.Options{AddonVersion: hubctl.V1alpha1, Delay: applyTime, RenderByName: true})
+		return agent.Setup(mgr, agent.Options{AddonVersion: hubclient.V1alpha1, Delay: applyTime, RenderByName: true})
 	})
 
 	start := time.Now()

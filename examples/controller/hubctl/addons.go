@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -14,7 +13,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
-	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -22,6 +20,7 @@ import (
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/clock"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 	"github.com/rolloutkit/rolloutkit/examples/controller/rolloutmetrics"
 	"github.com/rolloutkit/rolloutkit/examples/controller/verify"
 	"github.com/rolloutkit/rolloutkit/hubplan"
@@ -48,55 +47,6 @@ const (
 	ReasonRolloutError = "RolloutError"
 )
 
-// LifecycleAnnotation is the annotation of a ClusterManagementAddOn that
-// says which controller installs and rolls it out. OCM v1.2.0's add-on
-// manager takes an add-on whose value is "addon-manager" or that has no
-// such annotation (addon-framework's utils.ManagedByAddonManager);
-// addon-framework's cmamanagedby controller clears the value "self"; this
-// controller takes the values it is given (Options.Lifecycles, flag
-// -lifecycle).
-const LifecycleAnnotation = addonv1alpha1.AddonLifecycleAnnotationKey
-
-// DefaultLifecycle is the lifecycle value the controller takes when it is
-// given none: a value that OCM's add-on manager does not take, so that the
-// two never fight over an add-on.
-const DefaultLifecycle = "rolloutkit"
-
-// addonManagerLifecycle is the value OCM's add-on manager takes, and with
-// it every add-on without the annotation.
-const addonManagerLifecycle = addonv1alpha1.AddonLifecycleAddonManagerAnnotationValue
-
-// mcaNameIndex is the cache index of ManagedClusterAddOns by name.
-const mcaNameIndex = "rolloutkit.metadata.name"
-
-// lifecycles is the set of lifecycle annotation values a controller takes.
-type lifecycles []string
-
-// Takes tells whether a controller run with -lifecycle values taken
-// (empty: DefaultLifecycle) takes the ClusterManagementAddOn with these
-// annotations; see lifecycles.takes. The controller, its dry run and
-// rolloutctl all ask this.
-func Takes(taken []string, annotations map[string]string) bool {
-	return lifecycles(taken).takes(annotations)
-}
-
-// takes tells whether the ClusterManagementAddOn with these annotations is
-// the controller's: its lifecycle value is one of l (DefaultLifecycle when
-// l is empty). An add-on without the annotation is OCM's add-on
-// manager's, as for that manager: it is taken only when l names
-// addon-manager, so that on a hub without OCM's add-on manager
-// -lifecycle addon-manager takes what OCM would have taken.
-func (l lifecycles) takes(annotations map[string]string) bool {
-	if len(l) == 0 {
-		l = lifecycles{DefaultLifecycle}
-	}
-	v, ok := annotations[LifecycleAnnotation]
-	if !ok {
-		v = addonManagerLifecycle
-	}
-	return slices.Contains(l, v)
-}
-
 // AddonReconciler does, for every ClusterManagementAddOn it takes (its
 // lifecycle annotation is one of Lifecycles), what OCM's add-on manager
 // does: for an install strategy of type Placements, install and remove its
@@ -114,11 +64,11 @@ type AddonReconciler struct {
 	// and for each reconcile whose writes met an error. Nil: no events.
 	Recorder events.EventRecorder
 	// Version is the add-on API version to read and write
-	// ClusterManagementAddOns and ManagedClusterAddOns in: V1alpha1 or
-	// V1beta1 (see StorageVersion).
+	// ClusterManagementAddOns and ManagedClusterAddOns in: hubclient.V1alpha1 or
+	// hubclient.V1beta1 (see hubclient.StorageVersion).
 	Version string
 	// Lifecycles are the values of the lifecycle annotation this
-	// controller takes. Empty: DefaultLifecycle.
+	// controller takes. Empty: hubclient.DefaultLifecycle.
 	Lifecycles []string
 	// Verifier runs the verifications of AddOnRollouts.
 	Verifier verify.Verifier
@@ -142,7 +92,7 @@ type AddonReconciler struct {
 
 	// Set by SetupWithManager.
 	rollouts bool // the hub serves rolloutkit.io's AddOnRollouts
-	api      addonAPI
+	api      hubclient.AddonAPI
 	configs  *configWatches
 	phases   *phaseLog
 	gate     *gateWatch
@@ -159,8 +109,8 @@ const notPlannedRetry = 15 * time.Second
 // Reconcile installs, plans and writes the next step of one add-on's
 // rollout.
 func (r *AddonReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	snap := r.api.snapshot()
-	obj := r.api.newCMA()
+	snap := r.api.Snapshot()
+	obj := r.api.NewCMA()
 	if err := r.Client.Get(ctx, req.NamespacedName, obj); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.phases.forget(req.Name)
@@ -169,11 +119,11 @@ func (r *AddonReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		}
 		return ctrl.Result{}, err
 	}
-	cma, err := snap.cma(obj)
+	cma, err := snap.CMA(obj)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	if !lifecycles(r.Lifecycles).takes(cma.Annotations) || !cma.DeletionTimestamp.IsZero() {
+	if !hubclient.Takes(r.Lifecycles, cma.Annotations) || !cma.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
 	}
 	in, err := hubplan.ReadInputs(r.hub(ctx, snap), cma.Name)
@@ -220,7 +170,7 @@ func withView(ctl hubplan.Controls, name string) hubplan.Controls {
 // deletes those of the clusters no placement selects any more
 // (addon.Install). A created add-on shows up in a later reconcile, through
 // the watch.
-func (r *AddonReconciler) install(ctx context.Context, snap *snapshot, cma *addonv1beta1.ClusterManagementAddOn,
+func (r *AddonReconciler) install(ctx context.Context, snap *hubclient.Snapshot, cma *addonv1beta1.ClusterManagementAddOn,
 	inputs []addon.PlacementInput, mcas []*addonv1beta1.ManagedClusterAddOn) error {
 	existing := make([]string, len(mcas))
 	for i, m := range mcas {
@@ -229,12 +179,12 @@ func (r *AddonReconciler) install(ctx context.Context, snap *snapshot, cma *addo
 	create, remove := addon.Install(cma, inputs, existing)
 	var errs []error
 	for _, c := range create {
-		if err := r.Client.Create(ctx, r.api.newAddon(cma, c), client.FieldOwner(FieldManager)); err != nil && !apierrors.IsAlreadyExists(err) {
+		if err := r.Client.Create(ctx, r.api.NewAddon(cma, c), client.FieldOwner(hubclient.FieldManager)); err != nil && !apierrors.IsAlreadyExists(err) {
 			errs = append(errs, fmt.Errorf("creating managedclusteraddon %q: %w", c+"/"+cma.Name, err))
 		}
 	}
 	for _, c := range remove {
-		obj, err := snap.read(types.NamespacedName{Namespace: c, Name: cma.Name})
+		obj, err := snap.Read(types.NamespacedName{Namespace: c, Name: cma.Name})
 		if err != nil {
 			return err
 		}
@@ -253,7 +203,7 @@ func (r *AddonReconciler) install(ctx context.Context, snap *snapshot, cma *addo
 // were not planned, and says when to reconcile again. Failed writes are
 // returned, so that the controller's rate limiter (rateLimiter) retries
 // them; only conflicts (the cache is behind) go without an event.
-func (r *AddonReconciler) write(ctx context.Context, snap *snapshot, obj client.Object, cma *addonv1beta1.ClusterManagementAddOn,
+func (r *AddonReconciler) write(ctx context.Context, snap *hubclient.Snapshot, obj client.Object, cma *addonv1beta1.ClusterManagementAddOn,
 	mcas []*addonv1beta1.ManagedClusterAddOn, steps []hubplan.Step, installErr error, recheck time.Duration) (ctrl.Result, error) {
 	logger := log.FromContext(ctx)
 	byCluster := make(map[string]*addonv1beta1.ManagedClusterAddOn, len(mcas))
@@ -288,7 +238,7 @@ func (r *AddonReconciler) write(ctx context.Context, snap *snapshot, obj client.
 		}
 	}
 	if !equality.Semantic.DeepEqual(cma.Status.InstallProgressions, next.Status.InstallProgressions) {
-		if err := snap.patchProgressions(ctx, r.Client, next); err != nil {
+		if err := snap.PatchProgressions(ctx, r.Client, next); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -321,4 +271,9 @@ func (r *AddonReconciler) notPlanned(ctx context.Context, obj client.Object, s h
 	if r.Recorder != nil {
 		r.Recorder.Eventf(obj, nil, corev1.EventTypeWarning, s.Reason, "Plan", "%s: %s", what, msg)
 	}
+}
+
+// hub is the reconciler's cache as hubplan.ReadInputs reads it.
+func (r *AddonReconciler) hub(ctx context.Context, snap *hubclient.Snapshot) hubclient.CacheHub {
+	return hubclient.CacheHub{Ctx: ctx, Reader: r.Client, Snap: snap, API: r.api, Rollouts: r.rollouts, Configs: r.configs.object}
 }

@@ -29,6 +29,7 @@ import (
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/clock"
 	clockfake "github.com/rolloutkit/rolloutkit/clock/fake"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 	"github.com/rolloutkit/rolloutkit/examples/seed"
 	"github.com/rolloutkit/rolloutkit/hash"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
@@ -40,11 +41,13 @@ const (
 	seedNamespace = "open-cluster-management"
 )
 
+var proxyGR = addonv1beta1.ConfigGroupResource{Group: "proxy.open-cluster-management.io", Resource: "managedproxyconfigurations"}
+
 var (
 	seedRef       = addonv1beta1.PlacementRef{Namespace: seedNamespace, Name: "cluster-proxy-placement"}
 	canaryRef     = addonv1beta1.PlacementRef{Namespace: seedNamespace, Name: "canary"}
 	proxyGVK      = schema.GroupVersionKind{Group: proxyGR.Group, Version: "v1alpha1", Kind: "ManagedProxyConfiguration"}
-	addonVersions = []string{V1alpha1, V1beta1}
+	addonVersions = []string{hubclient.V1alpha1, hubclient.V1beta1}
 )
 
 // addonHub is an in-memory hub for the add-on reconcilers: a fake client
@@ -54,7 +57,7 @@ var (
 type addonHub struct {
 	t       *testing.T
 	version string
-	api     addonAPI
+	api     hubclient.AddonAPI
 	client  client.Client
 	mapper  meta.RESTMapper
 	// writes counts the writes sent to the hub, failed ones included.
@@ -72,7 +75,7 @@ type writeHook func(c client.Client, verb string, obj client.Object) error
 // returns an error, the write fails with it and changes nothing.
 func newAddonHub(t *testing.T, version string, fail writeHook, objs ...client.Object) *addonHub {
 	t.Helper()
-	api, err := newAddonAPI(version)
+	api, err := hubclient.NewAddonAPI(version)
 	require.NoError(t, err)
 	h := &addonHub{t: t, version: version, api: api}
 	mapper := meta.NewDefaultRESTMapper([]schema.GroupVersion{proxyGVK.GroupVersion()})
@@ -94,10 +97,10 @@ func newAddonHub(t *testing.T, version string, fail writeHook, objs ...client.Ob
 	}
 	h.client = fakeHubBuilder(t, stored...).
 		WithRESTMapper(mapper).
-		WithStatusSubresource(api.newMCA(), api.newCMA(), &clusterv1beta1.Placement{}, &clusterv1beta1.PlacementDecision{},
+		WithStatusSubresource(api.NewMCA(), api.NewCMA(), &clusterv1beta1.Placement{}, &clusterv1beta1.PlacementDecision{},
 			&v1alpha1.AddOnRollout{}, &v1alpha1.RolloutApproval{}).
-		WithIndex(api.newMCA(), mcaNameIndex, func(o client.Object) []string { return []string{o.GetName()} }).
-		WithIndex(&v1alpha1.RolloutApproval{}, approvalAddOnIndex, func(o client.Object) []string {
+		WithIndex(api.NewMCA(), hubclient.MCANameIndex, func(o client.Object) []string { return []string{o.GetName()} }).
+		WithIndex(&v1alpha1.RolloutApproval{}, hubclient.ApprovalAddOnIndex, func(o client.Object) []string {
 			return []string{o.(*v1alpha1.RolloutApproval).Spec.AddOn}
 		}).
 		WithInterceptorFuncs(interceptor.Funcs{
@@ -146,7 +149,7 @@ func newAddonHub(t *testing.T, version string, fail writeHook, objs ...client.Ob
 // writes them; anything else as it is.
 func (h *addonHub) store(obj client.Object) client.Object {
 	h.t.Helper()
-	if h.version != V1alpha1 {
+	if h.version != hubclient.V1alpha1 {
 		return obj
 	}
 	switch o := obj.(type) {
@@ -185,13 +188,13 @@ func reconcileAddon(r *AddonReconciler, name string) (ctrl.Result, error) {
 // the hub has none.
 func (h *addonHub) addon(cluster, name string) *addonv1beta1.ManagedClusterAddOn {
 	h.t.Helper()
-	obj := h.api.newMCA()
+	obj := h.api.NewMCA()
 	err := h.client.Get(context.Background(), types.NamespacedName{Namespace: cluster, Name: name}, obj)
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
 	require.NoError(h.t, err)
-	m, err := h.api.snapshot().mca(obj)
+	m, err := h.api.Snapshot().MCA(obj)
 	require.NoError(h.t, err)
 	return m
 }
@@ -199,10 +202,10 @@ func (h *addonHub) addon(cluster, name string) *addonv1beta1.ManagedClusterAddOn
 // addonClusters returns the clusters with an add-on called name, sorted.
 func (h *addonHub) addonClusters(name string) []string {
 	h.t.Helper()
-	list := h.api.newMCAList()
-	require.NoError(h.t, h.client.List(context.Background(), list, client.MatchingFields{mcaNameIndex: name}))
+	list := h.api.NewMCAList()
+	require.NoError(h.t, h.client.List(context.Background(), list, client.MatchingFields{hubclient.MCANameIndex: name}))
 	out := []string{}
-	for _, m := range h.api.mcas(list) {
+	for _, m := range h.api.MCAs(list) {
 		out = append(out, m.GetNamespace())
 	}
 	slices.Sort(out)
@@ -212,9 +215,9 @@ func (h *addonHub) addonClusters(name string) []string {
 // cma returns the v1beta1 form of the ClusterManagementAddOn name.
 func (h *addonHub) cma(name string) *addonv1beta1.ClusterManagementAddOn {
 	h.t.Helper()
-	obj := h.api.newCMA()
+	obj := h.api.NewCMA()
 	require.NoError(h.t, h.client.Get(context.Background(), types.NamespacedName{Name: name}, obj))
-	c, err := h.api.snapshot().cma(obj)
+	c, err := h.api.Snapshot().CMA(obj)
 	require.NoError(h.t, err)
 	return c
 }
@@ -224,9 +227,9 @@ func (h *addonHub) cma(name string) *addonv1beta1.ClusterManagementAddOn {
 func (h *addonHub) resourceVersions() map[string]string {
 	h.t.Helper()
 	out := map[string]string{}
-	for _, l := range []client.ObjectList{h.api.newCMAList(), h.api.newMCAList()} {
+	for _, l := range []client.ObjectList{h.api.NewCMAList(), h.api.NewMCAList()} {
 		require.NoError(h.t, h.client.List(context.Background(), l))
-		objs := append(h.api.cmas(l), h.api.mcas(l)...)
+		objs := append(h.api.CMAs(l), h.api.MCAs(l)...)
 		for _, o := range objs {
 			out[strings.Join([]string{o.GetObjectKind().GroupVersionKind().Kind, o.GetNamespace(), o.GetName()}, "/")] = o.GetResourceVersion()
 		}
@@ -274,9 +277,9 @@ func seedAddon(t *testing.T, lifecycle string, with ...func(*addonv1beta1.Cluste
 	cma, err := seed.ClusterManagementAddOn()
 	require.NoError(t, err)
 	cma.UID = "cluster-proxy-uid"
-	delete(cma.Annotations, LifecycleAnnotation)
+	delete(cma.Annotations, hubclient.LifecycleAnnotation)
 	if lifecycle != "" {
-		cma.Annotations[LifecycleAnnotation] = lifecycle
+		cma.Annotations[hubclient.LifecycleAnnotation] = lifecycle
 	}
 	for _, w := range with {
 		w(cma)
@@ -381,14 +384,14 @@ func TestAddonReconcileLifecycle(t *testing.T) {
 		lifecycles []string
 		taken      bool
 	}{
-		{name: "rolloutkit, by default", annotation: DefaultLifecycle, taken: true},
+		{name: "rolloutkit, by default", annotation: hubclient.DefaultLifecycle, taken: true},
 		{name: "addon-manager: OCM's add-on manager's", annotation: "addon-manager"},
 		{name: "self: the add-on's own", annotation: "self"},
 		{name: "no annotation: OCM's add-on manager's", annotation: ""},
 		{name: "no annotation, when the controller is given addon-manager", annotation: "", lifecycles: []string{"addon-manager"}, taken: true},
 		{name: "self, when the controller is given addon-manager", annotation: "self", lifecycles: []string{"addon-manager"}},
 		{name: "addon-manager, when the controller is given it", annotation: "addon-manager", lifecycles: []string{"addon-manager"}, taken: true},
-		{name: "rolloutkit, when the controller is given only addon-manager", annotation: DefaultLifecycle, lifecycles: []string{"addon-manager"}},
+		{name: "rolloutkit, when the controller is given only addon-manager", annotation: hubclient.DefaultLifecycle, lifecycles: []string{"addon-manager"}},
 	} {
 		for _, version := range addonVersions {
 			t.Run(tc.name+"/"+version, func(t *testing.T) {
@@ -426,7 +429,7 @@ func TestAddonReconcileInstall(t *testing.T) {
 		t.Run("placements/"+version, func(t *testing.T) {
 			t.Parallel()
 			h := newAddonHub(t, version, nil, hubObjects(
-				[]client.Object{seedAddon(t, DefaultLifecycle), proxyConfig(t, "cluster-proxy", "v1.0.0")},
+				[]client.Object{seedAddon(t, hubclient.DefaultLifecycle), proxyConfig(t, "cluster-proxy", "v1.0.0")},
 				seedPlacement(t), freshAddons(seedAddonName, "dev-cluster", "gone-cluster"))...)
 			_, err := reconcileAddon(h.addonReconciler(clockfake.New(start), nil), seedAddonName)
 			require.NoError(t, err)
@@ -448,7 +451,7 @@ func TestAddonReconcileInstall(t *testing.T) {
 			}
 			cfg := proxyConfig(t, "cluster-proxy", "v1.0.0")
 			h := newAddonHub(t, version, nil, hubObjects(
-				[]client.Object{seedAddon(t, DefaultLifecycle, manual), cfg},
+				[]client.Object{seedAddon(t, hubclient.DefaultLifecycle, manual), cfg},
 				seedPlacement(t), freshAddons(seedAddonName, "gone-cluster"))...)
 			res, err := reconcileAddon(h.addonReconciler(clockfake.New(start), nil), seedAddonName)
 			require.NoError(t, err)
@@ -481,7 +484,7 @@ func TestAddonReconcileSeedRollout(t *testing.T) {
 			t.Parallel()
 			cfg := proxyConfig(t, "cluster-proxy", "v1.0.0")
 			h := newAddonHub(t, version, nil, hubObjects(
-				[]client.Object{seedAddon(t, DefaultLifecycle), cfg},
+				[]client.Object{seedAddon(t, hubclient.DefaultLifecycle), cfg},
 				seedPlacement(t), freshAddons(seedAddonName, seedClusters...))...)
 			rec := events.NewFakeRecorder(10)
 			r := h.addonReconciler(clockfake.New(start), rec)
@@ -498,7 +501,7 @@ func TestAddonReconcileSeedRollout(t *testing.T) {
 				assert.Empty(t, desiredHash(t, m), c)
 				assert.Equal(t, metav1.ConditionFalse, configuredStatus(m), c)
 			}
-			if version == V1alpha1 {
+			if version == hubclient.V1alpha1 {
 				var raw addonv1alpha1.ManagedClusterAddOn
 				require.NoError(t, h.client.Get(context.Background(), types.NamespacedName{Namespace: "dev-cluster", Name: seedAddonName}, &raw))
 				assert.Equal(t, "cluster-proxy", raw.Status.ConfigReferences[0].Name, "v1alpha1 names the config beside its hashes")
@@ -552,7 +555,7 @@ func TestAddonReconcileOverlappingPlacements(t *testing.T) {
 			t.Run(tc.name+"/"+version, func(t *testing.T) {
 				t.Parallel()
 				h := newAddonHub(t, version, nil, hubObjects(
-					[]client.Object{seedAddon(t, DefaultLifecycle, tc.with...), seedCfg, canaryCfg},
+					[]client.Object{seedAddon(t, hubclient.DefaultLifecycle, tc.with...), seedCfg, canaryCfg},
 					seedPlacement(t), placementWith(canaryRef, "stg-cluster"), freshAddons(seedAddonName, seedClusters...))...)
 				_, err := reconcileAddon(h.addonReconciler(clockfake.New(start), nil), seedAddonName)
 				require.NoError(t, err)
@@ -612,7 +615,7 @@ func TestAddonReconcileBadInput(t *testing.T) {
 				t.Parallel()
 				cfg := proxyConfig(t, "cluster-proxy", "v1.0.0")
 				h := newAddonHub(t, version, nil, hubObjects(
-					[]client.Object{seedAddon(t, DefaultLifecycle, alsoPlacing(canaryRef, ""), tc.spoil), cfg},
+					[]client.Object{seedAddon(t, hubclient.DefaultLifecycle, alsoPlacing(canaryRef, ""), tc.spoil), cfg},
 					seedPlacement(t), placementWith(canaryRef, "stg-cluster"), freshAddons(seedAddonName, tc.addons...))...)
 				before := h.resourceVersions()
 				rec := events.NewFakeRecorder(10)
@@ -658,10 +661,10 @@ func TestAddonReconcileConflict(t *testing.T) {
 		Reason: "WaitingForManifestApplied", LastTransitionTime: metav1.NewTime(start)}
 	for _, tc := range []struct {
 		name  string
-		hook  func(t *testing.T, api addonAPI) writeHook
+		hook  func(t *testing.T, api hubclient.AddonAPI) writeHook
 		agent bool // whether the agent's write is on the hub
 	}{
-		{name: "the API server answers Conflict", hook: func(*testing.T, addonAPI) writeHook {
+		{name: "the API server answers Conflict", hook: func(*testing.T, hubclient.AddonAPI) writeHook {
 			return func(_ client.Client, verb string, obj client.Object) error {
 				if verb != "status patch" {
 					return nil
@@ -670,14 +673,14 @@ func TestAddonReconcileConflict(t *testing.T) {
 					obj.GetName(), errors.New("the object has been modified; please apply your changes to the latest version and try again"))
 			}
 		}},
-		{name: "the agent wrote dev's add-on after the read", hook: func(t *testing.T, api addonAPI) writeHook {
+		{name: "the agent wrote dev's add-on after the read", hook: func(t *testing.T, api hubclient.AddonAPI) writeHook {
 			return func(c client.Client, verb string, obj client.Object) error {
 				if verb != "status patch" || obj.GetNamespace() != "dev-cluster" {
 					return nil
 				}
-				cur := api.newMCA()
+				cur := api.NewMCA()
 				require.NoError(t, c.Get(context.Background(), client.ObjectKeyFromObject(obj), cur))
-				next, err := api.withAddonStatus(cur, nil, []metav1.Condition{agentCondition})
+				next, err := api.WithAddonStatus(cur, nil, []metav1.Condition{agentCondition})
 				require.NoError(t, err)
 				require.NoError(t, c.Status().Update(context.Background(), next))
 				return nil
@@ -687,10 +690,10 @@ func TestAddonReconcileConflict(t *testing.T) {
 		for _, version := range addonVersions {
 			t.Run(tc.name+"/"+version, func(t *testing.T) {
 				t.Parallel()
-				api, err := newAddonAPI(version)
+				api, err := hubclient.NewAddonAPI(version)
 				require.NoError(t, err)
 				h := newAddonHub(t, version, tc.hook(t, api), hubObjects(
-					[]client.Object{seedAddon(t, DefaultLifecycle), proxyConfig(t, "cluster-proxy", "v1.0.0")},
+					[]client.Object{seedAddon(t, hubclient.DefaultLifecycle), proxyConfig(t, "cluster-proxy", "v1.0.0")},
 					seedPlacement(t), freshAddons(seedAddonName, seedClusters...))...)
 				rec := events.NewFakeRecorder(10)
 				_, err = reconcileAddon(h.addonReconciler(clockfake.New(start), rec), seedAddonName)

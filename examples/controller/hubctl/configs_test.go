@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	clockfake "github.com/rolloutkit/rolloutkit/clock/fake"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 	"github.com/rolloutkit/rolloutkit/hash"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
@@ -83,7 +84,7 @@ func newReviewer() *reviewer { return &reviewer{allowed: map[string][]string{}} 
 func TestConfigAccess(t *testing.T) {
 	t.Parallel()
 	cfg := proxyConfig(t, "cluster-proxy", "v1.0.0")
-	h := newAddonHub(t, V1alpha1, nil, cfg)
+	h := newAddonHub(t, hubclient.V1alpha1, nil, cfg)
 	rv := newReviewer()
 	var watched []schema.GroupVersionKind
 	w := newConfigWatches(h.client, h.mapper, func(gvk schema.GroupVersionKind) error {
@@ -145,7 +146,7 @@ func TestAddonReconcileConfigNotReadable(t *testing.T) {
 	for _, version := range addonVersions {
 		t.Run(version, func(t *testing.T) {
 			t.Parallel()
-			h := newAddonHub(t, version, nil, hubObjects([]client.Object{seedAddon(t, DefaultLifecycle), proxyConfig(t, "cluster-proxy", "v1.0.0")},
+			h := newAddonHub(t, version, nil, hubObjects([]client.Object{seedAddon(t, hubclient.DefaultLifecycle), proxyConfig(t, "cluster-proxy", "v1.0.0")},
 				seedPlacement(t), freshAddons(seedAddonName, seedClusters...))...)
 			rec := events.NewFakeRecorder(10)
 			r := h.addonReconciler(clockfake.New(start), rec)

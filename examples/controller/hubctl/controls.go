@@ -2,8 +2,6 @@ package hubctl
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strconv"
@@ -17,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 	"github.com/rolloutkit/rolloutkit/hubplan"
 	"github.com/rolloutkit/rolloutkit/rollout"
 )
@@ -52,10 +51,6 @@ const (
 	EventAddOnNotFound = hubplan.ReasonAddOnNotFound
 )
 
-// approvalAddOnIndex is the cache index of RolloutApprovals by
-// spec.addOn.
-const approvalAddOnIndex = "rolloutkit.spec.addOn"
-
 // planned is one reconcile's plan under the add-on's controls, and the
 // results of the checks run to make it.
 type planned struct {
@@ -89,7 +84,7 @@ func (r *AddonReconciler) writeControls(ctx context.Context, ctl hubplan.Control
 	if !equality.Semantic.DeepEqual(ar.Status, p.Status) {
 		next := ar.DeepCopy()
 		next.Status = p.Status
-		if err := patchStatus(ctx, r.Client, ar, next); err != nil {
+		if err := hubclient.PatchStatus(ctx, r.Client, ar, next); err != nil {
 			// The transitions are told once the status that makes them
 			// is written (see report).
 			errs = append(errs, fmt.Errorf("writing the status of addonrollout %q: %w", ar.Name, err))
@@ -114,7 +109,7 @@ func (r *AddonReconciler) writeApprovals(ctx context.Context, ar *v1alpha1.AddOn
 		cur := approvals[i]
 		next := cur.DeepCopy()
 		next.Status.Conditions = a.Conditions
-		if err := patchStatus(ctx, r.Client, cur, next); err != nil {
+		if err := hubclient.PatchStatus(ctx, r.Client, cur, next); err != nil {
 			errs = append(errs, fmt.Errorf("writing the status of rolloutapproval %q: %w", cur.Name, err))
 			continue
 		}
@@ -124,7 +119,7 @@ func (r *AddonReconciler) writeApprovals(ctx context.Context, ar *v1alpha1.AddOn
 		case c.Reason == hubplan.ReasonUsed:
 			r.event(cur, nil, corev1.EventTypeNormal, EventApprovalUsed, "Use", "%s", c.Message)
 			if ar != nil {
-				r.event(ar, cur, corev1.EventTypeNormal, EventApprovalUsed, action("use", cur.Name), "%s (RolloutApproval %s)", c.Message, cur.Name)
+				r.event(ar, cur, corev1.EventTypeNormal, EventApprovalUsed, hubclient.EventAction("use", cur.Name), "%s (RolloutApproval %s)", c.Message, cur.Name)
 			}
 		case c.Reason == hubplan.ReasonAddOnNotFound:
 			r.event(cur, nil, corev1.EventTypeWarning, EventAddOnNotFound, "Find", "%s", c.Message)
@@ -149,7 +144,7 @@ func (r *AddonReconciler) report(ctx context.Context, ar *v1alpha1.AddOnRollout,
 			if c.Status != metav1.ConditionTrue {
 				kind = corev1.EventTypeWarning
 			}
-			r.event(ar, nil, kind, c.Reason, action("work gate", string(c.Status)), "work gate: %s", c.Message)
+			r.event(ar, nil, kind, c.Reason, hubclient.EventAction("work gate", string(c.Status)), "work gate: %s", c.Message)
 		}
 	}
 	for _, ps := range st.Placements {
@@ -162,17 +157,17 @@ func (r *AddonReconciler) report(ctx context.Context, ar *v1alpha1.AddOnRollout,
 				if was != nil {
 					from = was.Phase
 				}
-				r.event(ar, nil, corev1.EventTypeNormal, EventGroupPhase, action(where, groupName(g), from+"->"+g.Phase, ps.Revision),
+				r.event(ar, nil, corev1.EventTypeNormal, EventGroupPhase, hubclient.EventAction(where, groupName(g), from+"->"+g.Phase, ps.Revision),
 					"placement %s group %s: %s -> %s: %s", where, groupName(g), from, g.Phase, g.Message)
 				if g.Phase == rollout.Breached.String() {
-					r.event(ar, nil, corev1.EventTypeWarning, EventBreached, action(where, groupName(g), "breached", ps.Revision),
+					r.event(ar, nil, corev1.EventTypeWarning, EventBreached, hubclient.EventAction(where, groupName(g), "breached", ps.Revision),
 						"placement %s group %s: %s", where, groupName(g), g.Message)
 					r.Metrics.Breach(ar.Name, where, g)
 				}
 			}
 		}
 		if ps.CompletionTime != nil && (prev == nil || prev.Revision != ps.Revision || prev.CompletionTime == nil) {
-			r.event(ar, nil, corev1.EventTypeNormal, EventRolloutCompleted, action(where, "complete", ps.Revision),
+			r.event(ar, nil, corev1.EventTypeNormal, EventRolloutCompleted, hubclient.EventAction(where, "complete", ps.Revision),
 				"placement %s: revision %s complete and verified", where, ps.Revision)
 			if ps.RevisionStartTime != nil {
 				r.Metrics.Completed(ar.Name, where, ps.CompletionTime.Sub(ps.RevisionStartTime.Time).Seconds())
@@ -182,7 +177,7 @@ func (r *AddonReconciler) report(ctx context.Context, ar *v1alpha1.AddOnRollout,
 	for _, pa := range st.PendingApprovals {
 		if !pendingIn(old, pa) {
 			where := pa.Placement.Namespace + "/" + pa.Placement.Name
-			r.event(ar, nil, corev1.EventTypeNormal, EventApprovalRequested, action(where, strconv.Quote(pa.Group), "approval", pa.Revision),
+			r.event(ar, nil, corev1.EventTypeNormal, EventApprovalRequested, hubclient.EventAction(where, strconv.Quote(pa.Group), "approval", pa.Revision),
 				"placement %s group %q waits for an approval of revision %s (%s): create a RolloutApproval (kubectl rolloutkit approve %s %s --revision %s)",
 				where, pa.Group, pa.Revision, hubplan.ConfigsText(pa.Configs), ar.Name, pa.Group, pa.Revision)
 		}
@@ -201,7 +196,7 @@ func (r *AddonReconciler) reportChecks(ar *v1alpha1.AddOnRollout, results []hubp
 		if res.Passed {
 			kind, reason = corev1.EventTypeNormal, EventVerificationPassed
 		}
-		r.event(ar, nil, kind, reason, action(where, groupName(g), "check "+res.Check.Name, res.Check.Request.Revision),
+		r.event(ar, nil, kind, reason, hubclient.EventAction(where, groupName(g), "check "+res.Check.Name, res.Check.Request.Revision),
 			"placement %s group %s revision %s: %s: %s", where, groupName(g), res.Check.Request.Revision, res.Check.Name, res.Message)
 	}
 }
@@ -226,22 +221,6 @@ func (r *AddonReconciler) event(obj, related client.Object, kind, reason, act, f
 		return
 	}
 	r.Recorder.Eventf(obj, related, kind, reason, act, format, args...)
-}
-
-// maxAction is the longest action events.k8s.io takes.
-const maxAction = 128
-
-// action joins the words of an event's action, e.g.
-// `open-cluster-management-addon/rollout "stg" Waiting->Active 1a2b3c4d5e6f`.
-// One longer than the API takes keeps its start and ends with a hash of the
-// whole, so that two actions still differ.
-func action(words ...string) string {
-	a := strings.Join(words, " ")
-	if len(a) <= maxAction {
-		return a
-	}
-	sum := sha256.Sum256([]byte(a))
-	return a[:maxAction-13] + "~" + hex.EncodeToString(sum[:])[:12]
 }
 
 func indexOfApproval(as []*v1alpha1.RolloutApproval, name string) int {

@@ -24,6 +24,7 @@ import (
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	clockfake "github.com/rolloutkit/rolloutkit/clock/fake"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubtest"
 	"github.com/rolloutkit/rolloutkit/examples/controller/rolloutmetrics"
 	"github.com/rolloutkit/rolloutkit/examples/controller/verify"
@@ -42,11 +43,11 @@ type rolloutHub struct {
 func newRolloutHub(t *testing.T, ar *v1alpha1.AddOnRollout, objs ...client.Object) *rolloutHub {
 	t.Helper()
 	cfg := proxyConfig(t, "cluster-proxy", "v1.0.0")
-	all := hubObjects([]client.Object{seedAddon(t, DefaultLifecycle), cfg}, seedPlacement(t), freshAddons(seedAddonName, seedClusters...), objs)
+	all := hubObjects([]client.Object{seedAddon(t, hubclient.DefaultLifecycle), cfg}, seedPlacement(t), freshAddons(seedAddonName, seedClusters...), objs)
 	if ar != nil {
 		all = append(all, ar)
 	}
-	h := newAddonHub(t, V1beta1, nil, all...)
+	h := newAddonHub(t, hubclient.V1beta1, nil, all...)
 	clk := clockfake.New(start)
 	rec := events.NewFakeRecorder(100)
 	r := h.addonReconciler(clk, rec)

@@ -25,9 +25,9 @@
 // # Which add-ons
 //
 // The controller takes a ClusterManagementAddOn only when its annotation
-// addon.open-cluster-management.io/lifecycle ([LifecycleAnnotation]) has
+// addon.open-cluster-management.io/lifecycle ([hubclient.LifecycleAnnotation]) has
 // one of the values it is given (Options.Lifecycles, flag -lifecycle;
-// default [DefaultLifecycle], "rolloutkit"). OCM v1.2.0's add-on manager
+// default [hubclient.DefaultLifecycle], "rolloutkit"). OCM v1.2.0's add-on manager
 // takes "addon-manager" and the add-ons without the annotation, so an
 // add-on annotated "rolloutkit" has one owner, and OCM keeps running beside
 // this controller for every other add-on. Given "addon-manager", on a hub

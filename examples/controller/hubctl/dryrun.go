@@ -18,13 +18,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 	"github.com/rolloutkit/rolloutkit/examples/controller/verify"
 	"github.com/rolloutkit/rolloutkit/hubplan/planreport"
 )
 
 // DryRun reads the live hub through c (add-ons in version) and writes, for
 // every ClusterManagementAddOn the controller takes (its lifecycle
-// annotation is one of taken; empty: DefaultLifecycle) whose install
+// annotation is one of taken; empty: hubclient.DefaultLifecycle) whose install
 // strategy is Placements, what the next step of its rollout would be, in
 // the words of examples/plan: the plan comes from hubplan.Planner.Plan,
 // the call the add-on reconciler makes, under the add-on's AddOnRollout
@@ -38,7 +39,7 @@ func DryRun(ctx context.Context, c client.Reader, mapper meta.RESTMapper, versio
 	names := h.AddonNames()
 	planned := 0
 	for _, name := range names {
-		if !placementsStrategy(h, name, lifecycles(taken)) {
+		if !placementsStrategy(h, name, taken) {
 			continue
 		}
 		if planned > 0 {
@@ -57,7 +58,7 @@ func DryRun(ctx context.Context, c client.Reader, mapper meta.RESTMapper, versio
 	}
 	if planned == 0 {
 		_, err := fmt.Fprintf(w, "no ClusterManagementAddOn with install strategy Placements and a lifecycle annotation %s of %s on the hub (%d add-ons)\n",
-			LifecycleAnnotation, lifecycleList(taken), len(names))
+			hubclient.LifecycleAnnotation, lifecycleList(taken), len(names))
 		return err
 	}
 	return nil
@@ -65,10 +66,10 @@ func DryRun(ctx context.Context, c client.Reader, mapper meta.RESTMapper, versio
 
 // placementsStrategy tells whether the add-on name is one the controller
 // takes and rolls out by placements.
-func placementsStrategy(h *planreport.Hub, name string, taken lifecycles) bool {
+func placementsStrategy(h *planreport.Hub, name string, taken []string) bool {
 	for _, cma := range h.ClusterManagementAddOns {
 		if cma.Name == name {
-			return taken.takes(cma.Annotations) && cma.Spec.InstallStrategy.Type == addonv1beta1.AddonInstallStrategyPlacements
+			return hubclient.Takes(taken, cma.Annotations) && cma.Spec.InstallStrategy.Type == addonv1beta1.AddonInstallStrategyPlacements
 		}
 	}
 	return false
@@ -77,7 +78,7 @@ func placementsStrategy(h *planreport.Hub, name string, taken lifecycles) bool {
 // lifecycleList words the lifecycle values taken, for a message.
 func lifecycleList(taken []string) string {
 	if len(taken) == 0 {
-		taken = []string{DefaultLifecycle}
+		taken = []string{hubclient.DefaultLifecycle}
 	}
 	return fmt.Sprintf("%q", taken)
 }
@@ -91,39 +92,39 @@ func lifecycleList(taken []string) string {
 // without examples/controller/config/crd) has none, as the controller
 // finds none there.
 func ReadHub(ctx context.Context, c client.Reader, mapper meta.RESTMapper, version string) (*planreport.Hub, error) {
-	api, err := newAddonAPI(version)
+	api, err := hubclient.NewAddonAPI(version)
 	if err != nil {
 		return nil, err
 	}
 	h := &planreport.Hub{}
 	var ps clusterv1beta1.PlacementList
-	cmaList, mcaList := api.newCMAList(), api.newMCAList()
+	cmaList, mcaList := api.NewCMAList(), api.NewMCAList()
 	for _, l := range []client.ObjectList{&ps, cmaList, mcaList} {
 		if err := c.List(ctx, l); err != nil {
 			return nil, fmt.Errorf("reading the hub: %w", err)
 		}
 	}
-	sh, err := readHub(ctx, c)
+	sh, err := hubclient.ReadPlacementHub(ctx, c)
 	if err != nil {
 		return nil, fmt.Errorf("reading the hub: %w", err)
 	}
 	h.Clusters, h.Decisions = sh.Clusters, sh.Decisions
 	h.ManagedClusterSets, h.ManagedClusterSetBindings, h.AddOnPlacementScores = sh.ClusterSets, sh.Bindings, sh.Scores
-	h.Placements = pointers(ps.Items)
+	h.Placements = hubclient.Pointers(ps.Items)
 	var works workv1.ManifestWorkList
 	if err := c.List(ctx, &works, client.HasLabels{addonv1beta1.AddonLabelKey}); err != nil {
 		return nil, fmt.Errorf("reading the hub: %w", err)
 	}
-	h.Works = pointers(works.Items)
+	h.Works = hubclient.Pointers(works.Items)
 	if h.AddOnRollouts, h.RolloutApprovals, err = readControls(ctx, c, mapper); err != nil {
 		return nil, fmt.Errorf("reading the hub: %w", err)
 	}
-	snap := api.snapshot()
-	cmas, err := snap.cmas(cmaList)
+	snap := api.Snapshot()
+	cmas, err := snap.CMAs(cmaList)
 	if err != nil {
 		return nil, err
 	}
-	if h.ManagedClusterAddOns, err = snap.mcas(mcaList); err != nil {
+	if h.ManagedClusterAddOns, err = snap.MCAs(mcaList); err != nil {
 		return nil, err
 	}
 	h.ClusterManagementAddOns = cmas
@@ -181,7 +182,7 @@ func configResources(cmas []*addonv1beta1.ClusterManagementAddOn) []schema.Group
 // readControls lists the hub's AddOnRollouts and RolloutApprovals; none
 // when the hub does not serve them.
 func readControls(ctx context.Context, c client.Reader, mapper meta.RESTMapper) ([]*v1alpha1.AddOnRollout, []*v1alpha1.RolloutApproval, error) {
-	serves, err := servesRollouts(mapper)
+	serves, err := hubclient.ServesRollouts(mapper)
 	if err != nil || !serves {
 		return nil, nil, err
 	}
@@ -197,5 +198,5 @@ func readControls(ctx context.Context, c client.Reader, mapper meta.RESTMapper) 
 			return nil, nil, err
 		}
 	}
-	return pointers(rollouts.Items), pointers(approvals.Items), nil
+	return hubclient.Pointers(rollouts.Items), hubclient.Pointers(approvals.Items), nil
 }

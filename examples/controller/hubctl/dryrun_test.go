@@ -22,6 +22,7 @@ import (
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	clockfake "github.com/rolloutkit/rolloutkit/clock/fake"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 	"github.com/rolloutkit/rolloutkit/hubplan"
 	"github.com/rolloutkit/rolloutkit/hubplan/planreport"
 )
@@ -68,7 +69,7 @@ func dryRunHubWith(t *testing.T, version string, change func([]client.Object) []
 	other := seedAddon(t, "addon-manager")
 	other.Name, other.UID = "other-addon", "other-addon-uid"
 	objs := hubObjects(
-		[]client.Object{seedAddon(t, DefaultLifecycle, alsoPlacing(canaryRef, "")), other, cfg},
+		[]client.Object{seedAddon(t, hubclient.DefaultLifecycle, alsoPlacing(canaryRef, "")), other, cfg},
 		seedPlacement(t), placementWith(canaryRef, "edge-cluster", "qa-cluster", "stg-cluster"),
 		[]client.Object{
 			addonAt("dev-cluster", now, now, start.Add(-2*time.Minute)),
@@ -384,7 +385,7 @@ func TestReadHubControls(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			h := dryRunHub(t, V1beta1, ar, ok)
+			h := dryRunHub(t, hubclient.V1beta1, ar, ok)
 			mapper := h.mapper
 			if tc.served {
 				mapper = withRollouts(mapper)
@@ -393,7 +394,7 @@ func TestReadHubControls(t *testing.T) {
 			if tc.listErr != nil {
 				c = listFails{Reader: c, err: tc.listErr}
 			}
-			hub, err := ReadHub(context.Background(), c, mapper, V1beta1)
+			hub, err := ReadHub(context.Background(), c, mapper, hubclient.V1beta1)
 			if tc.err != "" {
 				require.EqualError(t, err, tc.err)
 				return

@@ -22,6 +22,7 @@ import (
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	clockfake "github.com/rolloutkit/rolloutkit/clock/fake"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 	"github.com/rolloutkit/rolloutkit/hubplan"
 )
 
@@ -89,12 +90,12 @@ func TestEventsOnePerTransition(t *testing.T) {
 	t.Parallel()
 	var refuse atomic.Int32
 	ar := seedRollout(v1alpha1.AddOnRolloutSpec{ApprovalRequired: []string{"prod"}})
-	h := newAddonHub(t, V1beta1, func(_ client.Client, verb string, obj client.Object) error {
+	h := newAddonHub(t, hubclient.V1beta1, func(_ client.Client, verb string, obj client.Object) error {
 		if _, ok := obj.(*v1alpha1.AddOnRollout); ok && verb == "status patch" && refuse.Add(-1) >= 0 {
 			return apierrors.NewConflict(schema.GroupResource{Group: v1alpha1.Group, Resource: "addonrollouts"}, obj.GetName(), errors.New("modified"))
 		}
 		return nil
-	}, hubObjects([]client.Object{seedAddon(t, DefaultLifecycle), proxyConfig(t, "cluster-proxy", "v1.0.0"), ar},
+	}, hubObjects([]client.Object{seedAddon(t, hubclient.DefaultLifecycle), proxyConfig(t, "cluster-proxy", "v1.0.0"), ar},
 		seedPlacement(t), freshAddons(seedAddonName, seedClusters...))...)
 	clk := clockfake.New(start)
 	rec := &keyRecorder{}
@@ -112,7 +113,7 @@ func TestEventsOnePerTransition(t *testing.T) {
 		for _, e := range rec.take() {
 			assert.False(t, seen[e.key], "%s: event %q merges into an earlier one's series", name, e.note)
 			seen[e.key] = true
-			assert.LessOrEqual(t, len(e.action), maxAction)
+			assert.LessOrEqual(t, len(e.action), hubclient.MaxEventAction)
 			if e.reason == EventGroupPhase {
 				got = append(got, e.note)
 			}
@@ -177,7 +178,7 @@ func TestAddOnNotFound(t *testing.T) {
 	approval := &v1alpha1.RolloutApproval{ObjectMeta: metav1.ObjectMeta{Name: "typo"}, Spec: v1alpha1.RolloutApprovalSpec{AddOn: "cluster-prxy",
 		Placement: v1alpha1.PlacementRef{Namespace: seedNamespace, Name: seedRef.Name}, Group: "prod", Revision: "000000000000"}}
 	var writes atomic.Int32
-	h := newAddonHub(t, V1beta1, func(client.Client, string, client.Object) error { writes.Add(1); return nil },
+	h := newAddonHub(t, hubclient.V1beta1, func(client.Client, string, client.Object) error { writes.Add(1); return nil },
 		hubObjects([]client.Object{typo, approval})...)
 	clk := clockfake.New(start)
 	rec := &keyRecorder{}
@@ -214,7 +215,7 @@ func TestAddOnNotFound(t *testing.T) {
 // AddOnNotFound; once the add-on is created it gets the usual status.
 func TestAddOnAppears(t *testing.T) {
 	t.Parallel()
-	h := newAddonHub(t, V1beta1, nil, hubObjects([]client.Object{proxyConfig(t, "cluster-proxy", "v1.0.0"), seedRollout(v1alpha1.AddOnRolloutSpec{})},
+	h := newAddonHub(t, hubclient.V1beta1, nil, hubObjects([]client.Object{proxyConfig(t, "cluster-proxy", "v1.0.0"), seedRollout(v1alpha1.AddOnRolloutSpec{})},
 		seedPlacement(t), freshAddons(seedAddonName, seedClusters...))...)
 	clk := clockfake.New(start)
 	rh := &rolloutHub{addonHub: h, clk: clk, r: h.addonReconciler(clk, &keyRecorder{})}
@@ -223,7 +224,7 @@ func TestAddOnAppears(t *testing.T) {
 		return meta.FindStatusCondition(rh.rollout().Status.Conditions, hubplan.ConditionProgressing).Reason
 	}
 	assert.Equal(t, hubplan.ReasonAddOnNotFound, progressing())
-	require.NoError(t, h.client.Create(context.Background(), seedAddon(t, DefaultLifecycle)))
+	require.NoError(t, h.client.Create(context.Background(), seedAddon(t, hubclient.DefaultLifecycle)))
 	rh.reconcile()
 	assert.Equal(t, hubplan.ReasonRollingOut, progressing())
 	require.Len(t, rh.rollout().Status.Placements, 1)
@@ -241,17 +242,17 @@ func TestAction(t *testing.T) {
 		want  string
 	}{
 		{"short", []string{"ns/p", `"stg"`, "Waiting->Active", "1a2b3c4d5e6f"}, `ns/p "stg" Waiting->Active 1a2b3c4d5e6f`},
-		{"at the limit", []string{strings.Repeat("a", maxAction)}, strings.Repeat("a", maxAction)},
+		{"at the limit", []string{strings.Repeat("a", hubclient.MaxEventAction)}, strings.Repeat("a", hubclient.MaxEventAction)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			assert.Equal(t, tc.want, action(tc.words...))
+			assert.Equal(t, tc.want, hubclient.EventAction(tc.words...))
 		})
 	}
-	a := action(long, `"stg"`, "Waiting->Active", "1a2b3c4d5e6f")
-	b := action(long, `"stg"`, "Active->Complete", "1a2b3c4d5e6f")
-	assert.Len(t, a, maxAction)
-	assert.Len(t, b, maxAction)
+	a := hubclient.EventAction(long, `"stg"`, "Waiting->Active", "1a2b3c4d5e6f")
+	b := hubclient.EventAction(long, `"stg"`, "Active->Complete", "1a2b3c4d5e6f")
+	assert.Len(t, a, hubclient.MaxEventAction)
+	assert.Len(t, b, hubclient.MaxEventAction)
 	assert.NotEqual(t, a, b)
-	assert.Equal(t, long[:maxAction-13], a[:maxAction-13])
+	assert.Equal(t, long[:hubclient.MaxEventAction-13], a[:hubclient.MaxEventAction-13])
 }

@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
 
@@ -53,7 +54,7 @@ const waitingRetry = 100 * time.Millisecond
 // the reconcile returns the conflict and runs again on the controller's
 // rate limiter (rateLimiter). The writes it did not send are not
 // counted as left: the conflict's retry sends them.
-func (r *AddonReconciler) writeAddons(ctx context.Context, snap *snapshot, byCluster map[string]*addonv1beta1.ManagedClusterAddOn, writes []addon.Write) (int, error) {
+func (r *AddonReconciler) writeAddons(ctx context.Context, snap *hubclient.Snapshot, byCluster map[string]*addonv1beta1.ManagedClusterAddOn, writes []addon.Write) (int, error) {
 	starts := func(w addon.Write) bool {
 		return !equality.Semantic.DeepEqual(w.ConfigReferences, byCluster[w.Cluster].Status.ConfigReferences)
 	}
@@ -73,7 +74,7 @@ func (r *AddonReconciler) writeAddons(ctx context.Context, snap *snapshot, byClu
 		if starts(w) {
 			r.withProgress(ctx, m)
 		}
-		return snap.patchAddonStatus(ctx, r.Client, m)
+		return snap.PatchAddonStatus(ctx, r.Client, m)
 	}
 	if len(ordered) == 0 {
 		return left, nil
@@ -122,7 +123,7 @@ func fanOut(writes []addon.Write, write func(addon.Write) error) error {
 // reconciler finds nothing left to write. When the works cannot be read or
 // judged, m is left alone and the progress reconciler reports it.
 func (r *AddonReconciler) withProgress(ctx context.Context, m *addonv1beta1.ManagedClusterAddOn) {
-	works, err := addonWorks(ctx, r.Client, m)
+	works, err := hubclient.AddonWorks(ctx, r.Client, m)
 	if err != nil {
 		return
 	}

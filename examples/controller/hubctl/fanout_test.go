@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	clockfake "github.com/rolloutkit/rolloutkit/clock/fake"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 )
 
 // TestAddonReconcileStartWritesProgress: the patch that gives an add-on
@@ -48,7 +49,7 @@ func TestAddonReconcileStartWritesProgress(t *testing.T) {
 			t.Parallel()
 			cfg := proxyConfig(t, "cluster-proxy", "v1.0.0")
 			dev := freshAddon("dev-cluster", seedAddonName)
-			objs := hubObjects([]client.Object{seedAddon(t, DefaultLifecycle), cfg}, seedPlacement(t),
+			objs := hubObjects([]client.Object{seedAddon(t, hubclient.DefaultLifecycle), cfg}, seedPlacement(t),
 				freshAddons(seedAddonName, "stg-cluster", "prod-cluster"))
 			refs := []addonv1beta1.ConfigReference{{ConfigGroupResource: proxyGR, DesiredConfig: &addonv1beta1.ConfigSpecHash{
 				ConfigReferent: addonv1beta1.ConfigReferent{Name: "cluster-proxy"}, SpecHash: specHashOf(t, cfg)}}}
@@ -57,7 +58,7 @@ func TestAddonReconcileStartWritesProgress(t *testing.T) {
 				objs = append(objs, deployWork(t, refs))
 			}
 			objs = append(objs, dev)
-			h := newAddonHub(t, V1alpha1, nil, objs...)
+			h := newAddonHub(t, hubclient.V1alpha1, nil, objs...)
 			devWrites := 0
 			h.client = interceptor.NewClient(h.client.(client.WithWatch), interceptor.Funcs{
 				SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
@@ -108,8 +109,8 @@ func TestAddonReconcileWaitingWritesInBatches(t *testing.T) {
 		waiting[i] = fmt.Sprintf("prod-%04d", i)
 		rest.Status.Decisions = append(rest.Status.Decisions, clusterv1beta1.ClusterDecision{ClusterName: waiting[i]})
 	}
-	h := newAddonHub(t, V1alpha1, nil, hubObjects(
-		[]client.Object{seedAddon(t, DefaultLifecycle), cfg, placementIn(seedRef.Namespace, seedRef.Name), first, rest},
+	h := newAddonHub(t, hubclient.V1alpha1, nil, hubObjects(
+		[]client.Object{seedAddon(t, hubclient.DefaultLifecycle), cfg, placementIn(seedRef.Namespace, seedRef.Name), first, rest},
 		freshAddons(seedAddonName, append([]string{"dev-0000"}, waiting...)...))...)
 	r := h.addonReconciler(clockfake.New(start), nil)
 	flipped := func() int {
@@ -140,12 +141,12 @@ func TestAddonReconcileWaitingWritesInBatches(t *testing.T) {
 func TestAddonReconcileWriteErrorsAllKept(t *testing.T) {
 	t.Parallel()
 	failing := map[string]bool{"stg-cluster": true, "prod-cluster": true}
-	h := newAddonHub(t, V1beta1, func(_ client.Client, verb string, obj client.Object) error {
+	h := newAddonHub(t, hubclient.V1beta1, func(_ client.Client, verb string, obj client.Object) error {
 		if verb == "status patch" && failing[obj.GetNamespace()] {
 			return fmt.Errorf("refused %s", obj.GetNamespace())
 		}
 		return nil
-	}, hubObjects([]client.Object{seedAddon(t, DefaultLifecycle), proxyConfig(t, "cluster-proxy", "v1.0.0")},
+	}, hubObjects([]client.Object{seedAddon(t, hubclient.DefaultLifecycle), proxyConfig(t, "cluster-proxy", "v1.0.0")},
 		seedPlacement(t), freshAddons(seedAddonName, seedClusters...))...)
 	rec := events.NewFakeRecorder(10)
 	_, err := reconcileAddon(h.addonReconciler(clockfake.New(start), rec), seedAddonName)
@@ -192,7 +193,7 @@ func TestAddonReconcileConflictStopsFanOut(t *testing.T) {
 			refusing.Store(true)
 			refused := make(chan struct{})
 			var once sync.Once
-			h := newAddonHub(t, V1beta1, func(_ client.Client, verb string, obj client.Object) error {
+			h := newAddonHub(t, hubclient.V1beta1, func(_ client.Client, verb string, obj client.Object) error {
 				if verb != "status patch" || obj.GetNamespace() == "" || !refusing.Load() {
 					return nil // not an add-on's (the ClusterManagementAddOn's progressions), or not refused
 				}
@@ -209,7 +210,7 @@ func TestAddonReconcileConflictStopsFanOut(t *testing.T) {
 					time.Sleep(50 * time.Millisecond)
 				}
 				return nil
-			}, hubObjects([]client.Object{seedAddon(t, DefaultLifecycle), proxyConfig(t, "cluster-proxy", "v1.0.0"),
+			}, hubObjects([]client.Object{seedAddon(t, hubclient.DefaultLifecycle), proxyConfig(t, "cluster-proxy", "v1.0.0"),
 				placementIn(seedRef.Namespace, seedRef.Name), decision}, freshAddons(seedAddonName, clusters...))...)
 			r := h.addonReconciler(clockfake.New(start), nil)
 			for i := range tc.refusedIn {

@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 	"github.com/rolloutkit/rolloutkit/workgate"
 )
 
@@ -68,14 +69,14 @@ type GateScope struct {
 	// Lifecycles are the lifecycle annotation values the controller takes.
 	Lifecycles []string
 
-	api addonAPI
+	api hubclient.AddonAPI
 }
 
 // SetupWithManager registers the reconciler with mgr, and an informer of
 // the one configuration, listed and watched by name (clientset: its
 // client).
 func (s *GateScope) SetupWithManager(mgr ctrl.Manager, clientset kubernetes.Interface) error {
-	api, err := newAddonAPI(s.Version)
+	api, err := hubclient.NewAddonAPI(s.Version)
 	if err != nil {
 		return err
 	}
@@ -108,7 +109,7 @@ func (s *GateScope) SetupWithManager(mgr ctrl.Manager, clientset kubernetes.Inte
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("work-gate-scope").
-		For(api.newCMA(), builder.WithPredicates(predicate.AnnotationChangedPredicate{})).
+		For(api.NewCMA(), builder.WithPredicates(predicate.AnnotationChangedPredicate{})).
 		WatchesRawSource(&source.Informer{Informer: inf, Handler: always}).
 		Complete(reconcile.Func(func(ctx context.Context, _ reconcile.Request) (reconcile.Result, error) {
 			return s.Reconcile(ctx, gateScopeKey)
@@ -137,7 +138,7 @@ func (s *GateScope) Reconcile(ctx context.Context, _ reconcile.Request) (reconci
 	if !changed {
 		return reconcile.Result{RequeueAfter: gateScopeResync}, nil
 	}
-	if err := patchObject(ctx, s.Client, &cfg, next); err != nil {
+	if err := hubclient.PatchObject(ctx, s.Client, &cfg, next); err != nil {
 		return reconcile.Result{}, fmt.Errorf("scoping ValidatingWebhookConfiguration %s: %w", cfg.Name, err)
 	}
 	log.FromContext(ctx).Info("work gate scoped to the add-ons taken", "configuration", cfg.Name, "addons", taken)
@@ -147,13 +148,13 @@ func (s *GateScope) Reconcile(ctx context.Context, _ reconcile.Request) (reconci
 // taken lists the names of the ClusterManagementAddOns the controller
 // takes, from the cache.
 func (s *GateScope) taken(ctx context.Context) ([]string, error) {
-	list := s.api.newCMAList()
+	list := s.api.NewCMAList()
 	if err := s.Client.List(ctx, list); err != nil {
 		return nil, fmt.Errorf("listing clustermanagementaddons: %w", err)
 	}
 	var out []string
-	for _, o := range s.api.cmas(list) {
-		if lifecycles(s.Lifecycles).takes(o.GetAnnotations()) {
+	for _, o := range s.api.CMAs(list) {
+		if hubclient.Takes(s.Lifecycles, o.GetAnnotations()) {
 			out = append(out, o.GetName())
 		}
 	}

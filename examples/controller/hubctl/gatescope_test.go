@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 	"github.com/rolloutkit/rolloutkit/workgate"
 )
 
@@ -30,8 +31,8 @@ func TestGateScope(t *testing.T) {
 			named := func(name, lifecycle string) client.Object {
 				return seedAddon(t, lifecycle, func(c *addonv1beta1.ClusterManagementAddOn) { c.Name = name })
 			}
-			h := newAddonHub(t, version, nil, named("cluster-proxy", DefaultLifecycle), named("managed-serviceaccount", "addon-manager"),
-				named("governance-policy-framework", ""), named("work-manager", DefaultLifecycle), shippedGateConfiguration(t))
+			h := newAddonHub(t, version, nil, named("cluster-proxy", hubclient.DefaultLifecycle), named("managed-serviceaccount", "addon-manager"),
+				named("governance-policy-framework", ""), named("work-manager", hubclient.DefaultLifecycle), shippedGateConfiguration(t))
 			s := &GateScope{Client: h.client, Reader: h.client, Version: version}
 			s.api = h.api
 			ctx := context.Background()
@@ -59,7 +60,7 @@ func TestGateScope(t *testing.T) {
 
 			// work-manager is let go.
 			let := h.cma("work-manager")
-			let.Annotations[LifecycleAnnotation] = "addon-manager"
+			let.Annotations[hubclient.LifecycleAnnotation] = "addon-manager"
 			require.NoError(t, h.client.Update(ctx, h.store(let)))
 			_, err = s.Reconcile(ctx, gateScopeKey)
 			require.NoError(t, err)
@@ -70,21 +71,21 @@ func TestGateScope(t *testing.T) {
 	}
 	t.Run("no configuration", func(t *testing.T) {
 		t.Parallel()
-		h := newAddonHub(t, V1beta1, nil, seedAddon(t, DefaultLifecycle))
-		s := &GateScope{Client: h.client, Reader: h.client, Version: V1beta1, api: h.api}
+		h := newAddonHub(t, hubclient.V1beta1, nil, seedAddon(t, hubclient.DefaultLifecycle))
+		s := &GateScope{Client: h.client, Reader: h.client, Version: hubclient.V1beta1, api: h.api}
 		res, err := s.Reconcile(context.Background(), gateScopeKey)
 		require.NoError(t, err)
 		assert.Equal(t, gateScopeResync, res.RequeueAfter)
 	})
 	t.Run("a conflict", func(t *testing.T) {
 		t.Parallel()
-		c := fakeHubBuilder(t, seedAddon(t, DefaultLifecycle), shippedGateConfiguration(t)).WithInterceptorFuncs(interceptor.Funcs{
+		c := fakeHubBuilder(t, seedAddon(t, hubclient.DefaultLifecycle), shippedGateConfiguration(t)).WithInterceptorFuncs(interceptor.Funcs{
 			Patch: func(context.Context, client.WithWatch, client.Object, client.Patch, ...client.PatchOption) error {
 				return apierrors.NewConflict(schema.GroupResource{Resource: "validatingwebhookconfigurations"}, WorkGateConfiguration, nil)
 			}}).Build()
-		api, err := newAddonAPI(V1beta1)
+		api, err := hubclient.NewAddonAPI(hubclient.V1beta1)
 		require.NoError(t, err)
-		s := &GateScope{Client: c, Reader: c, Version: V1beta1, api: api}
+		s := &GateScope{Client: c, Reader: c, Version: hubclient.V1beta1, api: api}
 		_, err = s.Reconcile(context.Background(), gateScopeKey)
 		require.Error(t, err)
 		assert.True(t, apierrors.IsConflict(err), "not a conflict: %v", err)

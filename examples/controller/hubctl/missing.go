@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 	"github.com/rolloutkit/rolloutkit/hubplan"
 	"github.com/rolloutkit/rolloutkit/rollout"
 )
@@ -24,7 +25,7 @@ func (r *AddonReconciler) missing(ctx context.Context, name string) (ctrl.Result
 	if !r.rollouts {
 		return ctrl.Result{}, nil
 	}
-	h := r.hub(ctx, r.api.snapshot())
+	h := r.hub(ctx, r.api.Snapshot())
 	ar, err := h.AddOnRollout(name)
 	if err != nil {
 		return ctrl.Result{}, err
@@ -41,7 +42,7 @@ func (r *AddonReconciler) missing(ctx context.Context, name string) (ctrl.Result
 	if ar != nil && !equality.Semantic.DeepEqual(ar.Status, p.Status) {
 		next := ar.DeepCopy()
 		next.Status = p.Status
-		if err := patchStatus(ctx, r.Client, ar, next); err != nil {
+		if err := hubclient.PatchStatus(ctx, r.Client, ar, next); err != nil {
 			errs = append(errs, fmt.Errorf("writing the status of addonrollout %q: %w", ar.Name, err))
 		} else if c := meta.FindStatusCondition(p.Status.Conditions, hubplan.ConditionProgressing); c != nil && !notFoundIn(ar.Status.Conditions) {
 			r.event(ar, nil, corev1.EventTypeWarning, EventAddOnNotFound, "Find", "%s", c.Message)

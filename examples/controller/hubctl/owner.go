@@ -11,6 +11,8 @@ import (
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 )
 
 // An add-on's ManagedClusterAddOns are removed with it by the garbage
@@ -33,7 +35,7 @@ import (
 // patch of its owner references locked on the resourceVersion read. An
 // add-on being deleted is left alone, and so is one that another object
 // controls: it is that object's to delete.
-func (r *AddonReconciler) adopt(ctx context.Context, snap *snapshot, cma *addonv1beta1.ClusterManagementAddOn,
+func (r *AddonReconciler) adopt(ctx context.Context, snap *hubclient.Snapshot, cma *addonv1beta1.ClusterManagementAddOn,
 	mcas []*addonv1beta1.ManagedClusterAddOn) error {
 	var errs []error
 	var adopted []string
@@ -41,22 +43,22 @@ func (r *AddonReconciler) adopt(ctx context.Context, snap *snapshot, cma *addonv
 		if !m.DeletionTimestamp.IsZero() {
 			continue
 		}
-		refs, ok := ownedBy(m.OwnerReferences, cma, r.api.version)
+		refs, ok := ownedBy(m.OwnerReferences, cma, r.api.Version())
 		if !ok {
 			continue
 		}
-		cur, err := snap.read(client.ObjectKeyFromObject(m))
+		cur, err := snap.Read(client.ObjectKeyFromObject(m))
 		if err != nil {
 			return err
 		}
 		next := cur.DeepCopyObject().(client.Object)
 		next.SetOwnerReferences(refs)
-		switch err := patchObject(ctx, r.Client, cur, next); {
+		switch err := hubclient.PatchObject(ctx, r.Client, cur, next); {
 		case apierrors.IsNotFound(err): // deleted since it was read (by install, say)
 		case err != nil:
 			errs = append(errs, fmt.Errorf("adopting managedclusteraddon %q: %w", m.Namespace+"/"+m.Name, err))
 		default:
-			snap.wrote(next)
+			snap.Wrote(next)
 			adopted = append(adopted, m.Namespace)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clockfake "github.com/rolloutkit/rolloutkit/clock/fake"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 )
 
 // controllerRef is the owner reference the controller gives an add-on of
@@ -28,11 +29,11 @@ func controllerRef(version string) metav1.OwnerReference {
 // that name is replaced, and other owners are kept.
 func TestOwnedBy(t *testing.T) {
 	t.Parallel()
-	cma := seedAddon(t, DefaultLifecycle)
-	ours := controllerRef(V1alpha1)
+	cma := seedAddon(t, hubclient.DefaultLifecycle)
+	ours := controllerRef(hubclient.V1alpha1)
 	earlier := ours
 	earlier.UID = "an-earlier-uid"
-	plain := metav1.OwnerReference{APIVersion: addonv1beta1.GroupName + "/" + V1beta1, Kind: "ClusterManagementAddOn", Name: seedAddonName, UID: "cluster-proxy-uid"}
+	plain := metav1.OwnerReference{APIVersion: addonv1beta1.GroupName + "/" + hubclient.V1beta1, Kind: "ClusterManagementAddOn", Name: seedAddonName, UID: "cluster-proxy-uid"}
 	other := metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "installer", UID: "installer-uid"}
 	otherController := other
 	otherController.Controller = ptrTo(true)
@@ -53,7 +54,7 @@ func TestOwnedBy(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			in := append([]metav1.OwnerReference(nil), tc.refs...)
-			got, changed := ownedBy(in, cma, V1alpha1)
+			got, changed := ownedBy(in, cma, hubclient.V1alpha1)
 			assert.Equal(t, tc.changed, changed)
 			assert.Equal(t, tc.want, got)
 			assert.Equal(t, tc.refs, in, "the input was modified")
@@ -92,7 +93,7 @@ func TestAddonReconcileAdopts(t *testing.T) {
 			notTaken := seedAddon(t, "addon-manager", manual)
 			notTaken.Name, notTaken.UID = "ocm-proxy", "ocm-proxy-uid"
 			h := newAddonHub(t, version, nil,
-				seedAddon(t, DefaultLifecycle, manual), notTaken, cfg,
+				seedAddon(t, hubclient.DefaultLifecycle, manual), notTaken, cfg,
 				freshAddon("by-hand", seedAddonName), withOwner("earlier", earlier), withOwner("installed", installer), deleting,
 				freshAddon("by-hand", "ocm-proxy"))
 			before := h.resourceVersions()
@@ -103,7 +104,7 @@ func TestAddonReconcileAdopts(t *testing.T) {
 			require.NoError(t, err)
 
 			owners := func(cluster, name string) []metav1.OwnerReference {
-				obj := h.api.newMCA()
+				obj := h.api.NewMCA()
 				require.NoError(t, h.client.Get(t.Context(), types.NamespacedName{Namespace: cluster, Name: name}, obj))
 				return obj.GetOwnerReferences()
 			}
@@ -143,7 +144,7 @@ func TestAddonReconcileDeleting(t *testing.T) {
 		t.Run(version, func(t *testing.T) {
 			t.Parallel()
 			h := newAddonHub(t, version, nil, hubObjects(
-				[]client.Object{seedAddon(t, DefaultLifecycle, deleting), proxyConfig(t, "cluster-proxy", "v1.0.0")},
+				[]client.Object{seedAddon(t, hubclient.DefaultLifecycle, deleting), proxyConfig(t, "cluster-proxy", "v1.0.0")},
 				seedPlacement(t), freshAddons(seedAddonName, "dev-cluster"))...)
 			res, err := reconcileAddon(h.addonReconciler(clockfake.New(start), nil), seedAddonName)
 			require.NoError(t, err)

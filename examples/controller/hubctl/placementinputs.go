@@ -4,53 +4,11 @@ import (
 	"context"
 
 	"k8s.io/apimachinery/pkg/types"
-	clusterv1 "open-cluster-management.io/api/cluster/v1"
-	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
-	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
-
-	"github.com/rolloutkit/rolloutkit/placement"
 )
-
-// readHub reads from c everything OCM's scheduler reads: ManagedClusters,
-// ManagedClusterSets, ManagedClusterSetBindings, AddOnPlacementScores and
-// PlacementDecisions, of every namespace. From the manager's cache the
-// objects are the cache's own, not copies (a hub has several per cluster,
-// and every Placement reads them all): nothing may modify them, and
-// ScheduleHub modifies nothing it is given.
-func readHub(ctx context.Context, c client.Reader) (placement.Hub, error) {
-	var (
-		mcs      clusterv1.ManagedClusterList
-		sets     clusterv1beta2.ManagedClusterSetList
-		bindings clusterv1beta2.ManagedClusterSetBindingList
-		scores   clusterv1alpha1.AddOnPlacementScoreList
-		ds       clusterv1beta1.PlacementDecisionList
-	)
-	for _, l := range []client.ObjectList{&mcs, &sets, &bindings, &scores, &ds} {
-		if err := c.List(ctx, l, client.UnsafeDisableDeepCopy); err != nil {
-			return placement.Hub{}, err
-		}
-	}
-	return placement.Hub{
-		Clusters:    pointers(mcs.Items),
-		ClusterSets: pointers(sets.Items),
-		Bindings:    pointers(bindings.Items),
-		Scores:      pointers(scores.Items),
-		Decisions:   pointers(ds.Items),
-	}, nil
-}
-
-// pointers returns a pointer to each item of a list, in order.
-func pointers[T any](items []T) []*T {
-	out := make([]*T, len(items))
-	for i := range items {
-		out[i] = &items[i]
-	}
-	return out
-}
 
 // allPlacements enqueues every Placement: a ManagedCluster or a
 // ManagedClusterSet change can move a cluster into or out of any of them.

@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/rolloutkit/rolloutkit/clock"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 	"github.com/rolloutkit/rolloutkit/placement"
 )
 
@@ -69,7 +70,7 @@ func (r *PlacementReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		logger.V(1).Info("placement skipped: scheduling disabled by its annotation", "annotation", clusterv1beta1.PlacementDisableAnnotation)
 		return ctrl.Result{}, nil
 	}
-	hub, err := readHub(ctx, r.Client)
+	hub, err := hubclient.ReadPlacementHub(ctx, r.Client)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -108,7 +109,7 @@ func (r *PlacementReconciler) writeStatus(ctx context.Context, p *clusterv1beta1
 	}
 	next := p.DeepCopy()
 	next.Status = res.Status
-	if err := patchStatus(ctx, r.Client, p, next); err != nil {
+	if err := hubclient.PatchStatus(ctx, r.Client, p, next); err != nil {
 		return err
 	}
 	log.FromContext(ctx).Info("placement status written", "selected", res.Status.NumberOfSelectedClusters, "groups", len(res.Groups))
@@ -173,7 +174,7 @@ func (r *PlacementReconciler) removeClusters(ctx context.Context, have []cluster
 		}
 		next := cur.DeepCopy()
 		next.Status.Decisions = stay
-		if err := patchStatus(ctx, r.Client, cur, next); err != nil {
+		if err := hubclient.PatchStatus(ctx, r.Client, cur, next); err != nil {
 			errs = append(errs, err)
 			continue
 		}
@@ -184,7 +185,7 @@ func (r *PlacementReconciler) removeClusters(ctx context.Context, have []cluster
 
 func (r *PlacementReconciler) createDecision(ctx context.Context, d *clusterv1beta1.PlacementDecision) error {
 	obj := d.DeepCopy()
-	if err := r.Client.Create(ctx, obj, client.FieldOwner(FieldManager)); err != nil {
+	if err := r.Client.Create(ctx, obj, client.FieldOwner(hubclient.FieldManager)); err != nil {
 		return fmt.Errorf("creating placementdecision %q: %w", d.Namespace+"/"+d.Name, err)
 	}
 	if len(d.Status.Decisions) == 0 {
@@ -193,7 +194,7 @@ func (r *PlacementReconciler) createDecision(ctx context.Context, d *clusterv1be
 	// Create ignores the status subresource: write it next.
 	created := obj.DeepCopy()
 	obj.Status = d.Status
-	return patchStatus(ctx, r.Client, created, obj)
+	return hubclient.PatchStatus(ctx, r.Client, created, obj)
 }
 
 func (r *PlacementReconciler) updateDecision(ctx context.Context, cur, want *clusterv1beta1.PlacementDecision) error {
@@ -201,7 +202,7 @@ func (r *PlacementReconciler) updateDecision(ctx context.Context, cur, want *clu
 		next := cur.DeepCopy()
 		next.Labels = want.Labels
 		next.OwnerReferences = want.OwnerReferences
-		if err := patchObject(ctx, r.Client, cur, next); err != nil {
+		if err := hubclient.PatchObject(ctx, r.Client, cur, next); err != nil {
 			return err
 		}
 		cur = next
@@ -211,5 +212,5 @@ func (r *PlacementReconciler) updateDecision(ctx context.Context, cur, want *clu
 	}
 	next := cur.DeepCopy()
 	next.Status = want.Status
-	return patchStatus(ctx, r.Client, cur, next)
+	return hubclient.PatchStatus(ctx, r.Client, cur, next)
 }

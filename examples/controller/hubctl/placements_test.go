@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	clockfake "github.com/rolloutkit/rolloutkit/clock/fake"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 )
 
 var start = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
@@ -38,7 +39,7 @@ func fakeHub(t *testing.T, objs ...client.Object) client.Client {
 
 func fakeHubBuilder(t *testing.T, objs ...client.Object) *fake.ClientBuilder {
 	t.Helper()
-	s, err := NewScheme()
+	s, err := hubclient.NewScheme()
 	require.NoError(t, err)
 	return fake.NewClientBuilder().WithScheme(s).WithObjects(objs...).
 		WithStatusSubresource(&clusterv1beta1.Placement{}, &clusterv1beta1.PlacementDecision{})
@@ -332,7 +333,7 @@ func TestReadHub(t *testing.T) {
 			Status: clusterv1alpha1.AddOnPlacementScoreStatus{ValidUntil: ptr.To(validUntil)}},
 		&clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p-decision-1"}},
 		&clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Namespace: "other", Name: "q-decision-1"}})
-	h, err := readHub(context.Background(), c)
+	h, err := hubclient.ReadPlacementHub(context.Background(), c)
 	require.NoError(t, err)
 	assert.Len(t, h.Clusters, 2)
 	assert.Len(t, h.ClusterSets, 1)

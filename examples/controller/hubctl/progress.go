@@ -2,7 +2,6 @@ package hubctl
 
 import (
 	"context"
-	"fmt"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/types"
@@ -15,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/rolloutkit/rolloutkit/clock"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
 
@@ -35,28 +35,28 @@ type ProgressReconciler struct {
 	// AddonReconciler.Lifecycles).
 	Lifecycles []string
 
-	api addonAPI
+	api hubclient.AddonAPI
 }
 
 // Reconcile writes the progress of one ManagedClusterAddOn.
 func (r *ProgressReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	snap := r.api.snapshot()
-	cmaObj := r.api.newCMA()
+	snap := r.api.Snapshot()
+	cmaObj := r.api.NewCMA()
 	if err := r.Client.Get(ctx, types.NamespacedName{Name: req.Name}, cmaObj); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if !lifecycles(r.Lifecycles).takes(cmaObj.GetAnnotations()) {
+	if !hubclient.Takes(r.Lifecycles, cmaObj.GetAnnotations()) {
 		return ctrl.Result{}, nil
 	}
-	obj := r.api.newMCA()
+	obj := r.api.NewMCA()
 	if err := r.Client.Get(ctx, req.NamespacedName, obj); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	mca, err := snap.mca(obj)
+	mca, err := snap.MCA(obj)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	works, err := addonWorks(ctx, r.Client, mca)
+	works, err := hubclient.AddonWorks(ctx, r.Client, mca)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -69,32 +69,10 @@ func (r *ProgressReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		return ctrl.Result{}, nil
 	}
 	mca.Status = status
-	if err := snap.patchAddonStatus(ctx, r.Client, mca); err != nil {
+	if err := snap.PatchAddonStatus(ctx, r.Client, mca); err != nil {
 		return ctrl.Result{}, err
 	}
 	return ctrl.Result{}, nil
-}
-
-// addonWorks lists the ManifestWorks that can be the add-on's: those
-// labelled with its name in its cluster's namespace and, for a hosted
-// add-on, in its hosting cluster's. addon.Progressing picks its own among
-// them.
-func addonWorks(ctx context.Context, c client.Reader, mca *addonv1beta1.ManagedClusterAddOn) ([]*workv1.ManifestWork, error) {
-	namespaces := []string{mca.Namespace}
-	if h := mca.Annotations[addonv1beta1.HostingClusterNameAnnotationKey]; h != "" && h != mca.Namespace {
-		namespaces = append(namespaces, h)
-	}
-	var out []*workv1.ManifestWork
-	for _, ns := range namespaces {
-		var l workv1.ManifestWorkList
-		if err := c.List(ctx, &l, client.InNamespace(ns), client.MatchingLabels{addonv1beta1.AddonLabelKey: mca.Name}); err != nil {
-			return nil, fmt.Errorf("listing manifestworks in %q: %w", ns, err)
-		}
-		for i := range l.Items {
-			out = append(out, &l.Items[i])
-		}
-	}
-	return out, nil
 }
 
 // progressWorkers is how many add-ons the progress reconciler handles at
@@ -108,7 +86,7 @@ const progressWorkers = 8
 // changes, and for all the add-ons of a ClusterManagementAddOn when that
 // changes (its lifecycle annotation, say).
 func (r *ProgressReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	api, err := newAddonAPI(r.Version)
+	api, err := hubclient.NewAddonAPI(r.Version)
 	if err != nil {
 		return err
 	}
@@ -116,9 +94,9 @@ func (r *ProgressReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("addon-progress").
 		WithOptions(controller.Options{MaxConcurrentReconciles: progressWorkers}).
-		For(api.newMCA()).
+		For(api.NewMCA()).
 		Watches(&workv1.ManifestWork{}, handler.EnqueueRequestsFromMapFunc(addonOfWork)).
-		Watches(api.newCMA(), handler.EnqueueRequestsFromMapFunc(r.addonsOfCMA)).
+		Watches(api.NewCMA(), handler.EnqueueRequestsFromMapFunc(r.addonsOfCMA)).
 		Complete(r)
 }
 
@@ -139,12 +117,12 @@ func addonOfWork(_ context.Context, o client.Object) []reconcile.Request {
 
 // addonsOfCMA enqueues every ManagedClusterAddOn of a ClusterManagementAddOn.
 func (r *ProgressReconciler) addonsOfCMA(ctx context.Context, o client.Object) []reconcile.Request {
-	list := r.api.newMCAList()
-	if err := r.Client.List(ctx, list, client.MatchingFields{mcaNameIndex: o.GetName()}); err != nil {
+	list := r.api.NewMCAList()
+	if err := r.Client.List(ctx, list, client.MatchingFields{hubclient.MCANameIndex: o.GetName()}); err != nil {
 		return nil
 	}
 	var reqs []reconcile.Request
-	for _, m := range r.api.mcas(list) {
+	for _, m := range r.api.MCAs(list) {
 		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(m)})
 	}
 	return reqs

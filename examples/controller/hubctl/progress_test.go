@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clockfake "github.com/rolloutkit/rolloutkit/clock/fake"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
 
@@ -90,14 +91,14 @@ func TestProgressReconcile(t *testing.T) {
 		message   string
 		applied   string // lastAppliedConfig's hash
 	}{
-		{name: "rendered with the desired configs, applied and available", lifecycle: DefaultLifecycle, work: deployWork(t, desired),
+		{name: "rendered with the desired configs, applied and available", lifecycle: hubclient.DefaultLifecycle, work: deployWork(t, desired),
 			reason: addonv1beta1.ProgressingReasonCompleted, status: metav1.ConditionFalse, message: "completed with no errors.", applied: "new"},
-		{name: "rendered with other configs", lifecycle: DefaultLifecycle, work: deployWork(t, rolledOutWith("old")),
+		{name: "rendered with other configs", lifecycle: hubclient.DefaultLifecycle, work: deployWork(t, rolledOutWith("old")),
 			reason: addonv1beta1.ProgressingReasonProgressing, status: metav1.ConditionTrue, message: "progressing... mca and work configs mismatch", applied: "old"},
-		{name: "not available", lifecycle: DefaultLifecycle, work: deployWork(t, desired, func(w *workv1.ManifestWork) {
+		{name: "not available", lifecycle: hubclient.DefaultLifecycle, work: deployWork(t, desired, func(w *workv1.ManifestWork) {
 			meta.SetStatusCondition(&w.Status.Conditions, metav1.Condition{Type: workv1.WorkAvailable, Status: metav1.ConditionFalse, Reason: "ResourcesNotAvailable", ObservedGeneration: 2})
 		}), reason: addonv1beta1.ProgressingReasonProgressing, status: metav1.ConditionTrue, message: "progressing... work is not ready", applied: "old"},
-		{name: "available at an older generation", lifecycle: DefaultLifecycle, work: deployWork(t, desired, func(w *workv1.ManifestWork) { w.Generation = 3 }),
+		{name: "available at an older generation", lifecycle: hubclient.DefaultLifecycle, work: deployWork(t, desired, func(w *workv1.ManifestWork) { w.Generation = 3 }),
 			reason: addonv1beta1.ProgressingReasonProgressing, status: metav1.ConditionTrue, message: "progressing... work is not ready", applied: "old"},
 		{name: "not taken: OCM's add-on manager's", lifecycle: "addon-manager", work: deployWork(t, desired), applied: "old"},
 	} {
@@ -191,7 +192,7 @@ func TestProgressReconcileKeepsV1alpha1Fields(t *testing.T) {
 				},
 			}
 			orig := mca.DeepCopy()
-			h := newAddonHub(t, V1alpha1, nil, seedAddon(t, DefaultLifecycle), mca, deployWork(t, rolledOut().Status.ConfigReferences))
+			h := newAddonHub(t, hubclient.V1alpha1, nil, seedAddon(t, hubclient.DefaultLifecycle), mca, deployWork(t, rolledOut().Status.ConfigReferences))
 			_, err := reconcileProgress(h.progressReconciler(start), "dev-cluster", seedAddonName)
 			require.NoError(t, err)
 			require.Equal(t, int64(1), h.writes.Load(), "the progress was not written")

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 	"github.com/rolloutkit/rolloutkit/hubplan"
 )
 
@@ -27,7 +28,7 @@ import (
 // a write to the add-on, which addon-framework's agentdeploy watches: the
 // add-on's manager renders the cluster's work again at once, without
 // waiting out its retry back-off.
-func (r *AddonReconciler) writeRendering(ctx context.Context, snap *snapshot, obj client.Object, p hubplan.Plan) error {
+func (r *AddonReconciler) writeRendering(ctx context.Context, snap *hubclient.Snapshot, obj client.Object, p hubplan.Plan) error {
 	if p.Rendering != nil {
 		v, err := p.Rendering.Annotation()
 		if err != nil {
@@ -39,7 +40,7 @@ func (r *AddonReconciler) writeRendering(ctx context.Context, snap *snapshot, ob
 		}
 		// The install progressions are written next, locked on the
 		// resourceVersion this write returned.
-		snap.wrote(next)
+		snap.Wrote(next)
 		if p.Rendering.CompletedAt != nil {
 			log.FromContext(ctx).Info("rendering revision complete: every placement rolled it out", "revision", p.Rendering.Revision)
 		} else {
@@ -50,7 +51,7 @@ func (r *AddonReconciler) writeRendering(ctx context.Context, snap *snapshot, ob
 	var errs []error
 	for _, s := range p.Steps {
 		for _, w := range s.Releases {
-			cur, err := snap.read(types.NamespacedName{Namespace: w.Cluster, Name: obj.GetName()})
+			cur, err := snap.Read(types.NamespacedName{Namespace: w.Cluster, Name: obj.GetName()})
 			if err != nil {
 				return err
 			}
@@ -64,7 +65,7 @@ func (r *AddonReconciler) writeRendering(ctx context.Context, snap *snapshot, ob
 			case err != nil:
 				errs = append(errs, fmt.Errorf("releasing rendering %s to managedclusteraddon %q: %w", w.Release.Revision, w.Cluster+"/"+obj.GetName(), err))
 			default:
-				snap.wrote(next)
+				snap.Wrote(next)
 			}
 		}
 	}
@@ -81,7 +82,7 @@ func patchedAnnotation(ctx context.Context, c client.Client, cur client.Object, 
 	}
 	as[key] = v
 	next.SetAnnotations(as)
-	return next, patchObject(ctx, c, cur, next)
+	return next, hubclient.PatchObject(ctx, c, cur, next)
 }
 
 // cmaOfWork enqueues the ClusterManagementAddOn a ManifestWork belongs

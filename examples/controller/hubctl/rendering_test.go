@@ -19,6 +19,7 @@ import (
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	clockfake "github.com/rolloutkit/rolloutkit/clock/fake"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 	"github.com/rolloutkit/rolloutkit/hubplan"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
@@ -89,13 +90,13 @@ func TestAddonReconcileOpensRendering(t *testing.T) {
 		version string
 		rollout *v1alpha1.AddOnRollout
 	}{
-		{name: "v1alpha1", version: V1alpha1},
-		{name: "v1beta1", version: V1beta1},
-		{name: "v1beta1 with an AddOnRollout", version: V1beta1, rollout: seedRollout(v1alpha1.AddOnRolloutSpec{})},
+		{name: "v1alpha1", version: hubclient.V1alpha1},
+		{name: "v1beta1", version: hubclient.V1beta1},
+		{name: "v1beta1 with an AddOnRollout", version: hubclient.V1beta1, rollout: seedRollout(v1alpha1.AddOnRolloutSpec{})},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			objs := hubObjects([]client.Object{seedAddon(t, DefaultLifecycle), cfg}, seedPlacement(t), []client.Object{
+			objs := hubObjects([]client.Object{seedAddon(t, hubclient.DefaultLifecycle), cfg}, seedPlacement(t), []client.Object{
 				settled("dev-cluster", h), settled("stg-cluster", h), heldBack(t, settled("prod-cluster", h), h),
 				readyWork(t, "dev-cluster", h), readyWork(t, "stg-cluster", h), readyWork(t, "prod-cluster", h)})
 			if tc.rollout != nil {

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 	"github.com/rolloutkit/rolloutkit/hubplan"
 )
 
@@ -45,7 +46,7 @@ func (r *AddonReconciler) expire(ctx context.Context, ar *v1alpha1.AddOnRollout,
 		log.FromContext(ctx).Info("approval past its retention deleted", "rolloutapproval", a.Name, "revision", e.Revision,
 			"current", e.Current, "since", e.Since, "retention", r.ApprovalRetention)
 		if ar != nil {
-			r.event(ar, nil, corev1.EventTypeNormal, EventApprovalDeleted, action("delete", a.Name), "%s", msg)
+			r.event(ar, nil, corev1.EventTypeNormal, EventApprovalDeleted, hubclient.EventAction("delete", a.Name), "%s", msg)
 		}
 	}
 	return errors.Join(errs...)

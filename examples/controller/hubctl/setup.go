@@ -6,20 +6,12 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
-	clusterv1 "open-cluster-management.io/api/cluster/v1"
-	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
-	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 	workv1 "open-cluster-management.io/api/work/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -34,13 +26,10 @@ import (
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/clock"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 	"github.com/rolloutkit/rolloutkit/examples/controller/rolloutmetrics"
 	"github.com/rolloutkit/rolloutkit/examples/controller/verify"
 )
-
-// FieldManager is the field manager every write of the controller names
-// (metadata.managedFields), and the name of its events.
-const FieldManager = "rolloutkit-controller"
 
 // Options choose what Setup registers.
 type Options struct {
@@ -50,8 +39,8 @@ type Options struct {
 	// Addons turns on the add-on rollout reconciler.
 	Addons bool
 	// AddonVersion is the version to read and write ClusterManagementAddOns
-	// and ManagedClusterAddOns in: V1alpha1 or V1beta1. Empty: the version
-	// the hub stores (StorageVersion).
+	// and ManagedClusterAddOns in: hubclient.V1alpha1 or hubclient.V1beta1. Empty: the version
+	// the hub stores (hubclient.StorageVersion).
 	AddonVersion string
 	// Clock is the reconcilers' clock. Nil: the real clock.
 	Clock clock.PassiveClock
@@ -59,7 +48,7 @@ type Options struct {
 	// addon.open-cluster-management.io/lifecycle whose add-ons the
 	// controller takes (installs, rolls out, reads the progress of);
 	// every other add-on is never read into a plan or written. Empty:
-	// DefaultLifecycle.
+	// hubclient.DefaultLifecycle.
 	Lifecycles []string
 	// Metrics is where the rollout metrics are registered
 	// (controller-runtime's metrics.Registry in the controller). Nil: no
@@ -79,32 +68,6 @@ type Options struct {
 	ApprovalRetention time.Duration
 }
 
-// NewScheme returns a scheme with the Kubernetes types, OCM's cluster
-// types (ManagedClusters, Placements and PlacementDecisions, cluster sets
-// and their bindings, AddOnPlacementScores), OCM's add-on types (both
-// versions), ManifestWorks, CustomResourceDefinitions, and rolloutkit.io's
-// AddOnRollouts and RolloutApprovals.
-func NewScheme() (*runtime.Scheme, error) {
-	s := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{
-		clientgoscheme.AddToScheme,
-		apiextensionsv1.AddToScheme,
-		clusterv1.Install,
-		clusterv1alpha1.Install,
-		clusterv1beta1.Install,
-		clusterv1beta2.Install,
-		addonv1alpha1.Install,
-		addonv1beta1.Install,
-		workv1.Install,
-		v1alpha1.AddToScheme,
-	} {
-		if err := add(s); err != nil {
-			return nil, err
-		}
-	}
-	return s, nil
-}
-
 // Setup registers the reconcilers that opts turns on with mgr, whose client
 // must read unstructured objects from its cache (client.CacheOptions
 // Unstructured) so that config objects are cached too. It returns the
@@ -121,17 +84,17 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) (string, error) 
 	}
 	version := opts.AddonVersion
 	if version == "" {
-		v, err := StorageVersion(ctx, mgr.GetAPIReader())
+		v, err := hubclient.StorageVersion(ctx, mgr.GetAPIReader())
 		if err != nil {
 			return "", fmt.Errorf("finding the stored add-on API version (or set it): %w", err)
 		}
 		version = v
 	}
-	api, err := newAddonAPI(version)
+	api, err := hubclient.NewAddonAPI(version)
 	if err != nil {
 		return "", err
 	}
-	if err := mgr.GetFieldIndexer().IndexField(ctx, api.newMCA(), mcaNameIndex, func(o client.Object) []string {
+	if err := mgr.GetFieldIndexer().IndexField(ctx, api.NewMCA(), hubclient.MCANameIndex, func(o client.Object) []string {
 		return []string{o.GetName()}
 	}); err != nil {
 		return "", err
@@ -142,7 +105,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) (string, error) 
 			return "", fmt.Errorf("registering the rollout metrics: %w", err)
 		}
 	}
-	r := &AddonReconciler{Client: mgr.GetClient(), Clock: opts.Clock, Recorder: mgr.GetEventRecorder(FieldManager), Version: version,
+	r := &AddonReconciler{Client: mgr.GetClient(), Clock: opts.Clock, Recorder: mgr.GetEventRecorder(hubclient.FieldManager), Version: version,
 		Lifecycles: opts.Lifecycles, Verifier: opts.Verifier, Metrics: metrics, Reader: mgr.GetAPIReader(), ServesGate: opts.WorkGate,
 		ValidateQuery: verify.PromQL(), ApprovalRetention: opts.ApprovalRetention}
 	if err := r.SetupWithManager(mgr); err != nil {
@@ -164,7 +127,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) (string, error) 
 // keeps its configuration scoped to the add-ons taken.
 func setupWorkGate(mgr ctrl.Manager, opts Options, version string, metrics *rolloutmetrics.Metrics) error {
 	g := &WorkGate{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Mapper: mgr.GetRESTMapper(), Version: version,
-		Lifecycles: opts.Lifecycles, Clock: opts.Clock, Metrics: metrics, Recorder: mgr.GetEventRecorder(FieldManager),
+		Lifecycles: opts.Lifecycles, Clock: opts.Clock, Metrics: metrics, Recorder: mgr.GetEventRecorder(hubclient.FieldManager),
 		Decoder: admission.NewDecoder(mgr.GetScheme())}
 	if err := g.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the work gate: %w", err)
@@ -188,7 +151,7 @@ func setupWorkGate(mgr ctrl.Manager, opts Options, version string, metrics *roll
 // PlacementDecisions of one of its placements change, and when the spec of
 // a config object of a resource it names changes.
 func (r *AddonReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	api, err := newAddonAPI(r.Version)
+	api, err := hubclient.NewAddonAPI(r.Version)
 	if err != nil {
 		return err
 	}
@@ -196,20 +159,20 @@ func (r *AddonReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Reader != nil {
 		r.gate = &gateWatch{reader: r.Reader, serves: r.ServesGate, clock: r.Clock}
 	}
-	if r.rollouts, err = servesRollouts(mgr.GetRESTMapper()); err != nil {
+	if r.rollouts, err = hubclient.ServesRollouts(mgr.GetRESTMapper()); err != nil {
 		return err
 	}
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named("addon-rollout").
-		For(api.newCMA(), builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
-		Watches(api.newMCA(), handler.EnqueueRequestsFromMapFunc(addonOfManagedAddon)).
+		For(api.NewCMA(), builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
+		Watches(api.NewMCA(), handler.EnqueueRequestsFromMapFunc(addonOfManagedAddon)).
 		Watches(&clusterv1beta1.PlacementDecision{}, handler.EnqueueRequestsFromMapFunc(r.addonsOfDecision)).
 		Watches(&clusterv1beta1.Placement{}, handler.EnqueueRequestsFromMapFunc(r.addonsOfPlacement), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		// The rendering rollout counts a cluster done when its works take
 		// the new content and are ready again.
 		Watches(&workv1.ManifestWork{}, handler.EnqueueRequestsFromMapFunc(cmaOfWork), builder.WithPredicates(workMoved()))
 	if r.rollouts {
-		if err := mgr.GetFieldIndexer().IndexField(context.Background(), &v1alpha1.RolloutApproval{}, approvalAddOnIndex, func(o client.Object) []string {
+		if err := mgr.GetFieldIndexer().IndexField(context.Background(), &v1alpha1.RolloutApproval{}, hubclient.ApprovalAddOnIndex, func(o client.Object) []string {
 			return []string{o.(*v1alpha1.RolloutApproval).Spec.AddOn}
 		}); err != nil {
 			return err
@@ -231,21 +194,6 @@ func (r *AddonReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		return c.Watch(source.Kind(mgr.GetCache(), client.Object(u), handler.EnqueueRequestsFromMapFunc(r.allAddons), specChanged()))
 	}, listWatchAccess(mgr.GetClient()))
 	return nil
-}
-
-// servesRollouts tells whether the hub serves rolloutkit.io's
-// AddOnRollouts and RolloutApprovals.
-func servesRollouts(mapper meta.RESTMapper) (bool, error) {
-	for _, kind := range []string{"AddOnRollout", "RolloutApproval"} {
-		_, err := mapper.RESTMapping(schema.GroupKind{Group: v1alpha1.Group, Kind: kind}, v1alpha1.Version)
-		switch {
-		case meta.IsNoMatchError(err):
-			return false, nil
-		case err != nil:
-			return false, fmt.Errorf("finding the rolloutkit.io API: %w", err)
-		}
-	}
-	return true, nil
 }
 
 // addonOfRollout enqueues the ClusterManagementAddOn an AddOnRollout
@@ -306,19 +254,19 @@ func (r *AddonReconciler) allAddons(ctx context.Context, _ client.Object) []reco
 }
 
 func (r *AddonReconciler) addonsWhere(ctx context.Context, keep func(*addonv1beta1.ClusterManagementAddOn) bool) []reconcile.Request {
-	list := r.api.newCMAList()
+	list := r.api.NewCMAList()
 	if err := r.Client.List(ctx, list); err != nil {
 		log.FromContext(ctx).Error(err, "listing clustermanagementaddons")
 		return nil
 	}
-	cmas, err := r.api.snapshot().cmas(list)
+	cmas, err := r.api.Snapshot().CMAs(list)
 	if err != nil {
 		log.FromContext(ctx).Error(err, "reading clustermanagementaddons")
 		return nil
 	}
 	var reqs []reconcile.Request
 	for _, cma := range cmas {
-		if !lifecycles(r.Lifecycles).takes(cma.Annotations) || !keep(cma) {
+		if !hubclient.Takes(r.Lifecycles, cma.Annotations) || !keep(cma) {
 			continue
 		}
 		reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Name: cma.Name}})

@@ -23,6 +23,7 @@ import (
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/clock"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 	"github.com/rolloutkit/rolloutkit/examples/controller/rolloutmetrics"
 	"github.com/rolloutkit/rolloutkit/grouping"
 	"github.com/rolloutkit/rolloutkit/hash"
@@ -88,19 +89,19 @@ type WorkGate struct {
 	// Decoder decodes the works of a request.
 	Decoder admission.Decoder
 
-	api      addonAPI
+	api      hubclient.AddonAPI
 	rollouts bool
 }
 
 // SetupWithManager registers the gate at WorkGatePath on mgr's webhook
 // server.
 func (g *WorkGate) SetupWithManager(mgr ctrl.Manager) error {
-	api, err := newAddonAPI(g.Version)
+	api, err := hubclient.NewAddonAPI(g.Version)
 	if err != nil {
 		return err
 	}
 	g.api = api
-	if g.rollouts, err = servesRollouts(mgr.GetRESTMapper()); err != nil {
+	if g.rollouts, err = hubclient.ServesRollouts(mgr.GetRESTMapper()); err != nil {
 		return err
 	}
 	mgr.GetWebhookServer().Register(WorkGatePath, &webhook.Admission{Handler: g})
@@ -194,19 +195,19 @@ func (g *WorkGate) request(req admission.Request) (workgate.Request, error) {
 // server.
 func (g *WorkGate) cluster(ctx context.Context, id workgate.Identity, hub client.Reader) (workgate.Cluster, error) {
 	c := workgate.Cluster{AddOn: id.AddOn, Name: id.Cluster}
-	snap := g.api.snapshot()
-	obj := g.api.newCMA()
+	snap := g.api.Snapshot()
+	obj := g.api.NewCMA()
 	switch err := hub.Get(ctx, types.NamespacedName{Name: id.AddOn}, obj); {
 	case apierrors.IsNotFound(err):
 		return c, nil
 	case err != nil:
 		return c, err
 	}
-	if !lifecycles(g.Lifecycles).takes(obj.GetAnnotations()) {
+	if !hubclient.Takes(g.Lifecycles, obj.GetAnnotations()) {
 		return c, nil
 	}
 	c.Taken = true
-	cma, err := snap.cma(obj)
+	cma, err := snap.CMA(obj)
 	if err != nil {
 		return c, err
 	}
@@ -232,15 +233,15 @@ func (g *WorkGate) cluster(ctx context.Context, id workgate.Identity, hub client
 
 // addon reads the ManagedClusterAddOn of identity id from hub, in
 // v1beta1; nil when there is none.
-func (g *WorkGate) addon(ctx context.Context, snap *snapshot, hub client.Reader, id workgate.Identity) (*addonv1beta1.ManagedClusterAddOn, error) {
-	obj := g.api.newMCA()
+func (g *WorkGate) addon(ctx context.Context, snap *hubclient.Snapshot, hub client.Reader, id workgate.Identity) (*addonv1beta1.ManagedClusterAddOn, error) {
+	obj := g.api.NewMCA()
 	switch err := hub.Get(ctx, types.NamespacedName{Namespace: id.Cluster, Name: id.AddOn}, obj); {
 	case apierrors.IsNotFound(err):
 		return nil, nil
 	case err != nil:
 		return nil, err
 	}
-	return snap.mca(obj)
+	return snap.MCA(obj)
 }
 
 // specHash reads a config object from the API server and hashes its spec.
@@ -263,12 +264,12 @@ func (g *WorkGate) specHash(ctx context.Context) func(addonv1beta1.ConfigGroupRe
 // of the status: its group's message in the AddOnRollout's status, else
 // the install progression's condition of its placement.
 func (g *WorkGate) waits(ctx context.Context, c workgate.Cluster) (group, waits string) {
-	snap := g.api.snapshot()
-	obj := g.api.newCMA()
+	snap := g.api.Snapshot()
+	obj := g.api.NewCMA()
 	if err := g.Client.Get(ctx, types.NamespacedName{Name: c.AddOn}, obj); err != nil {
 		return "", ""
 	}
-	cma, err := snap.cma(obj)
+	cma, err := snap.CMA(obj)
 	if err != nil {
 		return "", ""
 	}
@@ -315,7 +316,7 @@ func (g *WorkGate) groupOf(ctx context.Context, cma *addonv1beta1.ClusterManagem
 		key   grouping.GroupKey
 		found bool
 	)
-	inputs, err := hubplan.PlacementInputs(cacheHub{ctx: ctx, c: g.Client}, cma)
+	inputs, err := hubplan.PlacementInputs(hubclient.CacheHub{Ctx: ctx, Reader: g.Client}, cma)
 	if err != nil {
 		return ref, key, false // the message goes without the group
 	}

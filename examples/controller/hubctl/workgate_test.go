@@ -24,6 +24,7 @@ import (
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	clockfake "github.com/rolloutkit/rolloutkit/clock/fake"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubtest"
 	"github.com/rolloutkit/rolloutkit/examples/controller/rolloutmetrics"
 	"github.com/rolloutkit/rolloutkit/hubplan"
@@ -188,7 +189,7 @@ func releaseOf(t *testing.T, rev hubplan.RenderingRevision, done *metav1.Time) [
 // would make it, reading from cache (its Client) and from reader.
 func (h *addonHub) workGate(cache, reader client.Client, m *rolloutmetrics.Metrics, rec events.EventRecorder) *WorkGate {
 	h.t.Helper()
-	s, err := NewScheme()
+	s, err := hubclient.NewScheme()
 	require.NoError(h.t, err)
 	return &WorkGate{Client: cache, Reader: reader, Mapper: h.mapper, Version: h.version, Metrics: m, Recorder: rec,
 		Decoder: admission.NewDecoder(s), api: h.api, rollouts: true}
@@ -227,7 +228,7 @@ func TestWorkGateHandle(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		cma    []func(*addonv1beta1.ClusterManagementAddOn) // options of the taken seed add-on
-		taken  string                                       // its lifecycle, DefaultLifecycle when ""
+		taken  string                                       // its lifecycle, hubclient.DefaultLifecycle when ""
 		cached []func(*addonv1beta1.ClusterManagementAddOn) // options of the cache's copy, when it lags
 		objs   []client.Object
 		req    admission.Request
@@ -342,7 +343,7 @@ func TestWorkGateHandle(t *testing.T) {
 				t.Parallel()
 				lifecycle := tc.taken
 				if lifecycle == "" {
-					lifecycle = DefaultLifecycle
+					lifecycle = hubclient.DefaultLifecycle
 				}
 				objs := hubObjects(seedPlacement(t), tc.objs)
 				h := newAddonHub(t, version, nil, append(objs, seedAddon(t, lifecycle, tc.cma...))...)
@@ -445,8 +446,8 @@ func TestWorkGateHoldOnce(t *testing.T) {
 	cfgB := proxyConfig(t, "cluster-proxy", "v2.0.0")
 	hashA, hashB := specHashOf(t, proxyConfig(t, "cluster-proxy", "v1.0.0")), specHashOf(t, cfgB)
 	stale := agentWork(t, imageV1, hashA)
-	h := newAddonHub(t, V1beta1, nil, hubObjects(seedPlacement(t),
-		[]client.Object{seedAddon(t, DefaultLifecycle), cfgB, handed("prod-cluster", hashA), stale.DeepCopy()})...)
+	h := newAddonHub(t, hubclient.V1beta1, nil, hubObjects(seedPlacement(t),
+		[]client.Object{seedAddon(t, hubclient.DefaultLifecycle), cfgB, handed("prod-cluster", hashA), stale.DeepCopy()})...)
 	rec := events.NewFakeRecorder(10)
 	clk := clockfake.New(start)
 	g := h.workGate(h.client, h.client, nil, rec)
@@ -485,8 +486,8 @@ func TestWorkGateRefusalsAccumulate(t *testing.T) {
 	t.Parallel()
 	cfgB := proxyConfig(t, "cluster-proxy", "v2.0.0")
 	hashA := specHashOf(t, proxyConfig(t, "cluster-proxy", "v1.0.0"))
-	h := newAddonHub(t, V1beta1, nil, hubObjects(seedPlacement(t),
-		[]client.Object{seedAddon(t, DefaultLifecycle), cfgB, handed("prod-cluster", hashA)})...)
+	h := newAddonHub(t, hubclient.V1beta1, nil, hubObjects(seedPlacement(t),
+		[]client.Object{seedAddon(t, hubclient.DefaultLifecycle), cfgB, handed("prod-cluster", hashA)})...)
 	reg := prometheus.NewRegistry()
 	m, err := rolloutmetrics.New(reg)
 	require.NoError(t, err)

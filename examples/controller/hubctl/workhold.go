@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/rolloutkit/rolloutkit/clock"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 	"github.com/rolloutkit/rolloutkit/hubplan"
 	"github.com/rolloutkit/rolloutkit/workgate"
 )
@@ -63,7 +64,7 @@ func (g *WorkGate) hold(ctx context.Context, r workgate.Request, c workgate.Clus
 		return // held before for the same: reported then
 	}
 	if g.Recorder != nil {
-		g.Recorder.Eventf(obj, nil, corev1.EventTypeWarning, ReasonWorkHeld, action("hold", w.Reason, w.Key), "%s", d.Message)
+		g.Recorder.Eventf(obj, nil, corev1.EventTypeWarning, ReasonWorkHeld, hubclient.EventAction("hold", w.Reason, w.Key), "%s", d.Message)
 	}
 }
 
@@ -75,7 +76,7 @@ func (g *WorkGate) admitted(ctx context.Context, work string, c workgate.Cluster
 	if !c.Taken {
 		return
 	}
-	cached, err := g.addon(ctx, g.api.snapshot(), g.Client, workgate.Identity{AddOn: c.AddOn, Cluster: c.Name})
+	cached, err := g.addon(ctx, g.api.Snapshot(), g.Client, workgate.Identity{AddOn: c.AddOn, Cluster: c.Name})
 	if err != nil || cached == nil {
 		return
 	}
@@ -159,7 +160,7 @@ func (g *WorkGate) updateHold(ctx context.Context, c workgate.Cluster, next func
 			as[hubplan.HoldAnnotation] = v
 		}
 		upd.SetAnnotations(as)
-		if err := g.Client.Patch(ctx, upd, client.MergeFromWithOptions(cur, client.MergeFromWithOptimisticLock{}), client.FieldOwner(FieldManager)); err != nil {
+		if err := g.Client.Patch(ctx, upd, client.MergeFromWithOptions(cur, client.MergeFromWithOptimisticLock{}), client.FieldOwner(hubclient.FieldManager)); err != nil {
 			return err
 		}
 		written = upd
@@ -201,9 +202,9 @@ func (g *WorkGate) deleted(ctx context.Context, r workgate.Request, dryRun bool)
 		}
 	}
 	if !dryRun && g.Recorder != nil {
-		obj := g.api.newMCA()
+		obj := g.api.NewMCA()
 		if err := g.Client.Get(ctx, types.NamespacedName{Namespace: id.Cluster, Name: id.AddOn}, obj); err == nil {
-			g.Recorder.Eventf(obj, nil, corev1.EventTypeNormal, ReasonWorkDeleted, action("delete", r.Old.Name, string(r.Old.UID)), "%s", what)
+			g.Recorder.Eventf(obj, nil, corev1.EventTypeNormal, ReasonWorkDeleted, hubclient.EventAction("delete", r.Old.Name, string(r.Old.UID)), "%s", what)
 		}
 	}
 	return admission.Allowed("").WithWarnings(what)

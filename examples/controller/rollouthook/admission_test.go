@@ -16,7 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
-	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 	"github.com/rolloutkit/rolloutkit/examples/controller/rollouthook"
 	"github.com/rolloutkit/rolloutkit/examples/controller/verify"
 )
@@ -48,7 +48,7 @@ func rolloutOf(spec v1alpha1.AddOnRolloutSpec) *v1alpha1.AddOnRollout {
 // every field, and admits the rest.
 func TestRolloutValidator(t *testing.T) {
 	t.Parallel()
-	scheme, err := hubctl.NewScheme()
+	scheme, err := hubclient.NewScheme()
 	require.NoError(t, err)
 	wh := admission.WithValidator[*v1alpha1.AddOnRollout](scheme, rollouthook.Validator{ValidateQuery: verify.PromQL()})
 	valid := rolloutOf(v1alpha1.AddOnRolloutSpec{ApprovalRequired: []string{"a-group-yet-to-come"},
@@ -109,7 +109,7 @@ func TestRolloutValidator(t *testing.T) {
 // and leaves other operations alone.
 func TestApproverRecorder(t *testing.T) {
 	t.Parallel()
-	scheme, err := hubctl.NewScheme()
+	scheme, err := hubclient.NewScheme()
 	require.NoError(t, err)
 	wh := admission.WithDefaulter[*v1alpha1.RolloutApproval](scheme, rollouthook.ApproverRecorder{})
 	approval := func(username string, groups ...string) *v1alpha1.RolloutApproval {

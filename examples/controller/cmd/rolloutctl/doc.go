@@ -73,7 +73,7 @@
 // lists the add-on's approvals: what each approves, who created it
 // (spec.username, recorded at admission) and what its status says. It
 // warns when the controller, with its default -lifecycle, does not take
-// the add-on (hubctl.Takes). -o json prints the report of examples/plan -o json
+// the add-on (hubclient.Takes). -o json prints the report of examples/plan -o json
 // instead, -o yaml the same document in YAML. An add-on without an
 // AddOnRollout is shown as the planner sees it, rolled out without
 // operator controls.

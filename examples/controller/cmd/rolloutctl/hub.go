@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 	"github.com/rolloutkit/rolloutkit/hubplan/planreport"
 )
 
@@ -27,7 +28,7 @@ func connect(g restConfigGetter) (client.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	scheme, err := hubctl.NewScheme()
+	scheme, err := hubclient.NewScheme()
 	if err != nil {
 		return nil, err
 	}
@@ -43,8 +44,8 @@ type planned struct {
 
 // checkVersion refuses an --addon-version the controller does not read.
 func checkVersion(version string) error {
-	if version != "" && version != hubctl.V1alpha1 && version != hubctl.V1beta1 {
-		return badUsage("--addon-version %q: want %s or %s", version, hubctl.V1alpha1, hubctl.V1beta1)
+	if version != "" && version != hubclient.V1alpha1 && version != hubclient.V1beta1 {
+		return badUsage("--addon-version %q: want %s or %s", version, hubclient.V1alpha1, hubclient.V1beta1)
 	}
 	return nil
 }
@@ -55,7 +56,7 @@ func storedVersion(ctx context.Context, c client.Client, version string) (string
 	if version != "" {
 		return version, nil
 	}
-	v, err := hubctl.StorageVersion(ctx, c)
+	v, err := hubclient.StorageVersion(ctx, c)
 	if err != nil {
 		return "", versionError(err)
 	}

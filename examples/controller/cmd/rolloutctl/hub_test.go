@@ -23,7 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
-	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 	"github.com/rolloutkit/rolloutkit/examples/seed"
 	"github.com/rolloutkit/rolloutkit/hash"
 )
@@ -64,7 +64,7 @@ func seedHub(t *testing.T) []client.Object {
 	}
 	cma, err := seed.ClusterManagementAddOn()
 	require.NoError(t, err)
-	cma.Annotations[hubctl.LifecycleAnnotation] = hubctl.DefaultLifecycle
+	cma.Annotations[hubclient.LifecycleAnnotation] = hubclient.DefaultLifecycle
 	cfg, err := seed.ManagedProxyConfiguration()
 	require.NoError(t, err)
 	specHash, err := hash.Spec(cfg)
@@ -85,7 +85,7 @@ func seedHub(t *testing.T) []client.Object {
 		objs = append(objs, &apiextensionsv1.CustomResourceDefinition{
 			ObjectMeta: metav1.ObjectMeta{Name: plural + "." + addonv1beta1.GroupName},
 			Spec: apiextensionsv1.CustomResourceDefinitionSpec{Versions: []apiextensionsv1.CustomResourceDefinitionVersion{
-				{Name: hubctl.V1alpha1, Served: true, Storage: true}, {Name: hubctl.V1beta1, Served: true},
+				{Name: hubclient.V1alpha1, Served: true, Storage: true}, {Name: hubclient.V1beta1, Served: true},
 			}},
 		})
 	}
@@ -127,7 +127,7 @@ func fakeHub(t *testing.T, served bool, objs ...client.Object) client.Client {
 // fakeHubWith is fakeHub whose requests go through funcs.
 func fakeHubWith(t *testing.T, served bool, funcs interceptor.Funcs, objs ...client.Object) client.Client {
 	t.Helper()
-	s, err := hubctl.NewScheme()
+	s, err := hubclient.NewScheme()
 	require.NoError(t, err)
 	mapper := meta.NewDefaultRESTMapper(nil)
 	mapper.AddSpecific(proxyGVK, proxyGVK.GroupVersion().WithResource("managedproxyconfigurations"),

@@ -10,7 +10,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 )
 
 // cli is what every subcommand runs with: the program's environment and
@@ -132,7 +132,7 @@ func exactArgs(names ...string) cobra.PositionalArgs {
 // addonVersionFlag registers --addon-version on cmd.
 func addonVersionFlag(cmd *cobra.Command) *string {
 	v := cmd.Flags().String("addon-version", "", "add-on API version to read, v1alpha1 or v1beta1 (default: the version the hub stores, as the controller reads it)")
-	mustComplete(cmd, "addon-version", cobra.FixedCompletions([]string{hubctl.V1alpha1, hubctl.V1beta1}, cobra.ShellCompDirectiveNoFileComp))
+	mustComplete(cmd, "addon-version", cobra.FixedCompletions([]string{hubclient.V1alpha1, hubclient.V1beta1}, cobra.ShellCompDirectiveNoFileComp))
 	return v
 }
 

@@ -12,7 +12,7 @@ import (
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 	"github.com/rolloutkit/rolloutkit/hubplan/planreport"
 )
 
@@ -80,15 +80,15 @@ func writeStatus(w io.Writer, p planned, self string) error {
 // does not take the add-on: then nobody carries out the plan shown.
 func lifecycleNote(h *planreport.Hub, addOn string) string {
 	for _, cma := range h.ClusterManagementAddOns {
-		if cma.Name != addOn || hubctl.Takes(nil, cma.Annotations) {
+		if cma.Name != addOn || hubclient.Takes(nil, cma.Annotations) {
 			continue
 		}
-		if v, ok := cma.Annotations[hubctl.LifecycleAnnotation]; ok {
+		if v, ok := cma.Annotations[hubclient.LifecycleAnnotation]; ok {
 			return fmt.Sprintf("note: its annotation %s is %q, not %q: the controller takes it only if its -lifecycle names that value",
-				hubctl.LifecycleAnnotation, v, hubctl.DefaultLifecycle)
+				hubclient.LifecycleAnnotation, v, hubclient.DefaultLifecycle)
 		}
 		return fmt.Sprintf("note: it has no annotation %s, so it is OCM's add-on manager's: the controller takes it only if its -lifecycle names %q, or once annotated %q",
-			hubctl.LifecycleAnnotation, addonv1alpha1.AddonLifecycleAddonManagerAnnotationValue, hubctl.DefaultLifecycle)
+			hubclient.LifecycleAnnotation, addonv1alpha1.AddonLifecycleAddonManagerAnnotationValue, hubclient.DefaultLifecycle)
 	}
 	return ""
 }

@@ -14,7 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
-	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 	"github.com/rolloutkit/rolloutkit/hubplan"
 )
 
@@ -223,7 +223,7 @@ type report struct {
 }
 
 // TestStatusLifecycle: status says so when the controller, with its
-// default -lifecycle, does not take the add-on, as hubctl.Takes tells.
+// default -lifecycle, does not take the add-on, as hubclient.Takes tells.
 func TestStatusLifecycle(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -235,7 +235,7 @@ func TestStatusLifecycle(t *testing.T) {
 			want: `note: its annotation addon.open-cluster-management.io/lifecycle is "addon-manager", not "rolloutkit": the controller takes it only if its -lifecycle names that value`},
 		{name: "not annotated: OCM's add-on manager's",
 			want: `note: it has no annotation addon.open-cluster-management.io/lifecycle, so it is OCM's add-on manager's: the controller takes it only if its -lifecycle names "addon-manager", or once annotated "rolloutkit"`},
-		{name: "annotated for the controller", annotation: ptr.To(hubctl.DefaultLifecycle)},
+		{name: "annotated for the controller", annotation: ptr.To(hubclient.DefaultLifecycle)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -243,9 +243,9 @@ func TestStatusLifecycle(t *testing.T) {
 			objs := seedHub(t)
 			for _, o := range objs {
 				if cma, ok := o.(*addonv1alpha1.ClusterManagementAddOn); ok {
-					delete(cma.Annotations, hubctl.LifecycleAnnotation)
+					delete(cma.Annotations, hubclient.LifecycleAnnotation)
 					if tt.annotation != nil {
-						cma.Annotations[hubctl.LifecycleAnnotation] = *tt.annotation
+						cma.Annotations[hubclient.LifecycleAnnotation] = *tt.annotation
 					}
 				}
 			}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/rolloutkit/rolloutkit/examples/controller/agent"
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 )
 
 // agentsOptions are the parsed flags of testhub agents.
@@ -73,8 +74,8 @@ func parseAgents(args []string, stderr io.Writer) (agentsOptions, error) {
 	if o.apply <= 0 {
 		errs = append(errs, fmt.Errorf("-apply %s: want a positive duration such as 2s", o.apply))
 	}
-	if o.addonVersion != "" && o.addonVersion != hubctl.V1alpha1 && o.addonVersion != hubctl.V1beta1 {
-		errs = append(errs, fmt.Errorf("-addon-version %q: want %s or %s", o.addonVersion, hubctl.V1alpha1, hubctl.V1beta1))
+	if o.addonVersion != "" && o.addonVersion != hubclient.V1alpha1 && o.addonVersion != hubclient.V1beta1 {
+		errs = append(errs, fmt.Errorf("-addon-version %q: want %s or %s", o.addonVersion, hubclient.V1alpha1, hubclient.V1beta1))
 	}
 	if o.qps <= 0 || o.burst <= 0 {
 		errs = append(errs, fmt.Errorf("-kube-api-qps %g, -kube-api-burst %d: want positive numbers", o.qps, o.burst))
@@ -113,7 +114,7 @@ func serveAgents(ctx context.Context, o agentsOptions, stderr io.Writer) error {
 		return err
 	}
 	cfg.QPS, cfg.Burst = float32(o.qps), o.burst
-	scheme, err := hubctl.NewScheme()
+	scheme, err := hubclient.NewScheme()
 	if err != nil {
 		return err
 	}
@@ -128,7 +129,7 @@ func serveAgents(ctx context.Context, o agentsOptions, stderr io.Writer) error {
 	}
 	version := o.addonVersion
 	if version == "" {
-		if version, err = hubctl.StorageVersion(ctx, mgr.GetAPIReader()); err != nil {
+		if version, err = hubclient.StorageVersion(ctx, mgr.GetAPIReader()); err != nil {
 			return err
 		}
 	}

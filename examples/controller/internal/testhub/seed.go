@@ -18,7 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/rolloutkit/rolloutkit/addonversion"
-	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 	"github.com/rolloutkit/rolloutkit/examples/seed"
 )
 
@@ -49,7 +49,7 @@ type SeedOptions struct {
 
 // Lifecycle is the value of the lifecycle annotation that the controller
 // takes by default.
-const Lifecycle = hubctl.DefaultLifecycle
+const Lifecycle = hubclient.DefaultLifecycle
 
 // Clusters returns the cluster names of the seed's story at that scale, in
 // rollout order: dev, then stg, then prod.
@@ -128,7 +128,7 @@ func Seed(ctx context.Context, c client.Client, o SeedOptions) error {
 		if cma.Annotations == nil {
 			cma.Annotations = map[string]string{}
 		}
-		cma.Annotations[hubctl.LifecycleAnnotation] = o.Lifecycle
+		cma.Annotations[hubclient.LifecycleAnnotation] = o.Lifecycle
 	}
 	alpha, err := AddonV1alpha1(cma)
 	if err != nil {

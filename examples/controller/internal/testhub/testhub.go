@@ -18,7 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/rolloutkit/rolloutkit/examples/controller/config"
-	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 )
 
 // EnvAssets is the environment variable envtest reads the binaries'
@@ -64,7 +64,7 @@ func (h *Hub) Client() (client.Client, error) {
 
 // NewClient returns an uncached client of cfg with the controller's scheme.
 func NewClient(cfg *rest.Config) (client.Client, error) {
-	scheme, err := hubctl.NewScheme()
+	scheme, err := hubclient.NewScheme()
 	if err != nil {
 		return nil, err
 	}

@@ -1,16 +1,12 @@
-package hubctl
+package hubclient
 
 import (
-	"errors"
-	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -54,12 +50,12 @@ func TestAddonAPIRoundTrip(t *testing.T) {
 	for _, version := range []string{V1alpha1, V1beta1} {
 		t.Run(version, func(t *testing.T) {
 			t.Parallel()
-			api, err := newAddonAPI(version)
+			api, err := NewAddonAPI(version)
 			require.NoError(t, err)
 			obj := stored(version)
 			orig := obj.DeepCopyObject()
 
-			mca, err := api.snapshot().mca(obj)
+			mca, err := api.Snapshot().MCA(obj)
 			require.NoError(t, err)
 			require.Len(t, mca.Status.ConfigReferences, 1)
 			assert.Equal(t, "old", mca.Status.ConfigReferences[0].LastAppliedConfig.SpecHash)
@@ -70,12 +66,12 @@ func TestAddonAPIRoundTrip(t *testing.T) {
 				LastAppliedConfig:   mca.Status.ConfigReferences[0].LastAppliedConfig,
 			}}
 			conds := append(mca.Status.Conditions, metav1.Condition{Type: "Configured", Status: metav1.ConditionTrue, Reason: "ConfigurationsConfigured", Message: "Configurations configured"})
-			next, err := api.withAddonStatus(obj, refs, conds)
+			next, err := api.WithAddonStatus(obj, refs, conds)
 			require.NoError(t, err)
 			assert.Equal(t, orig, obj, "the object read was modified")
 			assert.False(t, sameAddonStatus(obj, next))
 
-			back, err := api.snapshot().mca(next)
+			back, err := api.Snapshot().MCA(next)
 			require.NoError(t, err)
 			assert.Equal(t, "new", back.Status.ConfigReferences[0].DesiredConfig.SpecHash)
 			assert.Equal(t, "old", back.Status.ConfigReferences[0].LastAppliedConfig.SpecHash, "the agent's lastAppliedConfig was lost")
@@ -84,7 +80,7 @@ func TestAddonAPIRoundTrip(t *testing.T) {
 			if a, ok := next.(*addonv1alpha1.ManagedClusterAddOn); ok {
 				assert.Equal(t, "cluster-proxy", a.Status.ConfigReferences[0].Name, "v1alpha1 names the config beside its hashes")
 			}
-			again, err := api.withAddonStatus(next, refs, conds)
+			again, err := api.WithAddonStatus(next, refs, conds)
 			require.NoError(t, err)
 			assert.True(t, sameAddonStatus(next, again), "an unchanged status would be written")
 		})
@@ -103,9 +99,9 @@ func TestAddonAPIClusterManagementAddOn(t *testing.T) {
 			InstallStrategy: addonv1alpha1.InstallStrategy{Type: addonv1alpha1.AddonInstallStrategyPlacements},
 		},
 	}
-	api, err := newAddonAPI(V1alpha1)
+	api, err := NewAddonAPI(V1alpha1)
 	require.NoError(t, err)
-	cma, err := api.snapshot().cma(alpha)
+	cma, err := api.Snapshot().CMA(alpha)
 	require.NoError(t, err)
 	require.Len(t, cma.Spec.DefaultConfigs, 1, "v1alpha1's supportedConfigs[].defaultConfig is v1beta1's defaultConfigs")
 	assert.Equal(t, "cluster-proxy", cma.Spec.DefaultConfigs[0].Name)
@@ -114,7 +110,7 @@ func TestAddonAPIClusterManagementAddOn(t *testing.T) {
 		PlacementRef:     addonv1beta1.PlacementRef{Namespace: "open-cluster-management", Name: "cluster-proxy-placement"},
 		ConfigReferences: []addonv1beta1.InstallConfigReference{{ConfigGroupResource: proxyGR, DesiredConfig: &addonv1beta1.ConfigSpecHash{SpecHash: "new"}}},
 	}}
-	next, err := api.withProgressions(alpha, ips)
+	next, err := api.WithProgressions(alpha, ips)
 	require.NoError(t, err)
 	got := next.(*addonv1alpha1.ClusterManagementAddOn)
 	require.Len(t, got.Status.InstallProgressions, 1)
@@ -124,31 +120,8 @@ func TestAddonAPIClusterManagementAddOn(t *testing.T) {
 
 func TestNewAddonAPI(t *testing.T) {
 	t.Parallel()
-	_, err := newAddonAPI("v2")
+	_, err := NewAddonAPI("v2")
 	require.EqualError(t, err, `add-on API version "v2": want v1alpha1 or v1beta1`)
-}
-
-func TestOnlyConflicts(t *testing.T) {
-	t.Parallel()
-	gr := schema.GroupResource{Group: "addon.open-cluster-management.io", Resource: "managedclusteraddons"}
-	conflict := apierrors.NewConflict(gr, "cluster-proxy", errors.New("the object has been modified"))
-	other := apierrors.NewForbidden(gr, "cluster-proxy", errors.New("no"))
-	for _, tc := range []struct {
-		name string
-		err  error
-		want bool
-	}{
-		{"one conflict", conflict, true},
-		{"wrapped", fmt.Errorf("placement %q: %w", "a/b", conflict), true},
-		{"joined conflicts", errors.Join(conflict, fmt.Errorf("x: %w", errors.Join(conflict))), true},
-		{"a conflict and something else", fmt.Errorf("p: %w", errors.Join(conflict, other)), false},
-		{"something else", other, false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			assert.Equal(t, tc.want, onlyConflicts(tc.err))
-		})
-	}
 }
 
 // TestSnapshotConvertsAsTheWebhook: the v1beta1 form of a v1alpha1 add-on
@@ -157,17 +130,17 @@ func TestOnlyConflicts(t *testing.T) {
 // v1alpha1 leaves the spec as read.
 func TestSnapshotConvertsAsTheWebhook(t *testing.T) {
 	t.Parallel()
-	api, err := newAddonAPI(V1alpha1)
+	api, err := NewAddonAPI(V1alpha1)
 	require.NoError(t, err)
 	obj := stored(V1alpha1).(*addonv1alpha1.ManagedClusterAddOn)
 	obj.Spec.InstallNamespace = "open-cluster-management-agent-addon"
-	mca, err := api.snapshot().mca(obj)
+	mca, err := api.Snapshot().MCA(obj)
 	require.NoError(t, err)
 	assert.Equal(t, addonv1beta1.GroupVersion.String(), mca.APIVersion)
 	assert.Equal(t, "open-cluster-management-agent-addon", mca.Annotations[addonv1beta1.InstallNamespaceAnnotation])
 	assert.Empty(t, obj.Annotations, "the object read was modified")
 
-	next, err := api.withAddonStatus(obj, mca.Status.ConfigReferences, mca.Status.Conditions)
+	next, err := api.WithAddonStatus(obj, mca.Status.ConfigReferences, mca.Status.Conditions)
 	require.NoError(t, err)
 	assert.Equal(t, obj.Spec, next.(*addonv1alpha1.ManagedClusterAddOn).Spec)
 	assert.True(t, sameAddonStatus(obj, next), "a status read and written back unchanged differs")

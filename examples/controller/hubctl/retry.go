@@ -1,33 +1,13 @@
 package hubctl
 
 import (
-	"context"
 	"errors"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/util/workqueue"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
-
-// Every write of the controller is a merge patch of the object as read,
-// carrying the resourceVersion it was computed from (an optimistic lock):
-// a concurrent write by anyone else makes it fail with a conflict, which
-// the reconcile returns, and it runs again on fresh data. Nothing is ever forced over newer
-// data.
-
-// patchStatus patches the status subresource of cur to next, locked on
-// cur's resourceVersion.
-func patchStatus(ctx context.Context, c client.Client, cur, next client.Object) error {
-	return c.Status().Patch(ctx, next, client.MergeFromWithOptions(cur, client.MergeFromWithOptimisticLock{}), client.FieldOwner(FieldManager))
-}
-
-// patchObject patches cur (outside its status) to next, locked on cur's
-// resourceVersion.
-func patchObject(ctx context.Context, c client.Client, cur, next client.Object) error {
-	return c.Patch(ctx, next, client.MergeFromWithOptions(cur, client.MergeFromWithOptimisticLock{}), client.FieldOwner(FieldManager))
-}
 
 // conflictRetry is how soon the add-on reconciler runs again after its
 // first failed reconcile in a row (a write refused as a conflict, say); the

@@ -1,4 +1,4 @@
-package hubctl
+package hubclient
 
 import (
 	"context"
@@ -59,51 +59,59 @@ func storedVersion(ctx context.Context, c client.Reader, name string) (string, e
 	return "", fmt.Errorf("customresourcedefinition %q has no storage version", name)
 }
 
-// addonAPI reads and writes add-on objects in one served version, and hands
+// AddonAPI reads and writes add-on objects in one served version, and hands
 // the library their v1beta1 form.
-type addonAPI struct {
+type AddonAPI struct {
 	version string
 }
 
-func newAddonAPI(version string) (addonAPI, error) {
+// NewAddonAPI returns the AddonAPI of version: V1alpha1 or V1beta1.
+func NewAddonAPI(version string) (AddonAPI, error) {
 	if version != V1alpha1 && version != V1beta1 {
-		return addonAPI{}, fmt.Errorf("add-on API version %q: want %s or %s", version, V1alpha1, V1beta1)
+		return AddonAPI{}, fmt.Errorf("add-on API version %q: want %s or %s", version, V1alpha1, V1beta1)
 	}
-	return addonAPI{version: version}, nil
+	return AddonAPI{version: version}, nil
 }
 
-func (a addonAPI) alpha() bool { return a.version == V1alpha1 }
+func (a AddonAPI) alpha() bool { return a.version == V1alpha1 }
 
-func (a addonAPI) newCMA() client.Object {
+// Version is the API version a reads and writes in.
+func (a AddonAPI) Version() string { return a.version }
+
+// NewCMA returns an empty ClusterManagementAddOn in a's version.
+func (a AddonAPI) NewCMA() client.Object {
 	if a.alpha() {
 		return &addonv1alpha1.ClusterManagementAddOn{}
 	}
 	return &addonv1beta1.ClusterManagementAddOn{}
 }
 
-func (a addonAPI) newCMAList() client.ObjectList {
+// NewCMAList returns an empty ClusterManagementAddOnList in a's version.
+func (a AddonAPI) NewCMAList() client.ObjectList {
 	if a.alpha() {
 		return &addonv1alpha1.ClusterManagementAddOnList{}
 	}
 	return &addonv1beta1.ClusterManagementAddOnList{}
 }
 
-func (a addonAPI) newMCA() client.Object {
+// NewMCA returns an empty ManagedClusterAddOn in a's version.
+func (a AddonAPI) NewMCA() client.Object {
 	if a.alpha() {
 		return &addonv1alpha1.ManagedClusterAddOn{}
 	}
 	return &addonv1beta1.ManagedClusterAddOn{}
 }
 
-func (a addonAPI) newMCAList() client.ObjectList {
+// NewMCAList returns an empty ManagedClusterAddOnList in a's version.
+func (a AddonAPI) NewMCAList() client.ObjectList {
 	if a.alpha() {
 		return &addonv1alpha1.ManagedClusterAddOnList{}
 	}
 	return &addonv1beta1.ManagedClusterAddOnList{}
 }
 
-// cmas returns the items of a list made by newCMAList.
-func (a addonAPI) cmas(list client.ObjectList) []client.Object {
+// CMAs returns the items of a list made by NewCMAList, as read.
+func (a AddonAPI) CMAs(list client.ObjectList) []client.Object {
 	var out []client.Object
 	switch l := list.(type) {
 	case *addonv1alpha1.ClusterManagementAddOnList:
@@ -118,8 +126,8 @@ func (a addonAPI) cmas(list client.ObjectList) []client.Object {
 	return out
 }
 
-// mcas returns the items of a list made by newMCAList.
-func (a addonAPI) mcas(list client.ObjectList) []client.Object {
+// MCAs returns the items of a list made by NewMCAList, as read.
+func (a AddonAPI) MCAs(list client.ObjectList) []client.Object {
 	var out []client.Object
 	switch l := list.(type) {
 	case *addonv1alpha1.ManagedClusterAddOnList:
@@ -134,23 +142,24 @@ func (a addonAPI) mcas(list client.ObjectList) []client.Object {
 	return out
 }
 
-// snapshot is the edge between the hub's add-on version and the
+// Snapshot is the edge between the hub's add-on version and the
 // reconcilers, which work in v1beta1 only: it converts each add-on object
 // read to v1beta1 once, remembers the object as read, and writes a v1beta1
 // status back onto that object, in the hub's version, so that no field the
-// other version lacks is ever lost. One snapshot serves one reconcile.
-type snapshot struct {
-	api addonAPI
+// other version lacks is ever lost. One Snapshot serves one reconcile.
+type Snapshot struct {
+	api AddonAPI
 	raw map[types.NamespacedName]client.Object
 }
 
-func (a addonAPI) snapshot() *snapshot {
-	return &snapshot{api: a, raw: make(map[types.NamespacedName]client.Object)}
+// Snapshot returns an empty Snapshot, for one reconcile.
+func (a AddonAPI) Snapshot() *Snapshot {
+	return &Snapshot{api: a, raw: make(map[types.NamespacedName]client.Object)}
 }
 
-// cma returns the v1beta1 form of a ClusterManagementAddOn read in the
+// CMA returns the v1beta1 form of a ClusterManagementAddOn read in the
 // hub's version, and remembers obj. The result shares nothing with obj.
-func (s *snapshot) cma(obj client.Object) (*addonv1beta1.ClusterManagementAddOn, error) {
+func (s *Snapshot) CMA(obj client.Object) (*addonv1beta1.ClusterManagementAddOn, error) {
 	out := &addonv1beta1.ClusterManagementAddOn{}
 	switch o := obj.(type) {
 	case *addonv1beta1.ClusterManagementAddOn:
@@ -167,9 +176,9 @@ func (s *snapshot) cma(obj client.Object) (*addonv1beta1.ClusterManagementAddOn,
 	return out, nil
 }
 
-// mca returns the v1beta1 form of a ManagedClusterAddOn read in the hub's
+// MCA returns the v1beta1 form of a ManagedClusterAddOn read in the hub's
 // version, and remembers obj. The result shares nothing with obj.
-func (s *snapshot) mca(obj client.Object) (*addonv1beta1.ManagedClusterAddOn, error) {
+func (s *Snapshot) MCA(obj client.Object) (*addonv1beta1.ManagedClusterAddOn, error) {
 	out := &addonv1beta1.ManagedClusterAddOn{}
 	switch o := obj.(type) {
 	case *addonv1beta1.ManagedClusterAddOn:
@@ -186,11 +195,11 @@ func (s *snapshot) mca(obj client.Object) (*addonv1beta1.ManagedClusterAddOn, er
 	return out, nil
 }
 
-// cmas reads the ClusterManagementAddOns of a list made by newCMAList.
-func (s *snapshot) cmas(list client.ObjectList) ([]*addonv1beta1.ClusterManagementAddOn, error) {
+// CMAs reads the ClusterManagementAddOns of a list made by NewCMAList.
+func (s *Snapshot) CMAs(list client.ObjectList) ([]*addonv1beta1.ClusterManagementAddOn, error) {
 	var out []*addonv1beta1.ClusterManagementAddOn
-	for _, o := range s.api.cmas(list) {
-		c, err := s.cma(o)
+	for _, o := range s.api.CMAs(list) {
+		c, err := s.CMA(o)
 		if err != nil {
 			return nil, err
 		}
@@ -199,11 +208,11 @@ func (s *snapshot) cmas(list client.ObjectList) ([]*addonv1beta1.ClusterManageme
 	return out, nil
 }
 
-// mcas reads the ManagedClusterAddOns of a list made by newMCAList.
-func (s *snapshot) mcas(list client.ObjectList) ([]*addonv1beta1.ManagedClusterAddOn, error) {
+// MCAs reads the ManagedClusterAddOns of a list made by NewMCAList.
+func (s *Snapshot) MCAs(list client.ObjectList) ([]*addonv1beta1.ManagedClusterAddOn, error) {
 	var out []*addonv1beta1.ManagedClusterAddOn
-	for _, o := range s.api.mcas(list) {
-		m, err := s.mca(o)
+	for _, o := range s.api.MCAs(list) {
+		m, err := s.MCA(o)
 		if err != nil {
 			return nil, err
 		}
@@ -212,8 +221,8 @@ func (s *snapshot) mcas(list client.ObjectList) ([]*addonv1beta1.ManagedClusterA
 	return out, nil
 }
 
-// read returns the object as read for key.
-func (s *snapshot) read(key types.NamespacedName) (client.Object, error) {
+// Read returns the object as read for key.
+func (s *Snapshot) Read(key types.NamespacedName) (client.Object, error) {
 	obj, ok := s.raw[key]
 	if !ok {
 		return nil, fmt.Errorf("%s was not read in this reconcile", key)
@@ -221,51 +230,51 @@ func (s *snapshot) read(key types.NamespacedName) (client.Object, error) {
 	return obj, nil
 }
 
-// wrote records obj, as a write returned it, as the object read for its
+// Wrote records obj, as a write returned it, as the object read for its
 // key: the later writes of the reconcile are locked on its resourceVersion.
-func (s *snapshot) wrote(obj client.Object) {
+func (s *Snapshot) Wrote(obj client.Object) {
 	s.raw[client.ObjectKeyFromObject(obj)] = obj
 }
 
-// patchAddonStatus writes the status.configReferences and
+// PatchAddonStatus writes the status.configReferences and
 // status.conditions of mca (v1beta1) onto the ManagedClusterAddOn as read,
 // in the hub's version, when they differ, with the read's resourceVersion
 // as a lock. Every other field is left as read.
-func (s *snapshot) patchAddonStatus(ctx context.Context, c client.Client, mca *addonv1beta1.ManagedClusterAddOn) error {
-	obj, err := s.read(client.ObjectKeyFromObject(mca))
+func (s *Snapshot) PatchAddonStatus(ctx context.Context, c client.Client, mca *addonv1beta1.ManagedClusterAddOn) error {
+	obj, err := s.Read(client.ObjectKeyFromObject(mca))
 	if err != nil {
 		return err
 	}
-	next, err := s.api.withAddonStatus(obj, mca.Status.ConfigReferences, mca.Status.Conditions)
+	next, err := s.api.WithAddonStatus(obj, mca.Status.ConfigReferences, mca.Status.Conditions)
 	if err != nil {
 		return err
 	}
 	if sameAddonStatus(obj, next) {
 		return nil
 	}
-	return patchStatus(ctx, c, obj, next)
+	return PatchStatus(ctx, c, obj, next)
 }
 
-// patchProgressions writes cma's status.installProgressions (v1beta1) onto
+// PatchProgressions writes cma's status.installProgressions (v1beta1) onto
 // the ClusterManagementAddOn as read, in the hub's version, with the read's
 // resourceVersion as a lock.
-func (s *snapshot) patchProgressions(ctx context.Context, c client.Client, cma *addonv1beta1.ClusterManagementAddOn) error {
-	obj, err := s.read(client.ObjectKeyFromObject(cma))
+func (s *Snapshot) PatchProgressions(ctx context.Context, c client.Client, cma *addonv1beta1.ClusterManagementAddOn) error {
+	obj, err := s.Read(client.ObjectKeyFromObject(cma))
 	if err != nil {
 		return err
 	}
-	next, err := s.api.withProgressions(obj, cma.Status.InstallProgressions)
+	next, err := s.api.WithProgressions(obj, cma.Status.InstallProgressions)
 	if err != nil {
 		return err
 	}
-	return patchStatus(ctx, c, obj, next)
+	return PatchStatus(ctx, c, obj, next)
 }
 
-// newAddon returns a new ManagedClusterAddOn named after the
+// NewAddon returns a new ManagedClusterAddOn named after the
 // ClusterManagementAddOn cma in the cluster namespace ns, controlled by cma
 // (a controller owner reference), as OCM's add-on manager creates one for
 // a selected cluster.
-func (a addonAPI) newAddon(cma *addonv1beta1.ClusterManagementAddOn, ns string) client.Object {
+func (a AddonAPI) NewAddon(cma *addonv1beta1.ClusterManagementAddOn, ns string) client.Object {
 	om := metav1.ObjectMeta{
 		Name:      cma.Name,
 		Namespace: ns,
@@ -278,10 +287,10 @@ func (a addonAPI) newAddon(cma *addonv1beta1.ClusterManagementAddOn, ns string) 
 	return &addonv1beta1.ManagedClusterAddOn{ObjectMeta: om}
 }
 
-// withAddonStatus returns a copy of the ManagedClusterAddOn obj (in a's
+// WithAddonStatus returns a copy of the ManagedClusterAddOn obj (in a's
 // version) whose status.configReferences are refs and whose
 // status.conditions are conds. Every other field is left as read.
-func (a addonAPI) withAddonStatus(obj client.Object, refs []addonv1beta1.ConfigReference, conds []metav1.Condition) (client.Object, error) {
+func (a AddonAPI) WithAddonStatus(obj client.Object, refs []addonv1beta1.ConfigReference, conds []metav1.Condition) (client.Object, error) {
 	switch o := obj.(type) {
 	case *addonv1beta1.ManagedClusterAddOn:
 		n := o.DeepCopy()
@@ -315,9 +324,9 @@ func (a addonAPI) withAddonStatus(obj client.Object, refs []addonv1beta1.ConfigR
 	return nil, fmt.Errorf("not a ManagedClusterAddOn: %T", obj)
 }
 
-// withProgressions returns a copy of the ClusterManagementAddOn obj (in a's
+// WithProgressions returns a copy of the ClusterManagementAddOn obj (in a's
 // version) whose status.installProgressions are ips.
-func (a addonAPI) withProgressions(obj client.Object, ips []addonv1beta1.InstallProgression) (client.Object, error) {
+func (a AddonAPI) WithProgressions(obj client.Object, ips []addonv1beta1.InstallProgression) (client.Object, error) {
 	switch o := obj.(type) {
 	case *addonv1beta1.ClusterManagementAddOn:
 		n := o.DeepCopy()
