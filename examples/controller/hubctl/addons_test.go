@@ -30,6 +30,7 @@ import (
 	"github.com/rolloutkit/rolloutkit/clock"
 	clockfake "github.com/rolloutkit/rolloutkit/clock/fake"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubtest"
 	"github.com/rolloutkit/rolloutkit/examples/seed"
 	"github.com/rolloutkit/rolloutkit/hash"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
@@ -95,7 +96,7 @@ func newAddonHub(t *testing.T, version string, fail writeHook, objs ...client.Ob
 		}
 		return nil
 	}
-	h.client = fakeHubBuilder(t, stored...).
+	h.client = hubtest.FakeHubBuilder(t, stored...).
 		WithRESTMapper(mapper).
 		WithStatusSubresource(api.NewMCA(), api.NewCMA(), &clusterv1beta1.Placement{}, &clusterv1beta1.PlacementDecision{},
 			&v1alpha1.AddOnRollout{}, &v1alpha1.RolloutApproval{}).
@@ -324,7 +325,7 @@ func placementWith(ref addonv1beta1.PlacementRef, clusters ...string) []client.O
 	for _, c := range clusters {
 		d.Status.Decisions = append(d.Status.Decisions, clusterv1beta1.ClusterDecision{ClusterName: c})
 	}
-	return []client.Object{placementIn(ref.Namespace, ref.Name), d}
+	return []client.Object{hubtest.PlacementIn(ref.Namespace, ref.Name), d}
 }
 
 // proxyConfig returns the seed's ManagedProxyConfiguration named name, with
@@ -400,7 +401,7 @@ func TestAddonReconcileLifecycle(t *testing.T) {
 					[]client.Object{seedAddon(t, tc.annotation), proxyConfig(t, "cluster-proxy", "v1.0.0")}, seedPlacement(t))...)
 				before := h.resourceVersions()
 				rec := events.NewFakeRecorder(10)
-				res, err := reconcileAddon(h.addonReconciler(clockfake.New(start), rec, tc.lifecycles...), seedAddonName)
+				res, err := reconcileAddon(h.addonReconciler(clockfake.New(hubtest.Start), rec, tc.lifecycles...), seedAddonName)
 				require.NoError(t, err)
 				if !tc.taken {
 					assert.Zero(t, res)
@@ -431,7 +432,7 @@ func TestAddonReconcileInstall(t *testing.T) {
 			h := newAddonHub(t, version, nil, hubObjects(
 				[]client.Object{seedAddon(t, hubclient.DefaultLifecycle), proxyConfig(t, "cluster-proxy", "v1.0.0")},
 				seedPlacement(t), freshAddons(seedAddonName, "dev-cluster", "gone-cluster"))...)
-			_, err := reconcileAddon(h.addonReconciler(clockfake.New(start), nil), seedAddonName)
+			_, err := reconcileAddon(h.addonReconciler(clockfake.New(hubtest.Start), nil), seedAddonName)
 			require.NoError(t, err)
 			assert.Equal(t, []string{"dev-cluster", "prod-cluster", "stg-cluster"}, h.addonClusters(seedAddonName))
 			for _, c := range []string{"stg-cluster", "prod-cluster"} {
@@ -440,7 +441,7 @@ func TestAddonReconcileInstall(t *testing.T) {
 				assert.Equal(t, metav1.OwnerReference{
 					APIVersion: addonv1beta1.GroupName + "/" + version, Kind: "ClusterManagementAddOn",
 					Name: seedAddonName, UID: "cluster-proxy-uid",
-					Controller: ptrTo(true), BlockOwnerDeletion: ptrTo(true),
+					Controller: hubtest.PtrTo(true), BlockOwnerDeletion: hubtest.PtrTo(true),
 				}, *owner, c)
 			}
 		})
@@ -453,7 +454,7 @@ func TestAddonReconcileInstall(t *testing.T) {
 			h := newAddonHub(t, version, nil, hubObjects(
 				[]client.Object{seedAddon(t, hubclient.DefaultLifecycle, manual), cfg},
 				seedPlacement(t), freshAddons(seedAddonName, "gone-cluster"))...)
-			res, err := reconcileAddon(h.addonReconciler(clockfake.New(start), nil), seedAddonName)
+			res, err := reconcileAddon(h.addonReconciler(clockfake.New(hubtest.Start), nil), seedAddonName)
 			require.NoError(t, err)
 			assert.Zero(t, res)
 			assert.Equal(t, []string{"gone-cluster"}, h.addonClusters(seedAddonName), "nothing installed or removed")
@@ -467,8 +468,6 @@ func TestAddonReconcileInstall(t *testing.T) {
 		})
 	}
 }
-
-func ptrTo[T any](v T) *T { return &v }
 
 // TestAddonReconcileSeedRollout: the seed's story with its add-ons freshly
 // created. ProgressivePerGroup starts dev alone: dev is given the config's
@@ -487,7 +486,7 @@ func TestAddonReconcileSeedRollout(t *testing.T) {
 				[]client.Object{seedAddon(t, hubclient.DefaultLifecycle), cfg},
 				seedPlacement(t), freshAddons(seedAddonName, seedClusters...))...)
 			rec := events.NewFakeRecorder(10)
-			r := h.addonReconciler(clockfake.New(start), rec)
+			r := h.addonReconciler(clockfake.New(hubtest.Start), rec)
 			res, err := reconcileAddon(r, seedAddonName)
 			require.NoError(t, err)
 			assert.Zero(t, res.RequeueAfter)
@@ -557,7 +556,7 @@ func TestAddonReconcileOverlappingPlacements(t *testing.T) {
 				h := newAddonHub(t, version, nil, hubObjects(
 					[]client.Object{seedAddon(t, hubclient.DefaultLifecycle, tc.with...), seedCfg, canaryCfg},
 					seedPlacement(t), placementWith(canaryRef, "stg-cluster"), freshAddons(seedAddonName, seedClusters...))...)
-				_, err := reconcileAddon(h.addonReconciler(clockfake.New(start), nil), seedAddonName)
+				_, err := reconcileAddon(h.addonReconciler(clockfake.New(hubtest.Start), nil), seedAddonName)
 				require.NoError(t, err)
 				assert.Equal(t, specHashOf(t, seedCfg), desiredHash(t, h.addon("dev-cluster", seedAddonName)))
 				assert.Equal(t, tc.stg, desiredHash(t, h.addon("stg-cluster", seedAddonName)))
@@ -619,7 +618,7 @@ func TestAddonReconcileBadInput(t *testing.T) {
 					seedPlacement(t), placementWith(canaryRef, "stg-cluster"), freshAddons(seedAddonName, tc.addons...))...)
 				before := h.resourceVersions()
 				rec := events.NewFakeRecorder(10)
-				res, err := reconcileAddon(h.addonReconciler(clockfake.New(start), rec), seedAddonName)
+				res, err := reconcileAddon(h.addonReconciler(clockfake.New(hubtest.Start), rec), seedAddonName)
 				require.NoError(t, err)
 				assert.Equal(t, notPlannedRetry, res.RequeueAfter)
 
@@ -658,7 +657,7 @@ func TestAddonReconcileBadInput(t *testing.T) {
 func TestAddonReconcileConflict(t *testing.T) {
 	t.Parallel()
 	agentCondition := metav1.Condition{Type: addonv1beta1.ManagedClusterAddOnConditionProgressing, Status: metav1.ConditionFalse,
-		Reason: "WaitingForManifestApplied", LastTransitionTime: metav1.NewTime(start)}
+		Reason: "WaitingForManifestApplied", LastTransitionTime: metav1.NewTime(hubtest.Start)}
 	for _, tc := range []struct {
 		name  string
 		hook  func(t *testing.T, api hubclient.AddonAPI) writeHook
@@ -696,7 +695,7 @@ func TestAddonReconcileConflict(t *testing.T) {
 					[]client.Object{seedAddon(t, hubclient.DefaultLifecycle), proxyConfig(t, "cluster-proxy", "v1.0.0")},
 					seedPlacement(t), freshAddons(seedAddonName, seedClusters...))...)
 				rec := events.NewFakeRecorder(10)
-				_, err = reconcileAddon(h.addonReconciler(clockfake.New(start), rec), seedAddonName)
+				_, err = reconcileAddon(h.addonReconciler(clockfake.New(hubtest.Start), rec), seedAddonName)
 				require.Error(t, err)
 				assert.True(t, onlyConflicts(err), "not a conflict: %v", err)
 				assert.Empty(t, rec.Events, "a conflict is not worth an event")

@@ -19,6 +19,7 @@ import (
 
 	clockfake "github.com/rolloutkit/rolloutkit/clock/fake"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubtest"
 	"github.com/rolloutkit/rolloutkit/hash"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
@@ -49,7 +50,7 @@ func (r *reviewer) reviews() []string {
 // the reviewer answers.
 func (r *reviewer) client(t *testing.T) client.Client {
 	t.Helper()
-	return fakeHubBuilder(t).WithInterceptorFuncs(interceptor.Funcs{
+	return hubtest.FakeHubBuilder(t).WithInterceptorFuncs(interceptor.Funcs{
 		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
 			review, ok := obj.(*authorizationv1.SelfSubjectAccessReview)
 			if !ok {
@@ -149,7 +150,7 @@ func TestAddonReconcileConfigNotReadable(t *testing.T) {
 			h := newAddonHub(t, version, nil, hubObjects([]client.Object{seedAddon(t, hubclient.DefaultLifecycle), proxyConfig(t, "cluster-proxy", "v1.0.0")},
 				seedPlacement(t), freshAddons(seedAddonName, seedClusters...))...)
 			rec := events.NewFakeRecorder(10)
-			r := h.addonReconciler(clockfake.New(start), rec)
+			r := h.addonReconciler(clockfake.New(hubtest.Start), rec)
 			r.configs = newConfigWatches(h.client, h.mapper, func(schema.GroupVersionKind) error { return nil }, listWatchAccess(newReviewer().client(t)))
 			res, err := reconcileAddon(r, seedAddonName)
 			require.NoError(t, err)

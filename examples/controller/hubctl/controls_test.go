@@ -48,7 +48,7 @@ func newRolloutHub(t *testing.T, ar *v1alpha1.AddOnRollout, objs ...client.Objec
 		all = append(all, ar)
 	}
 	h := newAddonHub(t, hubclient.V1beta1, nil, all...)
-	clk := clockfake.New(start)
+	clk := clockfake.New(hubtest.Start)
 	rec := events.NewFakeRecorder(100)
 	r := h.addonReconciler(clk, rec)
 	r.Verifier = verify.Verifier{Clock: clk}

@@ -23,6 +23,7 @@ import (
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	clockfake "github.com/rolloutkit/rolloutkit/clock/fake"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubtest"
 	"github.com/rolloutkit/rolloutkit/hubplan"
 	"github.com/rolloutkit/rolloutkit/hubplan/planreport"
 )
@@ -72,11 +73,11 @@ func dryRunHubWith(t *testing.T, version string, change func([]client.Object) []
 		[]client.Object{seedAddon(t, hubclient.DefaultLifecycle, alsoPlacing(canaryRef, "")), other, cfg},
 		seedPlacement(t), placementWith(canaryRef, "edge-cluster", "qa-cluster", "stg-cluster"),
 		[]client.Object{
-			addonAt("dev-cluster", now, now, start.Add(-2*time.Minute)),
-			addonAt("stg-cluster", old, old, start.Add(-time.Hour)),
-			addonAt("prod-cluster", old, old, start.Add(-time.Hour)),
+			addonAt("dev-cluster", now, now, hubtest.Start.Add(-2*time.Minute)),
+			addonAt("stg-cluster", old, old, hubtest.Start.Add(-time.Hour)),
+			addonAt("prod-cluster", old, old, hubtest.Start.Add(-time.Hour)),
 			freshAddon("qa-cluster", seedAddonName),
-			addonAt("edge-cluster", now, old, start.Add(-2*time.Minute)),
+			addonAt("edge-cluster", now, old, hubtest.Start.Add(-2*time.Minute)),
 		}, extra)
 	if change != nil {
 		objs = change(objs)
@@ -90,7 +91,7 @@ func dryRunHubWith(t *testing.T, version string, change func([]client.Object) []
 // manager, and the controller, take groups from PlacementDecisions, so the
 // canary has none; scheduling the Placement would give it every cluster.
 func groupsOnlyInStatus(objs []client.Object) []client.Object {
-	out := []client.Object{cluster("dev-cluster"), cluster("stg-cluster"), cluster("prod-cluster"), cluster("qa-cluster"), cluster("edge-cluster")}
+	out := []client.Object{hubtest.Cluster("dev-cluster"), hubtest.Cluster("stg-cluster"), hubtest.Cluster("prod-cluster"), hubtest.Cluster("qa-cluster"), hubtest.Cluster("edge-cluster")}
 	for _, o := range objs {
 		switch o := o.(type) {
 		case *clusterv1beta1.PlacementDecision:
@@ -227,7 +228,7 @@ func TestDryRunAgreesWithReconciler(t *testing.T) {
 				h := dryRunHubWith(t, version, tc.change, extra...)
 				mapper := withRollouts(h.mapper)
 				var buf bytes.Buffer
-				require.NoError(t, DryRun(context.Background(), h.client, mapper, version, nil, start, &buf))
+				require.NoError(t, DryRun(context.Background(), h.client, mapper, version, nil, hubtest.Start, &buf))
 				text := buf.String()
 				assert.Zero(t, h.writes.Load(), "the dry run wrote")
 				dry := parseDryRun(t, text)
@@ -235,7 +236,7 @@ func TestDryRunAgreesWithReconciler(t *testing.T) {
 				require.ElementsMatch(t, tc.start, dry.start, "the story changed:\n%s", text)
 				hub, err := ReadHub(context.Background(), h.client, mapper, version)
 				require.NoError(t, err)
-				rep, err := planreport.New(hub, seedAddonName, start, nil)
+				rep, err := planreport.New(hub, seedAddonName, hubtest.Start, nil)
 				require.NoError(t, err)
 
 				clusters := []string{"dev-cluster", "stg-cluster", "prod-cluster", "qa-cluster", "edge-cluster"}
@@ -243,7 +244,7 @@ func TestDryRunAgreesWithReconciler(t *testing.T) {
 				for _, c := range clusters {
 					before[c] = desiredHash(t, h.addon(c, seedAddonName))
 				}
-				_, err = reconcileAddon(h.addonReconciler(clockfake.New(start), nil), seedAddonName)
+				_, err = reconcileAddon(h.addonReconciler(clockfake.New(hubtest.Start), nil), seedAddonName)
 				require.NoError(t, err)
 				changed := []string{}
 				for _, c := range clusters {
@@ -335,7 +336,7 @@ func TestDryRunSkipsAddonsNotTaken(t *testing.T) {
 				t.Parallel()
 				h := dryRunHub(t, version)
 				var buf bytes.Buffer
-				require.NoError(t, DryRun(context.Background(), h.client, h.mapper, version, tc.taken, start, &buf))
+				require.NoError(t, DryRun(context.Background(), h.client, h.mapper, version, tc.taken, hubtest.Start, &buf))
 				if tc.none != "" {
 					assert.Equal(t, tc.none, buf.String())
 					return

@@ -23,6 +23,7 @@ import (
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	clockfake "github.com/rolloutkit/rolloutkit/clock/fake"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubtest"
 	"github.com/rolloutkit/rolloutkit/hubplan"
 )
 
@@ -97,7 +98,7 @@ func TestEventsOnePerTransition(t *testing.T) {
 		return nil
 	}, hubObjects([]client.Object{seedAddon(t, hubclient.DefaultLifecycle), proxyConfig(t, "cluster-proxy", "v1.0.0"), ar},
 		seedPlacement(t), freshAddons(seedAddonName, seedClusters...))...)
-	clk := clockfake.New(start)
+	clk := clockfake.New(hubtest.Start)
 	rec := &keyRecorder{}
 	rh := &rolloutHub{addonHub: h, clk: clk, r: h.addonReconciler(clk, rec)}
 	seen := map[string]bool{}
@@ -180,7 +181,7 @@ func TestAddOnNotFound(t *testing.T) {
 	var writes atomic.Int32
 	h := newAddonHub(t, hubclient.V1beta1, func(client.Client, string, client.Object) error { writes.Add(1); return nil },
 		hubObjects([]client.Object{typo, approval})...)
-	clk := clockfake.New(start)
+	clk := clockfake.New(hubtest.Start)
 	rec := &keyRecorder{}
 	r := h.addonReconciler(clk, rec)
 	res, err := reconcileAddon(r, "cluster-prxy")
@@ -217,7 +218,7 @@ func TestAddOnAppears(t *testing.T) {
 	t.Parallel()
 	h := newAddonHub(t, hubclient.V1beta1, nil, hubObjects([]client.Object{proxyConfig(t, "cluster-proxy", "v1.0.0"), seedRollout(v1alpha1.AddOnRolloutSpec{})},
 		seedPlacement(t), freshAddons(seedAddonName, seedClusters...))...)
-	clk := clockfake.New(start)
+	clk := clockfake.New(hubtest.Start)
 	rh := &rolloutHub{addonHub: h, clk: clk, r: h.addonReconciler(clk, &keyRecorder{})}
 	rh.reconcile()
 	progressing := func() string {

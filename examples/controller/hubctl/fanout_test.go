@@ -25,6 +25,7 @@ import (
 
 	clockfake "github.com/rolloutkit/rolloutkit/clock/fake"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubtest"
 )
 
 // TestAddonReconcileStartWritesProgress: the patch that gives an add-on
@@ -68,7 +69,7 @@ func TestAddonReconcileStartWritesProgress(t *testing.T) {
 					return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
 				},
 			})
-			_, err := reconcileAddon(h.addonReconciler(clockfake.New(start), nil), seedAddonName)
+			_, err := reconcileAddon(h.addonReconciler(clockfake.New(hubtest.Start), nil), seedAddonName)
 			require.NoError(t, err)
 			assert.Equal(t, 1, devWrites, "writes to dev's add-on")
 			m := h.addon("dev-cluster", seedAddonName)
@@ -76,7 +77,7 @@ func TestAddonReconcileStartWritesProgress(t *testing.T) {
 			cond := meta.FindStatusCondition(m.Status.Conditions, addonv1beta1.ManagedClusterAddOnConditionProgressing)
 			require.NotNil(t, cond, "the start write carries no Progressing condition")
 			assert.Equal(t, tc.reason, cond.Reason)
-			assert.Equal(t, metav1.NewTime(start).Unix(), cond.LastTransitionTime.Unix())
+			assert.Equal(t, metav1.NewTime(hubtest.Start).Unix(), cond.LastTransitionTime.Unix())
 			if tc.lastApplied {
 				require.NotNil(t, m.Status.ConfigReferences[0].LastAppliedConfig)
 				assert.Equal(t, specHashOf(t, cfg), m.Status.ConfigReferences[0].LastAppliedConfig.SpecHash)
@@ -84,7 +85,7 @@ func TestAddonReconcileStartWritesProgress(t *testing.T) {
 				assert.Nil(t, m.Status.ConfigReferences[0].LastAppliedConfig)
 			}
 
-			_, err = reconcileProgress(h.progressReconciler(start), "dev-cluster", seedAddonName)
+			_, err = reconcileProgress(h.progressReconciler(hubtest.Start), "dev-cluster", seedAddonName)
 			require.NoError(t, err)
 			assert.Equal(t, 1, devWrites, "the progress reconciler wrote after the start write")
 		})
@@ -110,9 +111,9 @@ func TestAddonReconcileWaitingWritesInBatches(t *testing.T) {
 		rest.Status.Decisions = append(rest.Status.Decisions, clusterv1beta1.ClusterDecision{ClusterName: waiting[i]})
 	}
 	h := newAddonHub(t, hubclient.V1alpha1, nil, hubObjects(
-		[]client.Object{seedAddon(t, hubclient.DefaultLifecycle), cfg, placementIn(seedRef.Namespace, seedRef.Name), first, rest},
+		[]client.Object{seedAddon(t, hubclient.DefaultLifecycle), cfg, hubtest.PlacementIn(seedRef.Namespace, seedRef.Name), first, rest},
 		freshAddons(seedAddonName, append([]string{"dev-0000"}, waiting...)...))...)
-	r := h.addonReconciler(clockfake.New(start), nil)
+	r := h.addonReconciler(clockfake.New(hubtest.Start), nil)
 	flipped := func() int {
 		n := 0
 		for _, c := range waiting {
@@ -149,7 +150,7 @@ func TestAddonReconcileWriteErrorsAllKept(t *testing.T) {
 	}, hubObjects([]client.Object{seedAddon(t, hubclient.DefaultLifecycle), proxyConfig(t, "cluster-proxy", "v1.0.0")},
 		seedPlacement(t), freshAddons(seedAddonName, seedClusters...))...)
 	rec := events.NewFakeRecorder(10)
-	_, err := reconcileAddon(h.addonReconciler(clockfake.New(start), rec), seedAddonName)
+	_, err := reconcileAddon(h.addonReconciler(clockfake.New(hubtest.Start), rec), seedAddonName)
 	require.Error(t, err)
 	assert.ErrorContains(t, err, "refused stg-cluster")
 	assert.ErrorContains(t, err, "refused prod-cluster")
@@ -211,8 +212,8 @@ func TestAddonReconcileConflictStopsFanOut(t *testing.T) {
 				}
 				return nil
 			}, hubObjects([]client.Object{seedAddon(t, hubclient.DefaultLifecycle), proxyConfig(t, "cluster-proxy", "v1.0.0"),
-				placementIn(seedRef.Namespace, seedRef.Name), decision}, freshAddons(seedAddonName, clusters...))...)
-			r := h.addonReconciler(clockfake.New(start), nil)
+				hubtest.PlacementIn(seedRef.Namespace, seedRef.Name), decision}, freshAddons(seedAddonName, clusters...))...)
+			r := h.addonReconciler(clockfake.New(hubtest.Start), nil)
 			for i := range tc.refusedIn {
 				sent.Store(0)
 				_, err := reconcileAddon(r, seedAddonName)

@@ -20,6 +20,7 @@ import (
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	clockfake "github.com/rolloutkit/rolloutkit/clock/fake"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubtest"
 	"github.com/rolloutkit/rolloutkit/examples/seed"
 	"github.com/rolloutkit/rolloutkit/hubplan"
 	"github.com/rolloutkit/rolloutkit/workgate"
@@ -39,7 +40,7 @@ func gateConfiguration(with ...func(*admissionregistrationv1.ValidatingWebhook))
 		Name:                    WorkGateWebhook,
 		AdmissionReviewVersions: []string{"v1"},
 		ClientConfig: admissionregistrationv1.WebhookClientConfig{Service: &admissionregistrationv1.ServiceReference{
-			Namespace: "rolloutkit-system", Name: "rolloutkit-webhook", Path: ptrTo(WorkGatePath)}},
+			Namespace: "rolloutkit-system", Name: "rolloutkit-webhook", Path: hubtest.PtrTo(WorkGatePath)}},
 		Rules: []admissionregistrationv1.RuleWithOperations{{
 			Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
 			Rule: admissionregistrationv1.Rule{APIGroups: []string{workv1.GroupName}, APIVersions: []string{"v1"},
@@ -85,7 +86,7 @@ func shippedGateConfiguration(t *testing.T) *admissionregistrationv1.ValidatingW
 // gateReader is a fake hub holding objs, that counts its reads.
 func gateReader(t *testing.T, objs ...client.Object) *countingClient {
 	t.Helper()
-	return &countingClient{Client: fakeHubBuilder(t, objs...).Build()}
+	return &countingClient{Client: hubtest.FakeHubBuilder(t, objs...).Build()}
 }
 
 // TestGateWatchCheck: whether the gate guards an add-on's works, as its
@@ -97,7 +98,7 @@ func gateReader(t *testing.T, objs ...client.Object) *countingClient {
 func TestGateWatchCheck(t *testing.T) {
 	t.Parallel()
 	ignore := func(w *admissionregistrationv1.ValidatingWebhook) {
-		w.FailurePolicy = ptrTo(admissionregistrationv1.Ignore)
+		w.FailurePolicy = hubtest.PtrTo(admissionregistrationv1.Ignore)
 	}
 	otherAddon := func(w *admissionregistrationv1.ValidatingWebhook) {
 		w.ObjectSelector = &metav1.LabelSelector{MatchLabels: map[string]string{addonv1beta1.AddonLabelKey: "managed-serviceaccount"}}
@@ -142,14 +143,14 @@ func TestGateWatchCheck(t *testing.T) {
 			if tc.objs != nil {
 				objs = tc.objs(t)
 			}
-			b := fakeHubBuilder(t, objs...)
+			b := hubtest.FakeHubBuilder(t, objs...)
 			if tc.failing {
 				b = b.WithInterceptorFuncs(interceptor.Funcs{Get: func(context.Context, client.WithWatch, client.ObjectKey, client.Object, ...client.GetOption) error {
 					return errors.New("connection refused")
 				}})
 			}
 			reader := &countingClient{Client: b.Build()}
-			g := &gateWatch{reader: reader, serves: tc.serves, clock: clockfake.New(start)}
+			g := &gateWatch{reader: reader, serves: tc.serves, clock: clockfake.New(hubtest.Start)}
 			got := g.check(context.Background(), seedAddonName)
 			assert.Equal(t, tc.reads, reader.reads.Load(), "reads of the hub")
 			if tc.want == nil {
@@ -175,7 +176,7 @@ func TestGateWatchCheck(t *testing.T) {
 func TestGateWatchRereads(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	clk := clockfake.New(start)
+	clk := clockfake.New(hubtest.Start)
 	reader := gateReader(t, gateConfiguration())
 	g := &gateWatch{reader: reader, serves: true, clock: clk}
 
@@ -192,7 +193,7 @@ func TestGateWatchRereads(t *testing.T) {
 	assert.False(t, g.check(ctx, seedAddonName).Guarded)
 	assert.Equal(t, int64(2), reader.reads.Load(), "no configuration is remembered too")
 
-	failing := &countingClient{Client: fakeHubBuilder(t).WithInterceptorFuncs(interceptor.Funcs{
+	failing := &countingClient{Client: hubtest.FakeHubBuilder(t).WithInterceptorFuncs(interceptor.Funcs{
 		Get: func(context.Context, client.WithWatch, client.ObjectKey, client.Object, ...client.GetOption) error {
 			return errors.New("connection refused")
 		}}).Build()}

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubtest"
 	"github.com/rolloutkit/rolloutkit/workgate"
 )
 
@@ -79,7 +80,7 @@ func TestGateScope(t *testing.T) {
 	})
 	t.Run("a conflict", func(t *testing.T) {
 		t.Parallel()
-		c := fakeHubBuilder(t, seedAddon(t, hubclient.DefaultLifecycle), shippedGateConfiguration(t)).WithInterceptorFuncs(interceptor.Funcs{
+		c := hubtest.FakeHubBuilder(t, seedAddon(t, hubclient.DefaultLifecycle), shippedGateConfiguration(t)).WithInterceptorFuncs(interceptor.Funcs{
 			Patch: func(context.Context, client.WithWatch, client.Object, client.Patch, ...client.PatchOption) error {
 				return apierrors.NewConflict(schema.GroupResource{Resource: "validatingwebhookconfigurations"}, WorkGateConfiguration, nil)
 			}}).Build()

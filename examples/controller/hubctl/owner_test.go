@@ -12,6 +12,7 @@ import (
 
 	clockfake "github.com/rolloutkit/rolloutkit/clock/fake"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubtest"
 )
 
 // controllerRef is the owner reference the controller gives an add-on of
@@ -19,7 +20,7 @@ import (
 func controllerRef(version string) metav1.OwnerReference {
 	return metav1.OwnerReference{
 		APIVersion: addonv1beta1.GroupName + "/" + version, Kind: "ClusterManagementAddOn",
-		Name: seedAddonName, UID: "cluster-proxy-uid", Controller: ptrTo(true), BlockOwnerDeletion: ptrTo(true),
+		Name: seedAddonName, UID: "cluster-proxy-uid", Controller: hubtest.PtrTo(true), BlockOwnerDeletion: hubtest.PtrTo(true),
 	}
 }
 
@@ -36,7 +37,7 @@ func TestOwnedBy(t *testing.T) {
 	plain := metav1.OwnerReference{APIVersion: addonv1beta1.GroupName + "/" + hubclient.V1beta1, Kind: "ClusterManagementAddOn", Name: seedAddonName, UID: "cluster-proxy-uid"}
 	other := metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "installer", UID: "installer-uid"}
 	otherController := other
-	otherController.Controller = ptrTo(true)
+	otherController.Controller = hubtest.PtrTo(true)
 	for _, tc := range []struct {
 		name    string
 		refs    []metav1.OwnerReference
@@ -81,7 +82,7 @@ func TestAddonReconcileAdopts(t *testing.T) {
 			cfg := proxyConfig(t, "cluster-proxy", "v1.0.0")
 			earlier := controllerRef(version)
 			earlier.UID = "an-earlier-uid"
-			installer := metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "installer", UID: "installer-uid", Controller: ptrTo(true)}
+			installer := metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "installer", UID: "installer-uid", Controller: hubtest.PtrTo(true)}
 			withOwner := func(cluster string, ref metav1.OwnerReference) *addonv1beta1.ManagedClusterAddOn {
 				m := freshAddon(cluster, seedAddonName)
 				m.OwnerReferences = []metav1.OwnerReference{ref}
@@ -89,7 +90,7 @@ func TestAddonReconcileAdopts(t *testing.T) {
 			}
 			deleting := freshAddon("deleting-cluster", seedAddonName)
 			deleting.Finalizers = []string{"example.io/hold"}
-			deleting.DeletionTimestamp = &metav1.Time{Time: start}
+			deleting.DeletionTimestamp = &metav1.Time{Time: hubtest.Start}
 			notTaken := seedAddon(t, "addon-manager", manual)
 			notTaken.Name, notTaken.UID = "ocm-proxy", "ocm-proxy-uid"
 			h := newAddonHub(t, version, nil,
@@ -97,7 +98,7 @@ func TestAddonReconcileAdopts(t *testing.T) {
 				freshAddon("by-hand", seedAddonName), withOwner("earlier", earlier), withOwner("installed", installer), deleting,
 				freshAddon("by-hand", "ocm-proxy"))
 			before := h.resourceVersions()
-			r := h.addonReconciler(clockfake.New(start), nil)
+			r := h.addonReconciler(clockfake.New(hubtest.Start), nil)
 			_, err := reconcileAddon(r, seedAddonName)
 			require.NoError(t, err)
 			_, err = reconcileAddon(r, "ocm-proxy")
@@ -137,7 +138,7 @@ func TestAddonReconcileAdopts(t *testing.T) {
 func TestAddonReconcileDeleting(t *testing.T) {
 	t.Parallel()
 	deleting := func(cma *addonv1beta1.ClusterManagementAddOn) {
-		cma.DeletionTimestamp = &metav1.Time{Time: start}
+		cma.DeletionTimestamp = &metav1.Time{Time: hubtest.Start}
 		cma.Finalizers = []string{metav1.FinalizerDeleteDependents}
 	}
 	for _, version := range addonVersions {
@@ -146,7 +147,7 @@ func TestAddonReconcileDeleting(t *testing.T) {
 			h := newAddonHub(t, version, nil, hubObjects(
 				[]client.Object{seedAddon(t, hubclient.DefaultLifecycle, deleting), proxyConfig(t, "cluster-proxy", "v1.0.0")},
 				seedPlacement(t), freshAddons(seedAddonName, "dev-cluster"))...)
-			res, err := reconcileAddon(h.addonReconciler(clockfake.New(start), nil), seedAddonName)
+			res, err := reconcileAddon(h.addonReconciler(clockfake.New(hubtest.Start), nil), seedAddonName)
 			require.NoError(t, err)
 			assert.Zero(t, res)
 			assert.Zero(t, h.writes.Load(), "something was written")

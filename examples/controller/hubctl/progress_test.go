@@ -19,6 +19,7 @@ import (
 
 	clockfake "github.com/rolloutkit/rolloutkit/clock/fake"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubtest"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
 
@@ -44,9 +45,9 @@ func rolledOut() *addonv1beta1.ManagedClusterAddOn {
 	}}
 	m.Status.Conditions = []metav1.Condition{
 		{Type: addonv1beta1.ManagedClusterAddOnManifestApplied, Status: metav1.ConditionTrue, Reason: "AddonManifestApplied",
-			Message: "manifests of addon are applied successfully", LastTransitionTime: metav1.NewTime(start.Add(-time.Hour))},
+			Message: "manifests of addon are applied successfully", LastTransitionTime: metav1.NewTime(hubtest.Start.Add(-time.Hour))},
 		{Type: addonv1beta1.ManagedClusterAddOnConditionConfigured, Status: metav1.ConditionTrue, Reason: addon.ReasonConfigured,
-			Message: "Configurations configured", LastTransitionTime: metav1.NewTime(start.Add(-time.Minute))},
+			Message: "Configurations configured", LastTransitionTime: metav1.NewTime(hubtest.Start.Add(-time.Minute))},
 	}
 	return m
 }
@@ -107,7 +108,7 @@ func TestProgressReconcile(t *testing.T) {
 				t.Parallel()
 				h := newAddonHub(t, version, nil, seedAddon(t, tc.lifecycle), rolledOut(), tc.work)
 				before := h.resourceVersions()
-				r := h.progressReconciler(start)
+				r := h.progressReconciler(hubtest.Start)
 				res, err := reconcileProgress(r, "dev-cluster", seedAddonName)
 				require.NoError(t, err)
 				assert.Zero(t, res)
@@ -126,13 +127,13 @@ func TestProgressReconcile(t *testing.T) {
 				assert.Equal(t, tc.status, cond.Status)
 				assert.Equal(t, tc.reason, cond.Reason)
 				assert.Equal(t, tc.message, cond.Message)
-				assert.Equal(t, start, cond.LastTransitionTime.Time.UTC())
+				assert.Equal(t, hubtest.Start, cond.LastTransitionTime.Time.UTC())
 				for _, kept := range rolledOut().Status.Conditions {
 					assert.NotNil(t, meta.FindStatusCondition(m.Status.Conditions, kept.Type), "%s was lost", kept.Type)
 				}
 
 				writes := h.writes.Load()
-				_, err = reconcileProgress(h.progressReconciler(start.Add(time.Minute)), "dev-cluster", seedAddonName)
+				_, err = reconcileProgress(h.progressReconciler(hubtest.Start.Add(time.Minute)), "dev-cluster", seedAddonName)
 				require.NoError(t, err)
 				assert.Equal(t, writes, h.writes.Load(), "a reconcile with nothing changed wrote")
 			})
@@ -193,7 +194,7 @@ func TestProgressReconcileKeepsV1alpha1Fields(t *testing.T) {
 			}
 			orig := mca.DeepCopy()
 			h := newAddonHub(t, hubclient.V1alpha1, nil, seedAddon(t, hubclient.DefaultLifecycle), mca, deployWork(t, rolledOut().Status.ConfigReferences))
-			_, err := reconcileProgress(h.progressReconciler(start), "dev-cluster", seedAddonName)
+			_, err := reconcileProgress(h.progressReconciler(hubtest.Start), "dev-cluster", seedAddonName)
 			require.NoError(t, err)
 			require.Equal(t, int64(1), h.writes.Load(), "the progress was not written")
 

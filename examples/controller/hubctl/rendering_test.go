@@ -20,16 +20,17 @@ import (
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	clockfake "github.com/rolloutkit/rolloutkit/clock/fake"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubtest"
 	"github.com/rolloutkit/rolloutkit/hubplan"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
 
 // settled is the seed's add-on on cluster once the config at spec hash h
 // has rolled out: handed and applied, Progressing Completed two hours
-// before start.
+// before hubtest.Start.
 func settled(cluster, h string) *addonv1beta1.ManagedClusterAddOn {
 	m := handed(cluster, h)
-	done := metav1.NewTime(start.Add(-2 * time.Hour))
+	done := metav1.NewTime(hubtest.Start.Add(-2 * time.Hour))
 	m.Status.Conditions = []metav1.Condition{
 		{Type: addonv1beta1.ManagedClusterAddOnConditionProgressing, Status: metav1.ConditionFalse,
 			Reason: addonv1beta1.ProgressingReasonCompleted, Message: "completed with no errors.", LastTransitionTime: done},
@@ -47,7 +48,7 @@ func heldBack(t *testing.T, m *addonv1beta1.ManagedClusterAddOn, h string) *addo
 	t.Helper()
 	w := readyWork(t, m.Namespace, h)
 	hold, _ := hubplan.WithHeld(nil, hubplan.HeldWrite{Work: w.Name, Content: hubplan.WorkContent(w),
-		Reason: hubplan.HoldRenderingHeld, Key: "k", Why: "a new rendering of unchanged configs"}, start.Add(-time.Minute), nil)
+		Reason: hubplan.HoldRenderingHeld, Key: "k", Why: "a new rendering of unchanged configs"}, hubtest.Start.Add(-time.Minute), nil)
 	v, err := hold.Annotation()
 	require.NoError(t, err)
 	if m.Annotations == nil {
@@ -84,7 +85,7 @@ func TestAddonReconcileOpensRendering(t *testing.T) {
 	t.Parallel()
 	cfg := proxyConfig(t, "cluster-proxy", "v1.0.0")
 	h := specHashOf(t, cfg)
-	rev := hubplan.NewRenderingRevision(start)
+	rev := hubplan.NewRenderingRevision(hubtest.Start)
 	for _, tc := range []struct {
 		name    string
 		version string
@@ -103,7 +104,7 @@ func TestAddonReconcileOpensRendering(t *testing.T) {
 				objs = append(objs, tc.rollout)
 			}
 			hub := newAddonHub(t, tc.version, nil, objs...)
-			r := hub.addonReconciler(clockfake.New(start), nil)
+			r := hub.addonReconciler(clockfake.New(hubtest.Start), nil)
 			_, err := reconcileAddon(r, seedAddonName)
 			require.NoError(t, err, "the reconcile met a conflict")
 			// The install progressions are written in the same reconcile
@@ -122,7 +123,7 @@ func TestAddonReconcileOpensRendering(t *testing.T) {
 			devWork := readyWork(t, "dev-cluster", h)
 			assert.Equal(t, map[string]string{devWork.Name: hubplan.WorkContent(devWork)}, dev.Works, "the content of dev's works at the release")
 			assert.False(t, dev.Held)
-			assert.True(t, dev.ReleasedAt.Time.Equal(start), "released at %s", dev.ReleasedAt)
+			assert.True(t, dev.ReleasedAt.Time.Equal(hubtest.Start), "released at %s", dev.ReleasedAt)
 			assert.Nil(t, dev.DoneAt, "dev, not held, was done at its release: its manager may not have tried it yet")
 			for _, c := range []string{"stg-cluster", "prod-cluster"} {
 				assert.NotContains(t, hub.addon(c, seedAddonName).Annotations, hubplan.ReleaseAnnotation, "%s was released before dev soaked", c)

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubtest"
 	"github.com/rolloutkit/rolloutkit/hubplan"
 )
 
@@ -95,7 +96,7 @@ func TestStatusConfirmed(t *testing.T) {
 	requeue := h.reconcile()
 	ar := h.rollout()
 	require.NotNil(t, ar.Status.RecheckTime)
-	assert.Equal(t, start, ar.Status.LastConfirmedTime.UTC())
+	assert.Equal(t, hubtest.Start, ar.Status.LastConfirmedTime.UTC())
 	assert.Equal(t, ar.Status.RecheckTime.Sub(h.clk.Now()), requeue, "requeued at the recheck time")
 	h.clk.Step(time.Minute)
 	requeue = h.reconcile()
@@ -105,5 +106,5 @@ func TestStatusConfirmed(t *testing.T) {
 	h.reconcile()
 	again := h.rollout()
 	assert.NotEqual(t, ar.ResourceVersion, again.ResourceVersion, "confirmed at its recheck time")
-	assert.Equal(t, start.Add(hubplan.ConfirmInterval), again.Status.LastConfirmedTime.UTC())
+	assert.Equal(t, hubtest.Start.Add(hubplan.ConfirmInterval), again.Status.LastConfirmedTime.UTC())
 }

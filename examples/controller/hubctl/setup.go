@@ -26,6 +26,7 @@ import (
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/clock"
+	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl/placements"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 	"github.com/rolloutkit/rolloutkit/examples/controller/rolloutmetrics"
 	"github.com/rolloutkit/rolloutkit/examples/controller/verify"
@@ -74,7 +75,7 @@ type Options struct {
 // add-on API version in use ("" when the add-on reconciler is off).
 func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) (string, error) {
 	if opts.Placements {
-		r := &PlacementReconciler{Client: mgr.GetClient(), Clock: opts.Clock}
+		r := &placements.PlacementReconciler{Client: mgr.GetClient(), Clock: opts.Clock}
 		if err := r.SetupWithManager(mgr); err != nil {
 			return "", fmt.Errorf("setting up the placement reconciler: %w", err)
 		}

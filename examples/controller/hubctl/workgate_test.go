@@ -142,7 +142,7 @@ func update(t *testing.T, stored, proposed *workv1.ManifestWork) admission.Reque
 
 // dryRun is req as a dry run.
 func dryRun(req admission.Request) admission.Request {
-	req.DryRun = ptrTo(true)
+	req.DryRun = hubtest.PtrTo(true)
 	return req
 }
 
@@ -163,7 +163,7 @@ func progressing(msg string) func(*addonv1beta1.ClusterManagementAddOn) {
 	return func(cma *addonv1beta1.ClusterManagementAddOn) {
 		cma.Status.InstallProgressions = []addonv1beta1.InstallProgression{{PlacementRef: seedRef, Conditions: []metav1.Condition{{
 			Type: addonv1beta1.ManagedClusterAddOnConditionProgressing, Status: metav1.ConditionTrue,
-			Reason: addonv1beta1.ProgressingReasonProgressing, Message: msg, LastTransitionTime: metav1.NewTime(start)}}}}
+			Reason: addonv1beta1.ProgressingReasonProgressing, Message: msg, LastTransitionTime: metav1.NewTime(hubtest.Start)}}}}
 	}
 }
 
@@ -180,7 +180,7 @@ func renderingAt(t *testing.T, rev hubplan.RenderingRevision) func(*addonv1beta1
 // when it is not nil.
 func releaseOf(t *testing.T, rev hubplan.RenderingRevision, done *metav1.Time) []string {
 	t.Helper()
-	v, err := hubplan.Release{Revision: rev.Revision, ReleasedAt: metav1.NewTime(start), Generation: 3, Held: true, DoneAt: done}.Annotation()
+	v, err := hubplan.Release{Revision: rev.Revision, ReleasedAt: metav1.NewTime(hubtest.Start), Generation: 3, Held: true, DoneAt: done}.Annotation()
 	require.NoError(t, err)
 	return []string{hubplan.ReleaseAnnotation, v}
 }
@@ -210,10 +210,10 @@ func TestWorkGateHandle(t *testing.T) {
 	t.Parallel()
 	cfgA, cfgB := proxyConfig(t, "cluster-proxy", "v1.0.0"), proxyConfig(t, "cluster-proxy", "v2.0.0")
 	hashA, hashB := specHashOf(t, cfgA), specHashOf(t, cfgB)
-	rev := hubplan.NewRenderingRevision(start)
-	earlier := hubplan.NewRenderingRevision(start.Add(-time.Hour))
+	rev := hubplan.NewRenderingRevision(hubtest.Start)
+	earlier := hubplan.NewRenderingRevision(hubtest.Start.Add(-time.Hour))
 	complete := rev
-	complete.CompletedAt = &metav1.Time{Time: start.Add(time.Minute)}
+	complete.CompletedAt = &metav1.Time{Time: hubtest.Start.Add(time.Minute)}
 	key := "managedproxyconfigurations.proxy.open-cluster-management.io/cluster-proxy" // as a message names it
 	prefix := workgate.Marker + ": the work addon-cluster-proxy-deploy-0 of add-on cluster-proxy on cluster prod-cluster"
 	created := workgate.Marker + ": the new work addon-cluster-proxy-deploy-0 of add-on cluster-proxy on cluster prod-cluster"
@@ -293,7 +293,7 @@ func TestWorkGateHandle(t *testing.T) {
 		{name: "rendering released, of a revision the cache has not seen", objs: []client.Object{cfgB, handed("prod-cluster", hashB, releasedAt(agentWork(t, imageV1, hashB))...)},
 			cma: []func(*addonv1beta1.ClusterManagementAddOn){renderingAt(t, rev)}, cached: []func(*addonv1beta1.ClusterManagementAddOn){renderingAt(t, earlier)},
 			req: update(t, agentWork(t, imageV1, hashB), agentWork(t, imageV2, hashB)), admit: "RenderingReleased"},
-		{name: "rendering released and done", objs: []client.Object{cfgB, handed("prod-cluster", hashB, releaseOf(t, rev, &metav1.Time{Time: start})...)},
+		{name: "rendering released and done", objs: []client.Object{cfgB, handed("prod-cluster", hashB, releaseOf(t, rev, &metav1.Time{Time: hubtest.Start})...)},
 			cma: []func(*addonv1beta1.ClusterManagementAddOn){renderingAt(t, rev)},
 			req: update(t, agentWork(t, imageV1, hashB), agentWork(t, imageV2, hashB)), held: "RenderingHeld",
 			msg: prefix + " (group prod) is held: " + notReleased},
@@ -432,7 +432,7 @@ func (w writeTo) Patch(ctx context.Context, obj client.Object, patch client.Patc
 // whose work was w at the release.
 func releaseWith(t *testing.T, rev hubplan.RenderingRevision, w *workv1.ManifestWork) []string {
 	t.Helper()
-	v, err := hubplan.Release{Revision: rev.Revision, ReleasedAt: metav1.NewTime(start), Generation: w.Generation, Held: true,
+	v, err := hubplan.Release{Revision: rev.Revision, ReleasedAt: metav1.NewTime(hubtest.Start), Generation: w.Generation, Held: true,
 		Works: map[string]string{w.Name: hubplan.WorkContent(w)}}.Annotation()
 	require.NoError(t, err)
 	return []string{hubplan.ReleaseAnnotation, v}
@@ -449,7 +449,7 @@ func TestWorkGateHoldOnce(t *testing.T) {
 	h := newAddonHub(t, hubclient.V1beta1, nil, hubObjects(seedPlacement(t),
 		[]client.Object{seedAddon(t, hubclient.DefaultLifecycle), cfgB, handed("prod-cluster", hashA), stale.DeepCopy()})...)
 	rec := events.NewFakeRecorder(10)
-	clk := clockfake.New(start)
+	clk := clockfake.New(hubtest.Start)
 	g := h.workGate(h.client, h.client, nil, rec)
 	g.Clock = clk
 	for range 3 {
@@ -469,7 +469,7 @@ func TestWorkGateHoldOnce(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, "NotHandedOver", second.Reason)
 	assert.True(t, first.Since.Equal(&second.Since), "the hold keeps its since: %s, then %s", first.Since, second.Since)
-	assert.True(t, first.Since.Time.Equal(start), "held since the first refusal")
+	assert.True(t, first.Since.Time.Equal(hubtest.Start), "held since the first refusal")
 
 	// prod is handed the newer spec: the handover lands, the record goes.
 	mca := h.addon("prod-cluster", seedAddonName).DeepCopy()

@@ -1,4 +1,4 @@
-package hubctl
+package placements
 
 import (
 	"context"
@@ -21,33 +21,13 @@ import (
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	clockfake "github.com/rolloutkit/rolloutkit/clock/fake"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubtest"
 )
-
-var start = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-
-// fakeHub returns a client of an in-memory hub holding objs.
-func fakeHub(t *testing.T, objs ...client.Object) client.Client {
-	t.Helper()
-	return fakeHubBuilder(t, objs...).Build()
-}
-
-func fakeHubBuilder(t *testing.T, objs ...client.Object) *fake.ClientBuilder {
-	t.Helper()
-	s, err := hubclient.NewScheme()
-	require.NoError(t, err)
-	return fake.NewClientBuilder().WithScheme(s).WithObjects(objs...).
-		WithStatusSubresource(&clusterv1beta1.Placement{}, &clusterv1beta1.PlacementDecision{})
-}
-
-func cluster(name string, taints ...clusterv1.Taint) *clusterv1.ManagedCluster {
-	return &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: clusterv1.ManagedClusterSpec{Taints: taints}}
-}
 
 func unreachableSince(at time.Time) clusterv1.Taint {
 	return clusterv1.Taint{Key: clusterv1.ManagedClusterTaintUnreachable, Effect: clusterv1.TaintEffectNoSelect, TimeAdded: metav1.NewTime(at)}
@@ -62,16 +42,6 @@ func globalSet() *clusterv1beta2.ManagedClusterSet {
 func binding(namespace, set string) *clusterv1beta2.ManagedClusterSetBinding {
 	return &clusterv1beta2.ManagedClusterSetBinding{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: set},
 		Spec: clusterv1beta2.ManagedClusterSetBindingSpec{ClusterSet: set}}
-}
-
-// placementIn returns a Placement with no predicates (every candidate),
-// changed by each of with.
-func placementIn(namespace, name string, with ...func(*clusterv1beta1.Placement)) *clusterv1beta1.Placement {
-	p := &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name, UID: types.UID(name + "-uid")}}
-	for _, w := range with {
-		w(p)
-	}
-	return p
 }
 
 func tolerating(seconds int64) func(*clusterv1beta1.Placement) {
@@ -128,18 +98,18 @@ func TestPlacementReconcile(t *testing.T) {
 		reason    string
 		recheck   time.Duration
 	}{
-		{name: "a taint drops its cluster", placement: placementIn("ns", "p"),
+		{name: "a taint drops its cluster", placement: hubtest.PlacementIn("ns", "p"),
 			want: []string{"a"}, reason: "AllDecisionsScheduled"},
-		{name: "a toleration keeps its cluster, and the reconcile comes back when it expires", placement: placementIn("ns", "p", tolerating(60)),
+		{name: "a toleration keeps its cluster, and the reconcile comes back when it expires", placement: hubtest.PlacementIn("ns", "p", tolerating(60)),
 			want: []string{"a", "b"}, reason: "AllDecisionsScheduled", recheck: 40 * time.Second},
-		{name: "no binding in the namespace: nothing selected", placement: placementIn("unbound", "p"),
+		{name: "no binding in the namespace: nothing selected", placement: hubtest.PlacementIn("unbound", "p"),
 			want: []string{}, reason: "NoManagedClusterSetBindings"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			c := fakeHub(t, cluster("a"), cluster("b", unreachableSince(start.Add(-20*time.Second))),
+			c := hubtest.FakeHub(t, hubtest.Cluster("a"), hubtest.Cluster("b", unreachableSince(hubtest.Start.Add(-20*time.Second))),
 				globalSet(), binding("ns", "global"), tc.placement)
-			r := &PlacementReconciler{Client: c, Clock: clockfake.New(start)}
+			r := &PlacementReconciler{Client: c, Clock: clockfake.New(hubtest.Start)}
 			res, err := reconcileOnce(t, r, tc.placement)
 			require.NoError(t, err)
 			assert.Equal(t, tc.recheck, res.RequeueAfter)
@@ -158,10 +128,10 @@ func TestPlacementReconcile(t *testing.T) {
 // OCM's controller leaves it: no decision and no status is written.
 func TestPlacementSchedulingDisabled(t *testing.T) {
 	t.Parallel()
-	p := placementIn("ns", "p")
+	p := hubtest.PlacementIn("ns", "p")
 	p.Annotations = map[string]string{clusterv1beta1.PlacementDisableAnnotation: "true"}
-	c := fakeHub(t, cluster("a"), globalSet(), binding("ns", "global"), p)
-	r := &PlacementReconciler{Client: c, Clock: clockfake.New(start)}
+	c := hubtest.FakeHub(t, hubtest.Cluster("a"), globalSet(), binding("ns", "global"), p)
+	r := &PlacementReconciler{Client: c, Clock: clockfake.New(hubtest.Start)}
 	res, err := reconcileOnce(t, r, p)
 	require.NoError(t, err)
 	assert.Zero(t, res)
@@ -181,9 +151,9 @@ func TestPlacementSchedulingDisabled(t *testing.T) {
 // first one asked for drops the cluster, and asks for no other.
 func TestPlacementRecheck(t *testing.T) {
 	t.Parallel()
-	p := placementIn("ns", "p", tolerating(60))
-	c := fakeHub(t, cluster("a"), cluster("b", unreachableSince(start.Add(-20*time.Second))), globalSet(), binding("ns", "global"), p)
-	clk := clockfake.New(start)
+	p := hubtest.PlacementIn("ns", "p", tolerating(60))
+	c := hubtest.FakeHub(t, hubtest.Cluster("a"), hubtest.Cluster("b", unreachableSince(hubtest.Start.Add(-20*time.Second))), globalSet(), binding("ns", "global"), p)
+	clk := clockfake.New(hubtest.Start)
 	r := &PlacementReconciler{Client: c, Clock: clk}
 	res, err := reconcileOnce(t, r, p)
 	require.NoError(t, err)
@@ -202,11 +172,11 @@ func TestPlacementRecheck(t *testing.T) {
 func TestDecisionsNeverHoldAClusterTwice(t *testing.T) {
 	t.Parallel()
 	labelled := func(name, env string) *clusterv1.ManagedCluster {
-		mc := cluster(name)
+		mc := hubtest.Cluster(name)
 		mc.Labels = map[string]string{"env": env}
 		return mc
 	}
-	p := placementIn("ns", "p", func(p *clusterv1beta1.Placement) {
+	p := hubtest.PlacementIn("ns", "p", func(p *clusterv1beta1.Placement) {
 		for _, env := range []string{"dev", "stg", "prod"} {
 			p.Spec.DecisionStrategy.GroupStrategy.DecisionGroups = append(p.Spec.DecisionStrategy.GroupStrategy.DecisionGroups,
 				clusterv1beta1.DecisionGroup{GroupName: env, ClusterSelector: clusterv1beta1.GroupClusterSelector{
@@ -229,7 +199,7 @@ func TestDecisionsNeverHoldAClusterTwice(t *testing.T) {
 			}
 		}
 	}
-	c := fakeHubBuilder(t, labelled("d", "dev"), labelled("s", "stg"), labelled("x", "prod"), globalSet(), binding("ns", "global"), p).
+	c := hubtest.FakeHubBuilder(t, labelled("d", "dev"), labelled("s", "stg"), labelled("x", "prod"), globalSet(), binding("ns", "global"), p).
 		WithInterceptorFuncs(interceptor.Funcs{
 			SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
 				err := c.SubResource(sub).Patch(ctx, obj, patch, opts...)
@@ -242,14 +212,14 @@ func TestDecisionsNeverHoldAClusterTwice(t *testing.T) {
 				return err
 			},
 		}).Build()
-	r := &PlacementReconciler{Client: c, Clock: clockfake.New(start)}
+	r := &PlacementReconciler{Client: c, Clock: clockfake.New(hubtest.Start)}
 	_, err := reconcileOnce(t, r, p)
 	require.NoError(t, err)
 	require.Equal(t, []string{"d", "s", "x"}, decided(t, c, p))
 
 	var s clusterv1.ManagedCluster
 	require.NoError(t, c.Get(context.Background(), types.NamespacedName{Name: "s"}, &s))
-	s.Spec.Taints = []clusterv1.Taint{unreachableSince(start)}
+	s.Spec.Taints = []clusterv1.Taint{unreachableSince(hubtest.Start)}
 	require.NoError(t, c.Update(context.Background(), &s))
 	before := writes
 	_, err = reconcileOnce(t, r, p)
@@ -267,9 +237,9 @@ func TestDecisionsNeverHoldAClusterTwice(t *testing.T) {
 // Placement changes), and nothing is written.
 func TestPlacementCEL(t *testing.T) {
 	t.Parallel()
-	p := placementIn("ns", "p", withCEL)
-	c := fakeHub(t, cluster("a"), globalSet(), binding("ns", "global"), p)
-	r := &PlacementReconciler{Client: c, Clock: clockfake.New(start)}
+	p := hubtest.PlacementIn("ns", "p", withCEL)
+	c := hubtest.FakeHub(t, hubtest.Cluster("a"), globalSet(), binding("ns", "global"), p)
+	r := &PlacementReconciler{Client: c, Clock: clockfake.New(hubtest.Start)}
 	_, err := reconcileOnce(t, r, p)
 	require.Error(t, err)
 	assert.True(t, errors.Is(err, reconcile.TerminalError(nil)), "not terminal: %v", err)
@@ -285,7 +255,7 @@ func TestPlacementCEL(t *testing.T) {
 // TestPlacementWatches: which Placements each watched object enqueues.
 func TestPlacementWatches(t *testing.T) {
 	t.Parallel()
-	c := fakeHub(t, placementIn("a", "plain"), placementIn("a", "cpu", scoring("cpu")), placementIn("b", "mem", scoring("mem")))
+	c := hubtest.FakeHub(t, hubtest.PlacementIn("a", "plain"), hubtest.PlacementIn("a", "cpu", scoring("cpu")), hubtest.PlacementIn("b", "mem", scoring("mem")))
 	r := &PlacementReconciler{Client: c}
 	req := func(ns, name string) reconcile.Request {
 		return reconcile.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: name}}
@@ -307,7 +277,7 @@ func TestPlacementWatches(t *testing.T) {
 		got  []reconcile.Request
 		want []reconcile.Request
 	}{
-		{"a cluster: every placement", r.allPlacements(ctx, cluster("x")), all},
+		{"a cluster: every placement", r.allPlacements(ctx, hubtest.Cluster("x")), all},
 		{"a cluster set: every placement", r.allPlacements(ctx, globalSet()), all},
 		{"a binding: the placements of its namespace", r.placementsOfBinding(ctx, binding("a", "global")), all[:2]},
 		{"a binding where no placement is", r.placementsOfBinding(ctx, binding("c", "global")), nil},
@@ -327,8 +297,8 @@ func TestPlacementWatches(t *testing.T) {
 // every namespace.
 func TestReadHub(t *testing.T) {
 	t.Parallel()
-	validUntil := metav1.NewTime(start.Add(time.Hour))
-	c := fakeHub(t, cluster("a"), cluster("b"), globalSet(), binding("ns", "global"), binding("other", "global"),
+	validUntil := metav1.NewTime(hubtest.Start.Add(time.Hour))
+	c := hubtest.FakeHub(t, hubtest.Cluster("a"), hubtest.Cluster("b"), globalSet(), binding("ns", "global"), binding("other", "global"),
 		&clusterv1alpha1.AddOnPlacementScore{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "cpu"},
 			Status: clusterv1alpha1.AddOnPlacementScoreStatus{ValidUntil: ptr.To(validUntil)}},
 		&clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p-decision-1"}},

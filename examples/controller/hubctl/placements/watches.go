@@ -1,4 +1,4 @@
-package hubctl
+package placements
 
 import (
 	"context"
