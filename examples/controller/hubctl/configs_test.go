@@ -84,11 +84,11 @@ func newReviewer() *reviewer { return &reviewer{allowed: map[string][]string{}} 
 // not asked about again.
 func TestConfigAccess(t *testing.T) {
 	t.Parallel()
-	cfg := proxyConfig(t, "cluster-proxy", "v1.0.0")
-	h := newAddonHub(t, hubclient.V1alpha1, nil, cfg)
+	cfg := hubtest.ProxyConfig(t, "cluster-proxy", "v1.0.0")
+	h := hubtest.NewAddonHub(t, hubclient.V1alpha1, nil, cfg)
 	rv := newReviewer()
 	var watched []schema.GroupVersionKind
-	w := newConfigWatches(h.client, h.mapper, func(gvk schema.GroupVersionKind) error {
+	w := newConfigWatches(h.Client, h.Mapper, func(gvk schema.GroupVersionKind) error {
 		watched = append(watched, gvk)
 		return nil
 	}, listWatchAccess(rv.client(t)))
@@ -102,25 +102,25 @@ func TestConfigAccess(t *testing.T) {
 	}
 	gr := "managedproxyconfigurations.proxy.open-cluster-management.io"
 
-	_, err := lookup(proxyGR, ref)
+	_, err := lookup(hubtest.ProxyGR, ref)
 	require.Error(t, err)
 	assert.Equal(t, `config resource "`+gr+`": the controller may not list or watch it: want list and watch on it granted to the controller `+
 		`(a rule of its ClusterRole: see examples/controller/config/rbac/configs_role.yaml)`, err.Error())
 	assert.Empty(t, watched, "a resource the controller may not read was watched")
 
 	rv.allow(gr, "list")
-	_, err = lookup(proxyGR, ref)
+	_, err = lookup(hubtest.ProxyGR, ref)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `may not watch it`)
 	assert.Empty(t, watched)
 
 	rv.allow(gr, "list", "watch")
-	got, err := lookup(proxyGR, ref)
+	got, err := lookup(hubtest.ProxyGR, ref)
 	require.NoError(t, err)
-	assert.Equal(t, specHashOf(t, cfg), got)
-	assert.Equal(t, []schema.GroupVersionKind{proxyGVK}, watched)
+	assert.Equal(t, hubtest.SpecHashOf(t, cfg), got)
+	assert.Equal(t, []schema.GroupVersionKind{hubtest.ProxyGVK}, watched)
 	asked := len(rv.reviews())
-	_, err = lookup(proxyGR, ref)
+	_, err = lookup(hubtest.ProxyGR, ref)
 	require.NoError(t, err)
 	assert.Len(t, rv.reviews(), asked, "a watched resource was asked about again")
 	assert.Len(t, watched, 1)
@@ -130,8 +130,8 @@ func TestConfigAccess(t *testing.T) {
 		t.Parallel()
 		rv := newReviewer()
 		rv.fail = errors.New("connection refused")
-		w := newConfigWatches(h.client, h.mapper, func(schema.GroupVersionKind) error { return nil }, listWatchAccess(rv.client(t)))
-		_, err := w.object(context.Background(), proxyGR, ref)
+		w := newConfigWatches(h.Client, h.Mapper, func(schema.GroupVersionKind) error { return nil }, listWatchAccess(rv.client(t)))
+		_, err := w.object(context.Background(), hubtest.ProxyGR, ref)
 		require.Error(t, err)
 		assert.Equal(t, `config resource "`+gr+`": asking whether the controller may list it: connection refused`, err.Error())
 	})
@@ -144,30 +144,30 @@ func TestConfigAccess(t *testing.T) {
 // notPlannedRetry.
 func TestAddonReconcileConfigNotReadable(t *testing.T) {
 	t.Parallel()
-	for _, version := range addonVersions {
+	for _, version := range hubtest.AddonVersions {
 		t.Run(version, func(t *testing.T) {
 			t.Parallel()
-			h := newAddonHub(t, version, nil, hubObjects([]client.Object{seedAddon(t, hubclient.DefaultLifecycle), proxyConfig(t, "cluster-proxy", "v1.0.0")},
-				seedPlacement(t), freshAddons(seedAddonName, seedClusters...))...)
+			h := hubtest.NewAddonHub(t, version, nil, hubtest.HubObjects([]client.Object{hubtest.SeedAddon(t, hubclient.DefaultLifecycle), hubtest.ProxyConfig(t, "cluster-proxy", "v1.0.0")},
+				hubtest.SeedPlacement(t), hubtest.FreshAddons(hubtest.SeedAddonName, hubtest.SeedClusters...))...)
 			rec := events.NewFakeRecorder(10)
-			r := h.addonReconciler(clockfake.New(hubtest.Start), rec)
-			r.configs = newConfigWatches(h.client, h.mapper, func(schema.GroupVersionKind) error { return nil }, listWatchAccess(newReviewer().client(t)))
-			res, err := reconcileAddon(r, seedAddonName)
+			r := newAddonReconciler(h, clockfake.New(hubtest.Start), rec)
+			r.configs = newConfigWatches(h.Client, h.Mapper, func(schema.GroupVersionKind) error { return nil }, listWatchAccess(newReviewer().client(t)))
+			res, err := reconcileAddon(r, hubtest.SeedAddonName)
 			require.NoError(t, err)
 			assert.Equal(t, notPlannedRetry, res.RequeueAfter)
 
 			const names = `config resource "managedproxyconfigurations.proxy.open-cluster-management.io": the controller may not list or watch it`
-			_, cond := progressionOf(t, h.cma(seedAddonName), seedRef)
+			_, cond := hubtest.ProgressionOf(t, h.CMA(hubtest.SeedAddonName), hubtest.SeedRef)
 			require.NotNil(t, cond)
 			assert.Equal(t, metav1.ConditionFalse, cond.Status)
 			assert.Equal(t, addon.ReasonConfigurationError, cond.Reason)
 			assert.Contains(t, cond.Message, names)
 			require.Len(t, rec.Events, 1)
 			event := <-rec.Events
-			assert.True(t, strings.HasPrefix(event, "Warning "+addon.ReasonConfigurationError+" placement "+seedRef.Namespace+"/"+seedRef.Name+": "), event)
+			assert.True(t, strings.HasPrefix(event, "Warning "+addon.ReasonConfigurationError+" placement "+hubtest.SeedRef.Namespace+"/"+hubtest.SeedRef.Name+": "), event)
 			assert.Contains(t, event, names)
-			for _, c := range seedClusters {
-				assert.Empty(t, desiredHash(t, h.addon(c, seedAddonName)), "%s was rolled out", c)
+			for _, c := range hubtest.SeedClusters {
+				assert.Empty(t, hubtest.DesiredHash(t, h.Addon(c, hubtest.SeedAddonName)), "%s was rolled out", c)
 			}
 		})
 	}

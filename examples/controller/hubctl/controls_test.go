@@ -34,7 +34,7 @@ import (
 // rolloutHub is the seed's hub (v1beta1) with an AddOnRollout, a
 // reconciler on a fake clock, and the agents' part played by apply.
 type rolloutHub struct {
-	*addonHub
+	*hubtest.AddonHub
 	clk *clockfake.Clock
 	rec *events.FakeRecorder
 	r   *AddonReconciler
@@ -42,33 +42,33 @@ type rolloutHub struct {
 
 func newRolloutHub(t *testing.T, ar *v1alpha1.AddOnRollout, objs ...client.Object) *rolloutHub {
 	t.Helper()
-	cfg := proxyConfig(t, "cluster-proxy", "v1.0.0")
-	all := hubObjects([]client.Object{seedAddon(t, hubclient.DefaultLifecycle), cfg}, seedPlacement(t), freshAddons(seedAddonName, seedClusters...), objs)
+	cfg := hubtest.ProxyConfig(t, "cluster-proxy", "v1.0.0")
+	all := hubtest.HubObjects([]client.Object{hubtest.SeedAddon(t, hubclient.DefaultLifecycle), cfg}, hubtest.SeedPlacement(t), hubtest.FreshAddons(hubtest.SeedAddonName, hubtest.SeedClusters...), objs)
 	if ar != nil {
 		all = append(all, ar)
 	}
-	h := newAddonHub(t, hubclient.V1beta1, nil, all...)
+	h := hubtest.NewAddonHub(t, hubclient.V1beta1, nil, all...)
 	clk := clockfake.New(hubtest.Start)
 	rec := events.NewFakeRecorder(100)
-	r := h.addonReconciler(clk, rec)
+	r := newAddonReconciler(h, clk, rec)
 	r.Verifier = verify.Verifier{Clock: clk}
-	return &rolloutHub{addonHub: h, clk: clk, rec: rec, r: r}
+	return &rolloutHub{AddonHub: h, clk: clk, rec: rec, r: r}
 }
 
 // reconcile runs one reconcile of the seed's add-on.
 func (h *rolloutHub) reconcile() time.Duration {
-	h.t.Helper()
-	res, err := reconcileAddon(h.r, seedAddonName)
-	require.NoError(h.t, err)
+	h.T.Helper()
+	res, err := reconcileAddon(h.r, hubtest.SeedAddonName)
+	require.NoError(h.T, err)
 	return res.RequeueAfter
 }
 
 // apply plays the agents: every add-on given a config it has not applied
 // applies it now and completes.
 func (h *rolloutHub) apply() {
-	h.t.Helper()
-	for _, c := range seedClusters {
-		m := h.addon(c, seedAddonName)
+	h.T.Helper()
+	for _, c := range hubtest.SeedClusters {
+		m := h.Addon(c, hubtest.SeedAddonName)
 		changed := false
 		for i, ref := range m.Status.ConfigReferences {
 			if ref.DesiredConfig != nil && (ref.LastAppliedConfig == nil || ref.LastAppliedConfig.SpecHash != ref.DesiredConfig.SpecHash) {
@@ -81,16 +81,16 @@ func (h *rolloutHub) apply() {
 		}
 		meta.SetStatusCondition(&m.Status.Conditions, metav1.Condition{Type: addonv1beta1.ManagedClusterAddOnConditionProgressing,
 			Status: metav1.ConditionFalse, Reason: addonv1beta1.ProgressingReasonCompleted, LastTransitionTime: metav1.NewTime(h.clk.Now())})
-		require.NoError(h.t, h.client.Status().Update(context.Background(), m))
+		require.NoError(h.T, h.Client.Status().Update(context.Background(), m))
 	}
 }
 
 // started returns the clusters whose add-on has been given the config.
 func (h *rolloutHub) started() []string {
-	h.t.Helper()
+	h.T.Helper()
 	var out []string
-	for _, c := range seedClusters {
-		if desiredHash(h.t, h.addon(c, seedAddonName)) != "" {
+	for _, c := range hubtest.SeedClusters {
+		if hubtest.DesiredHash(h.T, h.Addon(c, hubtest.SeedAddonName)) != "" {
 			out = append(out, c)
 		}
 	}
@@ -99,23 +99,23 @@ func (h *rolloutHub) started() []string {
 
 // rollout returns the AddOnRollout as the hub holds it.
 func (h *rolloutHub) rollout() *v1alpha1.AddOnRollout {
-	h.t.Helper()
+	h.T.Helper()
 	var ar v1alpha1.AddOnRollout
-	require.NoError(h.t, h.client.Get(context.Background(), types.NamespacedName{Name: seedAddonName}, &ar))
+	require.NoError(h.T, h.Client.Get(context.Background(), types.NamespacedName{Name: hubtest.SeedAddonName}, &ar))
 	return &ar
 }
 
 // group returns the status of the seed placement's group name.
 func (h *rolloutHub) group(name string) v1alpha1.GroupStatus {
-	h.t.Helper()
+	h.T.Helper()
 	ar := h.rollout()
-	require.Len(h.t, ar.Status.Placements, 1)
+	require.Len(h.T, ar.Status.Placements, 1)
 	for _, g := range ar.Status.Placements[0].Groups {
 		if g.Name == name {
 			return g
 		}
 	}
-	h.t.Fatalf("no group %q in %+v", name, ar.Status.Placements[0].Groups)
+	h.T.Fatalf("no group %q in %+v", name, ar.Status.Placements[0].Groups)
 	return v1alpha1.GroupStatus{}
 }
 
@@ -144,24 +144,20 @@ func (h *rolloutHub) soakThrough(groups int) {
 	h.reconcile()
 }
 
-func seedRollout(spec v1alpha1.AddOnRolloutSpec) *v1alpha1.AddOnRollout {
-	return &v1alpha1.AddOnRollout{ObjectMeta: metav1.ObjectMeta{Name: seedAddonName, Generation: 1}, Spec: spec}
-}
-
 // TestRolloutApprovalReconcile: prod needs an approval. dev and stg roll
 // out; prod waits, listed in pendingApprovals with an event saying how to
 // approve. An approval of another revision approves nothing, and says
 // so; the right one starts prod and is marked used.
 func TestRolloutApprovalReconcile(t *testing.T) {
 	t.Parallel()
-	h := newRolloutHub(t, seedRollout(v1alpha1.AddOnRolloutSpec{ApprovalRequired: []string{"prod"}}))
+	h := newRolloutHub(t, hubtest.SeedRollout(v1alpha1.AddOnRolloutSpec{ApprovalRequired: []string{"prod"}}))
 	h.soakThrough(2)
 	assert.Equal(t, []string{"dev-cluster", "stg-cluster"}, h.started())
 	ar := h.rollout()
 	require.Len(t, ar.Status.PendingApprovals, 1)
 	pa := ar.Status.PendingApprovals[0]
 	assert.Equal(t, "prod", pa.Group)
-	assert.Equal(t, v1alpha1.PlacementRef{Namespace: seedNamespace, Name: seedRef.Name}, pa.Placement)
+	assert.Equal(t, v1alpha1.PlacementRef{Namespace: hubtest.SeedNamespace, Name: hubtest.SeedRef.Name}, pa.Placement)
 	prod := h.group("prod")
 	assert.Equal(t, "Blocked", prod.Phase)
 	assert.Equal(t, "Approval", prod.WaitsFor)
@@ -170,21 +166,21 @@ func TestRolloutApprovalReconcile(t *testing.T) {
 
 	approval := func(name, revision string) *v1alpha1.RolloutApproval {
 		return &v1alpha1.RolloutApproval{ObjectMeta: metav1.ObjectMeta{Name: name},
-			Spec: v1alpha1.RolloutApprovalSpec{AddOn: seedAddonName, Placement: pa.Placement, Group: "prod", Revision: revision}}
+			Spec: v1alpha1.RolloutApprovalSpec{AddOn: hubtest.SeedAddonName, Placement: pa.Placement, Group: "prod", Revision: revision}}
 	}
-	require.NoError(t, h.client.Create(context.Background(), approval("wrong", "000000000000")))
+	require.NoError(t, h.Client.Create(context.Background(), approval("wrong", "000000000000")))
 	h.reconcile()
 	assert.Equal(t, []string{"dev-cluster", "stg-cluster"}, h.started(), "an approval of another revision started prod")
 	var wrong v1alpha1.RolloutApproval
-	require.NoError(t, h.client.Get(context.Background(), types.NamespacedName{Name: "wrong"}, &wrong))
+	require.NoError(t, h.Client.Get(context.Background(), types.NamespacedName{Name: "wrong"}, &wrong))
 	assert.Equal(t, hubplan.ReasonRevisionMismatch, meta.FindStatusCondition(wrong.Status.Conditions, hubplan.ConditionApproved).Reason)
 
-	require.NoError(t, h.client.Create(context.Background(), approval("right", pa.Revision)))
+	require.NoError(t, h.Client.Create(context.Background(), approval("right", pa.Revision)))
 	h.reconcile()
-	assert.Equal(t, seedClusters, h.started())
+	assert.Equal(t, hubtest.SeedClusters, h.started())
 	h.reconcile()
 	var right v1alpha1.RolloutApproval
-	require.NoError(t, h.client.Get(context.Background(), types.NamespacedName{Name: "right"}, &right))
+	require.NoError(t, h.Client.Get(context.Background(), types.NamespacedName{Name: "right"}, &right))
 	used := meta.FindStatusCondition(right.Status.Conditions, hubplan.ConditionApproved)
 	require.NotNil(t, used)
 	assert.Equal(t, metav1.ConditionTrue, used.Status)
@@ -197,7 +193,7 @@ func TestRolloutApprovalReconcile(t *testing.T) {
 // not start; resumed, it does.
 func TestRolloutPauseReconcile(t *testing.T) {
 	t.Parallel()
-	h := newRolloutHub(t, seedRollout(v1alpha1.AddOnRolloutSpec{Paused: true}))
+	h := newRolloutHub(t, hubtest.SeedRollout(v1alpha1.AddOnRolloutSpec{Paused: true}))
 	h.reconcile()
 	assert.Empty(t, h.started())
 	ar := h.rollout()
@@ -207,7 +203,7 @@ func TestRolloutPauseReconcile(t *testing.T) {
 
 	ar.Spec.Paused = false
 	ar.Generation++
-	require.NoError(t, h.client.Update(context.Background(), ar))
+	require.NoError(t, h.Client.Update(context.Background(), ar))
 	h.reconcile()
 	assert.Equal(t, []string{"dev-cluster"}, h.started())
 }
@@ -239,7 +235,7 @@ func TestRolloutVerificationReconcile(t *testing.T) {
 		w.WriteHeader(status)
 	}))
 	t.Cleanup(srv.Close)
-	h := newRolloutHub(t, seedRollout(v1alpha1.AddOnRolloutSpec{Verifications: []v1alpha1.Verification{{
+	h := newRolloutHub(t, hubtest.SeedRollout(v1alpha1.AddOnRolloutSpec{Verifications: []v1alpha1.Verification{{
 		Name: "smoke", Groups: []string{"stg"}, Interval: &metav1.Duration{Duration: 30 * time.Second},
 		Webhook: &v1alpha1.WebhookCheck{URL: srv.URL + "/verify"},
 	}}}))
@@ -256,7 +252,7 @@ func TestRolloutVerificationReconcile(t *testing.T) {
 	mu.Lock()
 	require.Len(t, bodies, 1)
 	rev := h.rollout().Status.Placements[0].Revision
-	assert.Equal(t, v1alpha1.VerificationRequest{AddOn: seedAddonName, Placement: v1alpha1.PlacementRef{Namespace: seedNamespace, Name: seedRef.Name},
+	assert.Equal(t, v1alpha1.VerificationRequest{AddOn: hubtest.SeedAddonName, Placement: v1alpha1.PlacementRef{Namespace: hubtest.SeedNamespace, Name: hubtest.SeedRef.Name},
 		Group: "stg", Revision: rev, Clusters: []string{"stg-cluster"}}, bodies[0])
 	status = http.StatusOK
 	mu.Unlock()
@@ -266,7 +262,7 @@ func TestRolloutVerificationReconcile(t *testing.T) {
 	assert.LessOrEqual(t, requeue, 30*time.Second)
 	h.clk.Step(30 * time.Second)
 	h.reconcile()
-	assert.Equal(t, seedClusters, h.started())
+	assert.Equal(t, hubtest.SeedClusters, h.started())
 	assert.Equal(t, "Complete", h.group("stg").Phase)
 	assert.Contains(t, strings.Join(h.events(), "\n"), EventVerificationPassed)
 }
@@ -276,7 +272,7 @@ func TestRolloutVerificationReconcile(t *testing.T) {
 // fields, in its Valid condition and an event.
 func TestRolloutInvalidReconcile(t *testing.T) {
 	t.Parallel()
-	h := newRolloutHub(t, seedRollout(v1alpha1.AddOnRolloutSpec{
+	h := newRolloutHub(t, hubtest.SeedRollout(v1alpha1.AddOnRolloutSpec{
 		ApprovalRequired: []string{"prdo"},
 		Windows:          []v1alpha1.RolloutWindow{{Days: []string{"Mon"}, Start: "09:00", End: "16:00", TimeZone: "Europe/Berln"}},
 	}))
@@ -298,22 +294,22 @@ func TestRolloutInvalidReconcile(t *testing.T) {
 // status, and the pending approval.
 func TestRolloutMetrics(t *testing.T) {
 	t.Parallel()
-	h := newRolloutHub(t, seedRollout(v1alpha1.AddOnRolloutSpec{ApprovalRequired: []string{"prod"}}))
+	h := newRolloutHub(t, hubtest.SeedRollout(v1alpha1.AddOnRolloutSpec{ApprovalRequired: []string{"prod"}}))
 	reg := prometheus.NewRegistry()
 	m, err := rolloutmetrics.New(reg)
 	require.NoError(t, err)
 	h.r.Metrics = m
 	h.soakThrough(2)
-	where := seedNamespace + "/" + seedRef.Name
-	assert.Equal(t, 1.0, hubtest.Sample(t, reg, rolloutmetrics.MetricGroupPhase, "addon", seedAddonName, "placement", where, "group", "prod", "phase", "Blocked"))
-	assert.Equal(t, 0.0, hubtest.Sample(t, reg, rolloutmetrics.MetricGroupPhase, "addon", seedAddonName, "placement", where, "group", "prod", "phase", "Waiting"))
-	assert.Equal(t, 1.0, hubtest.Sample(t, reg, rolloutmetrics.MetricGroupPhase, "addon", seedAddonName, "placement", where, "group", "dev", "phase", "Complete"))
-	assert.Equal(t, 1.0, hubtest.Sample(t, reg, rolloutmetrics.MetricPendingApprovals, "addon", seedAddonName, "placement", where, "group", "prod"))
-	assert.Equal(t, 0.0, hubtest.Sample(t, reg, rolloutmetrics.MetricPendingApprovals, "addon", seedAddonName, "placement", where, "group", "stg"))
-	assert.Equal(t, 1.0, hubtest.Sample(t, reg, rolloutmetrics.MetricGroupClusters, "addon", seedAddonName, "placement", where, "group", "prod", "status", "toApply"))
-	assert.Equal(t, 1.0, hubtest.Sample(t, reg, rolloutmetrics.MetricGroupClusters, "addon", seedAddonName, "placement", where, "group", "stg", "status", "succeeded"))
+	where := hubtest.SeedNamespace + "/" + hubtest.SeedRef.Name
+	assert.Equal(t, 1.0, hubtest.Sample(t, reg, rolloutmetrics.MetricGroupPhase, "addon", hubtest.SeedAddonName, "placement", where, "group", "prod", "phase", "Blocked"))
+	assert.Equal(t, 0.0, hubtest.Sample(t, reg, rolloutmetrics.MetricGroupPhase, "addon", hubtest.SeedAddonName, "placement", where, "group", "prod", "phase", "Waiting"))
+	assert.Equal(t, 1.0, hubtest.Sample(t, reg, rolloutmetrics.MetricGroupPhase, "addon", hubtest.SeedAddonName, "placement", where, "group", "dev", "phase", "Complete"))
+	assert.Equal(t, 1.0, hubtest.Sample(t, reg, rolloutmetrics.MetricPendingApprovals, "addon", hubtest.SeedAddonName, "placement", where, "group", "prod"))
+	assert.Equal(t, 0.0, hubtest.Sample(t, reg, rolloutmetrics.MetricPendingApprovals, "addon", hubtest.SeedAddonName, "placement", where, "group", "stg"))
+	assert.Equal(t, 1.0, hubtest.Sample(t, reg, rolloutmetrics.MetricGroupClusters, "addon", hubtest.SeedAddonName, "placement", where, "group", "prod", "status", "toApply"))
+	assert.Equal(t, 1.0, hubtest.Sample(t, reg, rolloutmetrics.MetricGroupClusters, "addon", hubtest.SeedAddonName, "placement", where, "group", "stg", "status", "succeeded"))
 
-	m.Forget(seedAddonName)
+	m.Forget(hubtest.SeedAddonName)
 	n, err := testutil.GatherAndCount(reg, rolloutmetrics.MetricGroupPhase, rolloutmetrics.MetricPendingApprovals)
 	require.NoError(t, err)
 	assert.Zero(t, n, "a deleted add-on's series stayed")
@@ -323,7 +319,7 @@ func TestRolloutMetrics(t *testing.T) {
 // add-on rolls out as before.
 func TestRolloutWithoutCRDs(t *testing.T) {
 	t.Parallel()
-	h := newRolloutHub(t, seedRollout(v1alpha1.AddOnRolloutSpec{Paused: true}))
+	h := newRolloutHub(t, hubtest.SeedRollout(v1alpha1.AddOnRolloutSpec{Paused: true}))
 	h.r.rollouts = false
 	h.reconcile()
 	assert.Equal(t, []string{"dev-cluster"}, h.started())

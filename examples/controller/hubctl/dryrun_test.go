@@ -32,9 +32,9 @@ import (
 // given desired, and reports Progressing (completed when the two are
 // equal) since since.
 func addonAt(cluster, desired, applied string, since time.Time) *addonv1beta1.ManagedClusterAddOn {
-	m := freshAddon(cluster, seedAddonName)
+	m := hubtest.FreshAddon(cluster, hubtest.SeedAddonName)
 	referent := addonv1beta1.ConfigReferent{Name: "cluster-proxy"}
-	m.Status.ConfigReferences = []addonv1beta1.ConfigReference{{ConfigGroupResource: proxyGR,
+	m.Status.ConfigReferences = []addonv1beta1.ConfigReference{{ConfigGroupResource: hubtest.ProxyGR,
 		DesiredConfig:     &addonv1beta1.ConfigSpecHash{ConfigReferent: referent, SpecHash: desired},
 		LastAppliedConfig: &addonv1beta1.ConfigSpecHash{ConfigReferent: referent, SpecHash: applied}}}
 	progressing := metav1.Condition{Type: addonv1beta1.ManagedClusterAddOnConditionProgressing, Status: metav1.ConditionFalse,
@@ -56,33 +56,33 @@ func addonAt(cluster, desired, applied string, since time.Time) *addonv1beta1.Ma
 // stg runs the old config, qa has a fresh add-on and edge is applying cfg.
 // A second add-on, other-addon, is OCM's add-on manager's.
 // The hub's operator controls (extra) are added to it as they are.
-func dryRunHub(t *testing.T, version string, extra ...client.Object) *addonHub {
+func dryRunHub(t *testing.T, version string, extra ...client.Object) *hubtest.AddonHub {
 	t.Helper()
 	return dryRunHubWith(t, version, nil, extra...)
 }
 
 // dryRunHubWith is dryRunHub with its objects changed by change (nil:
 // none).
-func dryRunHubWith(t *testing.T, version string, change func([]client.Object) []client.Object, extra ...client.Object) *addonHub {
+func dryRunHubWith(t *testing.T, version string, change func([]client.Object) []client.Object, extra ...client.Object) *hubtest.AddonHub {
 	t.Helper()
-	cfg := proxyConfig(t, "cluster-proxy", "v1.0.0")
-	now, old := specHashOf(t, cfg), specHashOf(t, proxyConfig(t, "cluster-proxy", "v0.9.0"))
-	other := seedAddon(t, "addon-manager")
+	cfg := hubtest.ProxyConfig(t, "cluster-proxy", "v1.0.0")
+	now, old := hubtest.SpecHashOf(t, cfg), hubtest.SpecHashOf(t, hubtest.ProxyConfig(t, "cluster-proxy", "v0.9.0"))
+	other := hubtest.SeedAddon(t, "addon-manager")
 	other.Name, other.UID = "other-addon", "other-addon-uid"
-	objs := hubObjects(
-		[]client.Object{seedAddon(t, hubclient.DefaultLifecycle, alsoPlacing(canaryRef, "")), other, cfg},
-		seedPlacement(t), placementWith(canaryRef, "edge-cluster", "qa-cluster", "stg-cluster"),
+	objs := hubtest.HubObjects(
+		[]client.Object{hubtest.SeedAddon(t, hubclient.DefaultLifecycle, hubtest.AlsoPlacing(hubtest.CanaryRef, "")), other, cfg},
+		hubtest.SeedPlacement(t), hubtest.PlacementWith(hubtest.CanaryRef, "edge-cluster", "qa-cluster", "stg-cluster"),
 		[]client.Object{
 			addonAt("dev-cluster", now, now, hubtest.Start.Add(-2*time.Minute)),
 			addonAt("stg-cluster", old, old, hubtest.Start.Add(-time.Hour)),
 			addonAt("prod-cluster", old, old, hubtest.Start.Add(-time.Hour)),
-			freshAddon("qa-cluster", seedAddonName),
+			hubtest.FreshAddon("qa-cluster", hubtest.SeedAddonName),
 			addonAt("edge-cluster", now, old, hubtest.Start.Add(-2*time.Minute)),
 		}, extra)
 	if change != nil {
 		objs = change(objs)
 	}
-	return newAddonHub(t, version, nil, objs...)
+	return hubtest.NewAddonHub(t, version, nil, objs...)
 }
 
 // groupsOnlyInStatus drops the canary placement's PlacementDecisions and
@@ -95,15 +95,15 @@ func groupsOnlyInStatus(objs []client.Object) []client.Object {
 	for _, o := range objs {
 		switch o := o.(type) {
 		case *clusterv1beta1.PlacementDecision:
-			if o.Labels[clusterv1beta1.PlacementLabel] == canaryRef.Name {
+			if o.Labels[clusterv1beta1.PlacementLabel] == hubtest.CanaryRef.Name {
 				continue
 			}
 		case *clusterv1beta1.Placement:
-			if o.Name == canaryRef.Name {
+			if o.Name == hubtest.CanaryRef.Name {
 				p := o.DeepCopy()
 				p.Status.NumberOfSelectedClusters = 3
 				p.Status.DecisionGroups = []clusterv1beta1.DecisionGroupStatus{{DecisionGroupIndex: 0, ClustersCount: 3,
-					Decisions: []string{canaryRef.Name + "-decision-1"}}}
+					Decisions: []string{hubtest.CanaryRef.Name + "-decision-1"}}}
 				out = append(out, p)
 				continue
 			}
@@ -118,7 +118,7 @@ func groupsOnlyInStatus(objs []client.Object) []client.Object {
 func configUnreadable(objs []client.Object) []client.Object {
 	var out []client.Object
 	for _, o := range objs {
-		if u, ok := o.(*unstructured.Unstructured); ok && u.GetKind() == proxyGVK.Kind {
+		if u, ok := o.(*unstructured.Unstructured); ok && u.GetKind() == hubtest.ProxyGVK.Kind {
 			continue
 		}
 		out = append(out, o)
@@ -198,7 +198,7 @@ func parseDryRun(t *testing.T, text string) dryRunText {
 func TestDryRunAgreesWithReconciler(t *testing.T) {
 	t.Parallel()
 	rolloutOf := func(spec v1alpha1.AddOnRolloutSpec) *v1alpha1.AddOnRollout {
-		return &v1alpha1.AddOnRollout{ObjectMeta: metav1.ObjectMeta{Name: seedAddonName, Generation: 1}, Spec: spec}
+		return &v1alpha1.AddOnRollout{ObjectMeta: metav1.ObjectMeta{Name: hubtest.SeedAddonName, Generation: 1}, Spec: spec}
 	}
 	for _, tc := range []struct {
 		name    string
@@ -218,7 +218,7 @@ func TestDryRunAgreesWithReconciler(t *testing.T) {
 		{"an unreadable config", nil, configUnreadable, []string{}},
 		{"an unreadable config, under an AddOnRollout", rolloutOf(v1alpha1.AddOnRolloutSpec{ApprovalRequired: []string{"prod"}}), configUnreadable, []string{}},
 	} {
-		for _, version := range addonVersions {
+		for _, version := range hubtest.AddonVersions {
 			t.Run(tc.name+"/"+version, func(t *testing.T) {
 				t.Parallel()
 				var extra []client.Object
@@ -226,54 +226,54 @@ func TestDryRunAgreesWithReconciler(t *testing.T) {
 					extra = append(extra, tc.rollout)
 				}
 				h := dryRunHubWith(t, version, tc.change, extra...)
-				mapper := withRollouts(h.mapper)
+				mapper := withRollouts(h.Mapper)
 				var buf bytes.Buffer
-				require.NoError(t, DryRun(context.Background(), h.client, mapper, version, nil, hubtest.Start, &buf))
+				require.NoError(t, DryRun(context.Background(), h.Client, mapper, version, nil, hubtest.Start, &buf))
 				text := buf.String()
-				assert.Zero(t, h.writes.Load(), "the dry run wrote")
+				assert.Zero(t, h.Writes.Load(), "the dry run wrote")
 				dry := parseDryRun(t, text)
-				require.Equal(t, []string{seedAddonName}, dry.addons, "the dry run planned another add-on than the controller's:\n%s", text)
+				require.Equal(t, []string{hubtest.SeedAddonName}, dry.addons, "the dry run planned another add-on than the controller's:\n%s", text)
 				require.ElementsMatch(t, tc.start, dry.start, "the story changed:\n%s", text)
-				hub, err := ReadHub(context.Background(), h.client, mapper, version)
+				hub, err := ReadHub(context.Background(), h.Client, mapper, version)
 				require.NoError(t, err)
-				rep, err := planreport.New(hub, seedAddonName, hubtest.Start, nil)
+				rep, err := planreport.New(hub, hubtest.SeedAddonName, hubtest.Start, nil)
 				require.NoError(t, err)
 
 				clusters := []string{"dev-cluster", "stg-cluster", "prod-cluster", "qa-cluster", "edge-cluster"}
 				before := map[string]string{}
 				for _, c := range clusters {
-					before[c] = desiredHash(t, h.addon(c, seedAddonName))
+					before[c] = hubtest.DesiredHash(t, h.Addon(c, hubtest.SeedAddonName))
 				}
-				_, err = reconcileAddon(h.addonReconciler(clockfake.New(hubtest.Start), nil), seedAddonName)
+				_, err = reconcileAddon(newAddonReconciler(h, clockfake.New(hubtest.Start), nil), hubtest.SeedAddonName)
 				require.NoError(t, err)
 				changed := []string{}
 				for _, c := range clusters {
-					m := h.addon(c, seedAddonName)
+					m := h.Addon(c, hubtest.SeedAddonName)
 					if m == nil {
 						continue // removed: no placement selects it (groups only in a Placement's status)
 					}
-					if desiredHash(t, m) != before[c] {
+					if hubtest.DesiredHash(t, m) != before[c] {
 						changed = append(changed, c)
 					}
 				}
 				assert.ElementsMatch(t, dry.start, changed, "started now: the dry run and the reconcile disagree\n%s", text)
 
-				cma := h.cma(seedAddonName)
+				cma := h.CMA(hubtest.SeedAddonName)
 				require.Len(t, dry.progression, len(cma.Spec.InstallStrategy.Placements), text)
-				for _, ref := range []addonv1beta1.PlacementRef{seedRef, canaryRef} {
+				for _, ref := range []addonv1beta1.PlacementRef{hubtest.SeedRef, hubtest.CanaryRef} {
 					key := ref.Namespace + "/" + ref.Name
-					_, cond := progressionOf(t, cma, ref)
+					_, cond := hubtest.ProgressionOf(t, cma, ref)
 					require.NotNil(t, cond)
 					assert.Equal(t, cond.Message, dry.progression[key], "%s: the dry run and the reconcile disagree", key)
 				}
-				assert.ElementsMatch(t, tc.start, dry.startOf[canaryRef.Namespace+"/"+canaryRef.Name])
-				assert.Empty(t, dry.startOf[seedRef.Namespace+"/"+seedRef.Name], "prod waits for dev's soak")
+				assert.ElementsMatch(t, tc.start, dry.startOf[hubtest.CanaryRef.Namespace+"/"+hubtest.CanaryRef.Name])
+				assert.Empty(t, dry.startOf[hubtest.SeedRef.Namespace+"/"+hubtest.SeedRef.Name], "prod waits for dev's soak")
 				if tc.rollout == nil {
 					assert.Nil(t, rep.Rollout)
 					return
 				}
 				var ar v1alpha1.AddOnRollout
-				require.NoError(t, h.client.Get(context.Background(), types.NamespacedName{Name: seedAddonName}, &ar))
+				require.NoError(t, h.Client.Get(context.Background(), types.NamespacedName{Name: hubtest.SeedAddonName}, &ar))
 				assertReportsStatus(t, rep, &ar)
 			})
 		}
@@ -326,17 +326,17 @@ func TestDryRunSkipsAddonsNotTaken(t *testing.T) {
 		planned []string
 		none    string // the text when nothing is planned
 	}{
-		{name: "the default takes rolloutkit's", planned: []string{seedAddonName}},
+		{name: "the default takes rolloutkit's", planned: []string{hubtest.SeedAddonName}},
 		{name: "addon-manager takes OCM's add-on manager's", taken: []string{"addon-manager"}, planned: []string{"other-addon"}},
 		{name: "self takes none", taken: []string{"self"},
 			none: `no ClusterManagementAddOn with install strategy Placements and a lifecycle annotation addon.open-cluster-management.io/lifecycle of ["self"] on the hub (2 add-ons)` + "\n"},
 	} {
-		for _, version := range addonVersions {
+		for _, version := range hubtest.AddonVersions {
 			t.Run(tc.name+"/"+version, func(t *testing.T) {
 				t.Parallel()
 				h := dryRunHub(t, version)
 				var buf bytes.Buffer
-				require.NoError(t, DryRun(context.Background(), h.client, h.mapper, version, tc.taken, hubtest.Start, &buf))
+				require.NoError(t, DryRun(context.Background(), h.Client, h.Mapper, version, tc.taken, hubtest.Start, &buf))
 				if tc.none != "" {
 					assert.Equal(t, tc.none, buf.String())
 					return
@@ -368,8 +368,8 @@ func (r listFails) List(ctx context.Context, list client.ObjectList, opts ...cli
 // CRDs go away between the mapper's look and the list).
 func TestReadHubControls(t *testing.T) {
 	t.Parallel()
-	ar := &v1alpha1.AddOnRollout{ObjectMeta: metav1.ObjectMeta{Name: seedAddonName}, Spec: v1alpha1.AddOnRolloutSpec{Paused: true}}
-	ok := &v1alpha1.RolloutApproval{ObjectMeta: metav1.ObjectMeta{Name: "ok"}, Spec: v1alpha1.RolloutApprovalSpec{AddOn: seedAddonName, Group: "prod", Revision: "r"}}
+	ar := &v1alpha1.AddOnRollout{ObjectMeta: metav1.ObjectMeta{Name: hubtest.SeedAddonName}, Spec: v1alpha1.AddOnRolloutSpec{Paused: true}}
+	ok := &v1alpha1.RolloutApproval{ObjectMeta: metav1.ObjectMeta{Name: "ok"}, Spec: v1alpha1.RolloutApprovalSpec{AddOn: hubtest.SeedAddonName, Group: "prod", Revision: "r"}}
 	noMatch := &meta.NoKindMatchError{GroupKind: schema.GroupKind{Group: v1alpha1.Group, Kind: "AddOnRollout"}}
 	for _, tc := range []struct {
 		name      string
@@ -379,7 +379,7 @@ func TestReadHubControls(t *testing.T) {
 		approvals []string
 		err       string
 	}{
-		{name: "served", served: true, rollouts: []string{seedAddonName}, approvals: []string{"ok"}},
+		{name: "served", served: true, rollouts: []string{hubtest.SeedAddonName}, approvals: []string{"ok"}},
 		{name: "not served: a plain OCM hub"},
 		{name: "served, then gone", served: true, listErr: noMatch},
 		{name: "served, list fails", served: true, listErr: errors.New("etcd is down"), err: "reading the hub: etcd is down"},
@@ -387,11 +387,11 @@ func TestReadHubControls(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			h := dryRunHub(t, hubclient.V1beta1, ar, ok)
-			mapper := h.mapper
+			mapper := h.Mapper
 			if tc.served {
 				mapper = withRollouts(mapper)
 			}
-			var c client.Reader = h.client
+			var c client.Reader = h.Client
 			if tc.listErr != nil {
 				c = listFails{Reader: c, err: tc.listErr}
 			}

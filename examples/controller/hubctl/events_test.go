@@ -90,23 +90,23 @@ func transitions(prev, next v1alpha1.AddOnRolloutStatus) []string {
 func TestEventsOnePerTransition(t *testing.T) {
 	t.Parallel()
 	var refuse atomic.Int32
-	ar := seedRollout(v1alpha1.AddOnRolloutSpec{ApprovalRequired: []string{"prod"}})
-	h := newAddonHub(t, hubclient.V1beta1, func(_ client.Client, verb string, obj client.Object) error {
+	ar := hubtest.SeedRollout(v1alpha1.AddOnRolloutSpec{ApprovalRequired: []string{"prod"}})
+	h := hubtest.NewAddonHub(t, hubclient.V1beta1, func(_ client.Client, verb string, obj client.Object) error {
 		if _, ok := obj.(*v1alpha1.AddOnRollout); ok && verb == "status patch" && refuse.Add(-1) >= 0 {
 			return apierrors.NewConflict(schema.GroupResource{Group: v1alpha1.Group, Resource: "addonrollouts"}, obj.GetName(), errors.New("modified"))
 		}
 		return nil
-	}, hubObjects([]client.Object{seedAddon(t, hubclient.DefaultLifecycle), proxyConfig(t, "cluster-proxy", "v1.0.0"), ar},
-		seedPlacement(t), freshAddons(seedAddonName, seedClusters...))...)
+	}, hubtest.HubObjects([]client.Object{hubtest.SeedAddon(t, hubclient.DefaultLifecycle), hubtest.ProxyConfig(t, "cluster-proxy", "v1.0.0"), ar},
+		hubtest.SeedPlacement(t), hubtest.FreshAddons(hubtest.SeedAddonName, hubtest.SeedClusters...))...)
 	clk := clockfake.New(hubtest.Start)
 	rec := &keyRecorder{}
-	rh := &rolloutHub{addonHub: h, clk: clk, r: h.addonReconciler(clk, rec)}
+	rh := &rolloutHub{AddonHub: h, clk: clk, r: newAddonReconciler(h, clk, rec)}
 	seen := map[string]bool{}
 	var all []string
 	step := func(name string) {
 		t.Helper()
 		before := rh.rollout().Status
-		if _, err := reconcileAddon(rh.r, seedAddonName); err != nil {
+		if _, err := reconcileAddon(rh.r, hubtest.SeedAddonName); err != nil {
 			require.True(t, onlyConflicts(err), "%s: %v", name, err) // the refused write, returned for a retry
 		}
 		want := transitions(before, rh.rollout().Status)
@@ -134,8 +134,8 @@ func TestEventsOnePerTransition(t *testing.T) {
 	step("stg soaked: prod waits for its approval")
 	pa := rh.rollout().Status.PendingApprovals
 	require.Len(t, pa, 1)
-	require.NoError(t, h.client.Create(context.Background(), &v1alpha1.RolloutApproval{ObjectMeta: metav1.ObjectMeta{Name: "ok"},
-		Spec: v1alpha1.RolloutApprovalSpec{AddOn: seedAddonName, Placement: pa[0].Placement, Group: "prod", Revision: pa[0].Revision}}))
+	require.NoError(t, h.Client.Create(context.Background(), &v1alpha1.RolloutApproval{ObjectMeta: metav1.ObjectMeta{Name: "ok"},
+		Spec: v1alpha1.RolloutApprovalSpec{AddOn: hubtest.SeedAddonName, Placement: pa[0].Placement, Group: "prod", Revision: pa[0].Revision}}))
 	step("approved")
 	rh.apply()
 	step("prod applied")
@@ -152,7 +152,7 @@ func TestEventsOnePerTransition(t *testing.T) {
 // names the revision's configs and how to approve exactly it.
 func TestApprovalRequestedNamesConfigs(t *testing.T) {
 	t.Parallel()
-	h := newRolloutHub(t, seedRollout(v1alpha1.AddOnRolloutSpec{ApprovalRequired: []string{"dev"}}))
+	h := newRolloutHub(t, hubtest.SeedRollout(v1alpha1.AddOnRolloutSpec{ApprovalRequired: []string{"dev"}}))
 	h.reconcile()
 	ar := h.rollout()
 	require.Len(t, ar.Status.PendingApprovals, 1)
@@ -177,24 +177,24 @@ func TestAddOnNotFound(t *testing.T) {
 	t.Parallel()
 	typo := &v1alpha1.AddOnRollout{ObjectMeta: metav1.ObjectMeta{Name: "cluster-prxy", Generation: 1}}
 	approval := &v1alpha1.RolloutApproval{ObjectMeta: metav1.ObjectMeta{Name: "typo"}, Spec: v1alpha1.RolloutApprovalSpec{AddOn: "cluster-prxy",
-		Placement: v1alpha1.PlacementRef{Namespace: seedNamespace, Name: seedRef.Name}, Group: "prod", Revision: "000000000000"}}
+		Placement: v1alpha1.PlacementRef{Namespace: hubtest.SeedNamespace, Name: hubtest.SeedRef.Name}, Group: "prod", Revision: "000000000000"}}
 	var writes atomic.Int32
-	h := newAddonHub(t, hubclient.V1beta1, func(client.Client, string, client.Object) error { writes.Add(1); return nil },
-		hubObjects([]client.Object{typo, approval})...)
+	h := hubtest.NewAddonHub(t, hubclient.V1beta1, func(client.Client, string, client.Object) error { writes.Add(1); return nil },
+		hubtest.HubObjects([]client.Object{typo, approval})...)
 	clk := clockfake.New(hubtest.Start)
 	rec := &keyRecorder{}
-	r := h.addonReconciler(clk, rec)
+	r := newAddonReconciler(h, clk, rec)
 	res, err := reconcileAddon(r, "cluster-prxy")
 	require.NoError(t, err)
 	assert.Equal(t, hubplan.ConfirmInterval, res.RequeueAfter)
 	var ar v1alpha1.AddOnRollout
-	require.NoError(t, h.client.Get(context.Background(), types.NamespacedName{Name: "cluster-prxy"}, &ar))
+	require.NoError(t, h.Client.Get(context.Background(), types.NamespacedName{Name: "cluster-prxy"}, &ar))
 	c := meta.FindStatusCondition(ar.Status.Conditions, hubplan.ConditionProgressing)
 	require.NotNil(t, c)
 	assert.Equal(t, hubplan.ReasonAddOnNotFound, c.Reason)
 	assert.Equal(t, metav1.ConditionFalse, c.Status)
 	var a v1alpha1.RolloutApproval
-	require.NoError(t, h.client.Get(context.Background(), types.NamespacedName{Name: "typo"}, &a))
+	require.NoError(t, h.Client.Get(context.Background(), types.NamespacedName{Name: "typo"}, &a))
 	c = meta.FindStatusCondition(a.Status.Conditions, hubplan.ConditionApproved)
 	require.NotNil(t, c)
 	assert.Equal(t, hubplan.ReasonAddOnNotFound, c.Reason)
@@ -216,16 +216,16 @@ func TestAddOnNotFound(t *testing.T) {
 // AddOnNotFound; once the add-on is created it gets the usual status.
 func TestAddOnAppears(t *testing.T) {
 	t.Parallel()
-	h := newAddonHub(t, hubclient.V1beta1, nil, hubObjects([]client.Object{proxyConfig(t, "cluster-proxy", "v1.0.0"), seedRollout(v1alpha1.AddOnRolloutSpec{})},
-		seedPlacement(t), freshAddons(seedAddonName, seedClusters...))...)
+	h := hubtest.NewAddonHub(t, hubclient.V1beta1, nil, hubtest.HubObjects([]client.Object{hubtest.ProxyConfig(t, "cluster-proxy", "v1.0.0"), hubtest.SeedRollout(v1alpha1.AddOnRolloutSpec{})},
+		hubtest.SeedPlacement(t), hubtest.FreshAddons(hubtest.SeedAddonName, hubtest.SeedClusters...))...)
 	clk := clockfake.New(hubtest.Start)
-	rh := &rolloutHub{addonHub: h, clk: clk, r: h.addonReconciler(clk, &keyRecorder{})}
+	rh := &rolloutHub{AddonHub: h, clk: clk, r: newAddonReconciler(h, clk, &keyRecorder{})}
 	rh.reconcile()
 	progressing := func() string {
 		return meta.FindStatusCondition(rh.rollout().Status.Conditions, hubplan.ConditionProgressing).Reason
 	}
 	assert.Equal(t, hubplan.ReasonAddOnNotFound, progressing())
-	require.NoError(t, h.client.Create(context.Background(), seedAddon(t, hubclient.DefaultLifecycle)))
+	require.NoError(t, h.Client.Create(context.Background(), hubtest.SeedAddon(t, hubclient.DefaultLifecycle)))
 	rh.reconcile()
 	assert.Equal(t, hubplan.ReasonRollingOut, progressing())
 	require.Len(t, rh.rollout().Status.Placements, 1)

@@ -48,44 +48,44 @@ func TestAddonReconcileStartWritesProgress(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			cfg := proxyConfig(t, "cluster-proxy", "v1.0.0")
-			dev := freshAddon("dev-cluster", seedAddonName)
-			objs := hubObjects([]client.Object{seedAddon(t, hubclient.DefaultLifecycle), cfg}, seedPlacement(t),
-				freshAddons(seedAddonName, "stg-cluster", "prod-cluster"))
-			refs := []addonv1beta1.ConfigReference{{ConfigGroupResource: proxyGR, DesiredConfig: &addonv1beta1.ConfigSpecHash{
-				ConfigReferent: addonv1beta1.ConfigReferent{Name: "cluster-proxy"}, SpecHash: specHashOf(t, cfg)}}}
+			cfg := hubtest.ProxyConfig(t, "cluster-proxy", "v1.0.0")
+			dev := hubtest.FreshAddon("dev-cluster", hubtest.SeedAddonName)
+			objs := hubtest.HubObjects([]client.Object{hubtest.SeedAddon(t, hubclient.DefaultLifecycle), cfg}, hubtest.SeedPlacement(t),
+				hubtest.FreshAddons(hubtest.SeedAddonName, "stg-cluster", "prod-cluster"))
+			refs := []addonv1beta1.ConfigReference{{ConfigGroupResource: hubtest.ProxyGR, DesiredConfig: &addonv1beta1.ConfigSpecHash{
+				ConfigReferent: addonv1beta1.ConfigReferent{Name: "cluster-proxy"}, SpecHash: hubtest.SpecHashOf(t, cfg)}}}
 			if tc.deployed {
 				dev.Status.Conditions = rolledOut().Status.Conditions[:1] // ManifestApplied True
 				objs = append(objs, deployWork(t, refs))
 			}
 			objs = append(objs, dev)
-			h := newAddonHub(t, hubclient.V1alpha1, nil, objs...)
+			h := hubtest.NewAddonHub(t, hubclient.V1alpha1, nil, objs...)
 			devWrites := 0
-			h.client = interceptor.NewClient(h.client.(client.WithWatch), interceptor.Funcs{
+			h.Client = interceptor.NewClient(h.Client.(client.WithWatch), interceptor.Funcs{
 				SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
-					if obj.GetNamespace() == "dev-cluster" && obj.GetName() == seedAddonName {
+					if obj.GetNamespace() == "dev-cluster" && obj.GetName() == hubtest.SeedAddonName {
 						devWrites++
 					}
 					return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
 				},
 			})
-			_, err := reconcileAddon(h.addonReconciler(clockfake.New(hubtest.Start), nil), seedAddonName)
+			_, err := reconcileAddon(newAddonReconciler(h, clockfake.New(hubtest.Start), nil), hubtest.SeedAddonName)
 			require.NoError(t, err)
 			assert.Equal(t, 1, devWrites, "writes to dev's add-on")
-			m := h.addon("dev-cluster", seedAddonName)
-			assert.Equal(t, specHashOf(t, cfg), desiredHash(t, m))
+			m := h.Addon("dev-cluster", hubtest.SeedAddonName)
+			assert.Equal(t, hubtest.SpecHashOf(t, cfg), hubtest.DesiredHash(t, m))
 			cond := meta.FindStatusCondition(m.Status.Conditions, addonv1beta1.ManagedClusterAddOnConditionProgressing)
 			require.NotNil(t, cond, "the start write carries no Progressing condition")
 			assert.Equal(t, tc.reason, cond.Reason)
 			assert.Equal(t, metav1.NewTime(hubtest.Start).Unix(), cond.LastTransitionTime.Unix())
 			if tc.lastApplied {
 				require.NotNil(t, m.Status.ConfigReferences[0].LastAppliedConfig)
-				assert.Equal(t, specHashOf(t, cfg), m.Status.ConfigReferences[0].LastAppliedConfig.SpecHash)
+				assert.Equal(t, hubtest.SpecHashOf(t, cfg), m.Status.ConfigReferences[0].LastAppliedConfig.SpecHash)
 			} else {
 				assert.Nil(t, m.Status.ConfigReferences[0].LastAppliedConfig)
 			}
 
-			_, err = reconcileProgress(h.progressReconciler(hubtest.Start), "dev-cluster", seedAddonName)
+			_, err = reconcileProgress(progressReconciler(h, hubtest.Start), "dev-cluster", hubtest.SeedAddonName)
 			require.NoError(t, err)
 			assert.Equal(t, 1, devWrites, "the progress reconciler wrote after the start write")
 		})
@@ -99,38 +99,38 @@ func TestAddonReconcileStartWritesProgress(t *testing.T) {
 // the rest, and then waits for the first group's deadline.
 func TestAddonReconcileWaitingWritesInBatches(t *testing.T) {
 	t.Parallel()
-	cfg := proxyConfig(t, "cluster-proxy", "v1.0.0")
-	first := &clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Namespace: seedRef.Namespace, Name: seedRef.Name + "-decision-1",
-		Labels: map[string]string{clusterv1beta1.PlacementLabel: seedRef.Name, clusterv1beta1.DecisionGroupIndexLabel: "0", clusterv1beta1.DecisionGroupNameLabel: "dev"}},
+	cfg := hubtest.ProxyConfig(t, "cluster-proxy", "v1.0.0")
+	first := &clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Namespace: hubtest.SeedRef.Namespace, Name: hubtest.SeedRef.Name + "-decision-1",
+		Labels: map[string]string{clusterv1beta1.PlacementLabel: hubtest.SeedRef.Name, clusterv1beta1.DecisionGroupIndexLabel: "0", clusterv1beta1.DecisionGroupNameLabel: "dev"}},
 		Status: clusterv1beta1.PlacementDecisionStatus{Decisions: []clusterv1beta1.ClusterDecision{{ClusterName: "dev-0000"}}}}
-	rest := &clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Namespace: seedRef.Namespace, Name: seedRef.Name + "-decision-2",
-		Labels: map[string]string{clusterv1beta1.PlacementLabel: seedRef.Name, clusterv1beta1.DecisionGroupIndexLabel: "1", clusterv1beta1.DecisionGroupNameLabel: "prod"}}}
+	rest := &clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Namespace: hubtest.SeedRef.Namespace, Name: hubtest.SeedRef.Name + "-decision-2",
+		Labels: map[string]string{clusterv1beta1.PlacementLabel: hubtest.SeedRef.Name, clusterv1beta1.DecisionGroupIndexLabel: "1", clusterv1beta1.DecisionGroupNameLabel: "prod"}}}
 	waiting := make([]string, waitingWrites+50)
 	for i := range waiting {
 		waiting[i] = fmt.Sprintf("prod-%04d", i)
 		rest.Status.Decisions = append(rest.Status.Decisions, clusterv1beta1.ClusterDecision{ClusterName: waiting[i]})
 	}
-	h := newAddonHub(t, hubclient.V1alpha1, nil, hubObjects(
-		[]client.Object{seedAddon(t, hubclient.DefaultLifecycle), cfg, hubtest.PlacementIn(seedRef.Namespace, seedRef.Name), first, rest},
-		freshAddons(seedAddonName, append([]string{"dev-0000"}, waiting...)...))...)
-	r := h.addonReconciler(clockfake.New(hubtest.Start), nil)
+	h := hubtest.NewAddonHub(t, hubclient.V1alpha1, nil, hubtest.HubObjects(
+		[]client.Object{hubtest.SeedAddon(t, hubclient.DefaultLifecycle), cfg, hubtest.PlacementIn(hubtest.SeedRef.Namespace, hubtest.SeedRef.Name), first, rest},
+		hubtest.FreshAddons(hubtest.SeedAddonName, append([]string{"dev-0000"}, waiting...)...))...)
+	r := newAddonReconciler(h, clockfake.New(hubtest.Start), nil)
 	flipped := func() int {
 		n := 0
 		for _, c := range waiting {
-			if configuredStatus(h.addon(c, seedAddonName)) == metav1.ConditionFalse {
+			if hubtest.ConfiguredStatus(h.Addon(c, hubtest.SeedAddonName)) == metav1.ConditionFalse {
 				n++
 			}
 		}
 		return n
 	}
 
-	res, err := reconcileAddon(r, seedAddonName)
+	res, err := reconcileAddon(r, hubtest.SeedAddonName)
 	require.NoError(t, err)
-	assert.Equal(t, specHashOf(t, cfg), desiredHash(t, h.addon("dev-0000", seedAddonName)), "the first group did not start")
+	assert.Equal(t, hubtest.SpecHashOf(t, cfg), hubtest.DesiredHash(t, h.Addon("dev-0000", hubtest.SeedAddonName)), "the first group did not start")
 	assert.Equal(t, waitingWrites, flipped())
 	assert.Equal(t, waitingRetry, res.RequeueAfter)
 
-	res, err = reconcileAddon(r, seedAddonName)
+	res, err = reconcileAddon(r, hubtest.SeedAddonName)
 	require.NoError(t, err)
 	assert.Equal(t, len(waiting), flipped())
 	assert.Equal(t, 15*time.Minute, res.RequeueAfter, "the first group's progress deadline")
@@ -142,19 +142,19 @@ func TestAddonReconcileWaitingWritesInBatches(t *testing.T) {
 func TestAddonReconcileWriteErrorsAllKept(t *testing.T) {
 	t.Parallel()
 	failing := map[string]bool{"stg-cluster": true, "prod-cluster": true}
-	h := newAddonHub(t, hubclient.V1beta1, func(_ client.Client, verb string, obj client.Object) error {
+	h := hubtest.NewAddonHub(t, hubclient.V1beta1, func(_ client.Client, verb string, obj client.Object) error {
 		if verb == "status patch" && failing[obj.GetNamespace()] {
 			return fmt.Errorf("refused %s", obj.GetNamespace())
 		}
 		return nil
-	}, hubObjects([]client.Object{seedAddon(t, hubclient.DefaultLifecycle), proxyConfig(t, "cluster-proxy", "v1.0.0")},
-		seedPlacement(t), freshAddons(seedAddonName, seedClusters...))...)
+	}, hubtest.HubObjects([]client.Object{hubtest.SeedAddon(t, hubclient.DefaultLifecycle), hubtest.ProxyConfig(t, "cluster-proxy", "v1.0.0")},
+		hubtest.SeedPlacement(t), hubtest.FreshAddons(hubtest.SeedAddonName, hubtest.SeedClusters...))...)
 	rec := events.NewFakeRecorder(10)
-	_, err := reconcileAddon(h.addonReconciler(clockfake.New(hubtest.Start), rec), seedAddonName)
+	_, err := reconcileAddon(newAddonReconciler(h, clockfake.New(hubtest.Start), rec), hubtest.SeedAddonName)
 	require.Error(t, err)
 	assert.ErrorContains(t, err, "refused stg-cluster")
 	assert.ErrorContains(t, err, "refused prod-cluster")
-	assert.NotEmpty(t, desiredHash(t, h.addon("dev-cluster", seedAddonName)), "dev's write was not made")
+	assert.NotEmpty(t, hubtest.DesiredHash(t, h.Addon("dev-cluster", hubtest.SeedAddonName)), "dev's write was not made")
 	require.Len(t, rec.Events, 1)
 	event := <-rec.Events
 	assert.Contains(t, event, "refused stg-cluster")
@@ -173,8 +173,8 @@ func TestAddonReconcileConflictStopsFanOut(t *testing.T) {
 	for i := range clusters {
 		clusters[i] = fmt.Sprintf("dev-%04d", i)
 	}
-	decision := &clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Namespace: seedRef.Namespace, Name: seedRef.Name + "-decision-1",
-		Labels: map[string]string{clusterv1beta1.PlacementLabel: seedRef.Name, clusterv1beta1.DecisionGroupIndexLabel: "0", clusterv1beta1.DecisionGroupNameLabel: "dev"}}}
+	decision := &clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Namespace: hubtest.SeedRef.Namespace, Name: hubtest.SeedRef.Name + "-decision-1",
+		Labels: map[string]string{clusterv1beta1.PlacementLabel: hubtest.SeedRef.Name, clusterv1beta1.DecisionGroupIndexLabel: "0", clusterv1beta1.DecisionGroupNameLabel: "dev"}}}
 	for _, c := range clusters {
 		decision.Status.Decisions = append(decision.Status.Decisions, clusterv1beta1.ClusterDecision{ClusterName: c})
 	}
@@ -194,7 +194,7 @@ func TestAddonReconcileConflictStopsFanOut(t *testing.T) {
 			refusing.Store(true)
 			refused := make(chan struct{})
 			var once sync.Once
-			h := newAddonHub(t, hubclient.V1beta1, func(_ client.Client, verb string, obj client.Object) error {
+			h := hubtest.NewAddonHub(t, hubclient.V1beta1, func(_ client.Client, verb string, obj client.Object) error {
 				if verb != "status patch" || obj.GetNamespace() == "" || !refusing.Load() {
 					return nil // not an add-on's (the ClusterManagementAddOn's progressions), or not refused
 				}
@@ -211,21 +211,21 @@ func TestAddonReconcileConflictStopsFanOut(t *testing.T) {
 					time.Sleep(50 * time.Millisecond)
 				}
 				return nil
-			}, hubObjects([]client.Object{seedAddon(t, hubclient.DefaultLifecycle), proxyConfig(t, "cluster-proxy", "v1.0.0"),
-				hubtest.PlacementIn(seedRef.Namespace, seedRef.Name), decision}, freshAddons(seedAddonName, clusters...))...)
-			r := h.addonReconciler(clockfake.New(hubtest.Start), nil)
+			}, hubtest.HubObjects([]client.Object{hubtest.SeedAddon(t, hubclient.DefaultLifecycle), hubtest.ProxyConfig(t, "cluster-proxy", "v1.0.0"),
+				hubtest.PlacementIn(hubtest.SeedRef.Namespace, hubtest.SeedRef.Name), decision}, hubtest.FreshAddons(hubtest.SeedAddonName, clusters...))...)
+			r := newAddonReconciler(h, clockfake.New(hubtest.Start), nil)
 			for i := range tc.refusedIn {
 				sent.Store(0)
-				_, err := reconcileAddon(r, seedAddonName)
+				_, err := reconcileAddon(r, hubtest.SeedAddonName)
 				require.Error(t, err)
 				assert.True(t, onlyConflicts(err), "reconcile %d: not a conflict: %v", i, err)
 				assert.LessOrEqual(t, sent.Load(), tc.most, "writes sent by reconcile %d", i)
 			}
 			refusing.Store(false)
-			_, err := reconcileAddon(r, seedAddonName)
+			_, err := reconcileAddon(r, hubtest.SeedAddonName)
 			require.NoError(t, err)
 			for _, c := range clusters {
-				assert.NotEmpty(t, desiredHash(t, h.addon(c, seedAddonName)), "%s did not start", c)
+				assert.NotEmpty(t, hubtest.DesiredHash(t, h.Addon(c, hubtest.SeedAddonName)), "%s did not start", c)
 			}
 		})
 	}
@@ -237,7 +237,7 @@ func TestAddonReconcileConflictStopsFanOut(t *testing.T) {
 func TestRateLimiter(t *testing.T) {
 	t.Parallel()
 	rl := rateLimiter()
-	req := reconcile.Request{NamespacedName: types.NamespacedName{Name: seedAddonName}}
+	req := reconcile.Request{NamespacedName: types.NamespacedName{Name: hubtest.SeedAddonName}}
 	for _, want := range []time.Duration{conflictRetry, 2 * conflictRetry, 4 * conflictRetry} {
 		assert.Equal(t, want, rl.When(req))
 	}

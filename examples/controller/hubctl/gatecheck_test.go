@@ -48,7 +48,7 @@ func gateConfiguration(with ...func(*admissionregistrationv1.ValidatingWebhook))
 		}},
 		FailurePolicy:  &fail,
 		SideEffects:    &none,
-		ObjectSelector: workgate.Scope([]string{seedAddonName}),
+		ObjectSelector: workgate.Scope([]string{hubtest.SeedAddonName}),
 	}
 	for _, f := range with {
 		f(&w)
@@ -124,7 +124,7 @@ func TestGateWatchCheck(t *testing.T) {
 			return []client.Object{shippedGateConfiguration(t)}
 		}, want: &hubplan.GateCheck{}, msg: `objectSelector "rolloutkit.io/no-addon-taken" does not select the works of add-on cluster-proxy`, reads: 1},
 		{name: "the shipped configuration, scoped", serves: true, objs: func(t *testing.T) []client.Object {
-			cfg, changed, err := workgate.Scoped(shippedGateConfiguration(t), gateWebhooks[:], []string{seedAddonName})
+			cfg, changed, err := workgate.Scoped(shippedGateConfiguration(t), gateWebhooks[:], []string{hubtest.SeedAddonName})
 			require.NoError(t, err)
 			require.True(t, changed)
 			return []client.Object{cfg}
@@ -151,7 +151,7 @@ func TestGateWatchCheck(t *testing.T) {
 			}
 			reader := &countingClient{Client: b.Build()}
 			g := &gateWatch{reader: reader, serves: tc.serves, clock: clockfake.New(hubtest.Start)}
-			got := g.check(context.Background(), seedAddonName)
+			got := g.check(context.Background(), hubtest.SeedAddonName)
 			assert.Equal(t, tc.reads, reader.reads.Load(), "reads of the hub")
 			if tc.want == nil {
 				assert.Nil(t, got)
@@ -165,7 +165,7 @@ func TestGateWatchCheck(t *testing.T) {
 	t.Run("no watch", func(t *testing.T) {
 		t.Parallel()
 		var g *gateWatch
-		assert.Nil(t, g.check(context.Background(), seedAddonName))
+		assert.Nil(t, g.check(context.Background(), hubtest.SeedAddonName))
 	})
 }
 
@@ -180,17 +180,17 @@ func TestGateWatchRereads(t *testing.T) {
 	reader := gateReader(t, gateConfiguration())
 	g := &gateWatch{reader: reader, serves: true, clock: clk}
 
-	require.True(t, g.check(ctx, seedAddonName).Guarded)
+	require.True(t, g.check(ctx, hubtest.SeedAddonName).Guarded)
 	require.NoError(t, reader.Delete(ctx, gateConfiguration()))
 	clk.Step(gateCheckEvery - time.Second)
-	assert.True(t, g.check(ctx, seedAddonName).Guarded, "within 30s: the configuration as last read")
+	assert.True(t, g.check(ctx, hubtest.SeedAddonName).Guarded, "within 30s: the configuration as last read")
 	assert.False(t, g.check(ctx, "managed-serviceaccount").Guarded, "an add-on it is not scoped to")
 	assert.Equal(t, int64(1), reader.reads.Load())
 
 	clk.Step(time.Second)
-	assert.False(t, g.check(ctx, seedAddonName).Guarded, "after 30s: the configuration read again")
+	assert.False(t, g.check(ctx, hubtest.SeedAddonName).Guarded, "after 30s: the configuration read again")
 	assert.Equal(t, int64(2), reader.reads.Load())
-	assert.False(t, g.check(ctx, seedAddonName).Guarded)
+	assert.False(t, g.check(ctx, hubtest.SeedAddonName).Guarded)
 	assert.Equal(t, int64(2), reader.reads.Load(), "no configuration is remembered too")
 
 	failing := &countingClient{Client: hubtest.FakeHubBuilder(t).WithInterceptorFuncs(interceptor.Funcs{
@@ -198,8 +198,8 @@ func TestGateWatchRereads(t *testing.T) {
 			return errors.New("connection refused")
 		}}).Build()}
 	g = &gateWatch{reader: failing, serves: true, clock: clk}
-	assert.Nil(t, g.check(ctx, seedAddonName))
-	assert.Nil(t, g.check(ctx, seedAddonName))
+	assert.Nil(t, g.check(ctx, hubtest.SeedAddonName))
+	assert.Nil(t, g.check(ctx, hubtest.SeedAddonName))
 	assert.Equal(t, int64(2), failing.reads.Load(), "a failed read was remembered")
 }
 
@@ -222,8 +222,8 @@ func TestAddonReconcileWorkGateCondition(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			h := newRolloutHub(t, seedRollout(v1alpha1.AddOnRolloutSpec{}), tc.objs...)
-			h.r.gate = &gateWatch{reader: h.client, serves: tc.serves, clock: h.clk}
+			h := newRolloutHub(t, hubtest.SeedRollout(v1alpha1.AddOnRolloutSpec{}), tc.objs...)
+			h.r.gate = &gateWatch{reader: h.Client, serves: tc.serves, clock: h.clk}
 			h.reconcile()
 			cond := meta.FindStatusCondition(h.rollout().Status.Conditions, hubplan.ConditionWorkGate)
 			require.NotNil(t, cond, "no WorkGate condition")

@@ -26,20 +26,20 @@ import (
 // retried.
 func TestGateScope(t *testing.T) {
 	t.Parallel()
-	for _, version := range addonVersions {
+	for _, version := range hubtest.AddonVersions {
 		t.Run(version, func(t *testing.T) {
 			t.Parallel()
 			named := func(name, lifecycle string) client.Object {
-				return seedAddon(t, lifecycle, func(c *addonv1beta1.ClusterManagementAddOn) { c.Name = name })
+				return hubtest.SeedAddon(t, lifecycle, func(c *addonv1beta1.ClusterManagementAddOn) { c.Name = name })
 			}
-			h := newAddonHub(t, version, nil, named("cluster-proxy", hubclient.DefaultLifecycle), named("managed-serviceaccount", "addon-manager"),
+			h := hubtest.NewAddonHub(t, version, nil, named("cluster-proxy", hubclient.DefaultLifecycle), named("managed-serviceaccount", "addon-manager"),
 				named("governance-policy-framework", ""), named("work-manager", hubclient.DefaultLifecycle), shippedGateConfiguration(t))
-			s := &GateScope{Client: h.client, Reader: h.client, Version: version}
-			s.api = h.api
+			s := &GateScope{Client: h.Client, Reader: h.Client, Version: version}
+			s.api = h.API
 			ctx := context.Background()
 			scope := func() []*admissionregistrationv1.ValidatingWebhook {
 				var cfg admissionregistrationv1.ValidatingWebhookConfiguration
-				require.NoError(t, h.client.Get(ctx, types.NamespacedName{Name: WorkGateConfiguration}, &cfg))
+				require.NoError(t, h.Client.Get(ctx, types.NamespacedName{Name: WorkGateConfiguration}, &cfg))
 				var out []*admissionregistrationv1.ValidatingWebhook
 				for i := range cfg.Webhooks {
 					out = append(out, &cfg.Webhooks[i])
@@ -54,15 +54,15 @@ func TestGateScope(t *testing.T) {
 				assert.Equal(t, workgate.Scope([]string{"cluster-proxy", "work-manager"}), w.ObjectSelector, w.Name)
 			}
 
-			writes := h.writes.Load()
+			writes := h.Writes.Load()
 			_, err = s.Reconcile(ctx, gateScopeKey)
 			require.NoError(t, err)
-			assert.Equal(t, writes, h.writes.Load(), "nothing changed: nothing written")
+			assert.Equal(t, writes, h.Writes.Load(), "nothing changed: nothing written")
 
 			// work-manager is let go.
-			let := h.cma("work-manager")
+			let := h.CMA("work-manager")
 			let.Annotations[hubclient.LifecycleAnnotation] = "addon-manager"
-			require.NoError(t, h.client.Update(ctx, h.store(let)))
+			require.NoError(t, h.Client.Update(ctx, h.Store(let)))
 			_, err = s.Reconcile(ctx, gateScopeKey)
 			require.NoError(t, err)
 			for _, w := range scope() {
@@ -72,15 +72,15 @@ func TestGateScope(t *testing.T) {
 	}
 	t.Run("no configuration", func(t *testing.T) {
 		t.Parallel()
-		h := newAddonHub(t, hubclient.V1beta1, nil, seedAddon(t, hubclient.DefaultLifecycle))
-		s := &GateScope{Client: h.client, Reader: h.client, Version: hubclient.V1beta1, api: h.api}
+		h := hubtest.NewAddonHub(t, hubclient.V1beta1, nil, hubtest.SeedAddon(t, hubclient.DefaultLifecycle))
+		s := &GateScope{Client: h.Client, Reader: h.Client, Version: hubclient.V1beta1, api: h.API}
 		res, err := s.Reconcile(context.Background(), gateScopeKey)
 		require.NoError(t, err)
 		assert.Equal(t, gateScopeResync, res.RequeueAfter)
 	})
 	t.Run("a conflict", func(t *testing.T) {
 		t.Parallel()
-		c := hubtest.FakeHubBuilder(t, seedAddon(t, hubclient.DefaultLifecycle), shippedGateConfiguration(t)).WithInterceptorFuncs(interceptor.Funcs{
+		c := hubtest.FakeHubBuilder(t, hubtest.SeedAddon(t, hubclient.DefaultLifecycle), shippedGateConfiguration(t)).WithInterceptorFuncs(interceptor.Funcs{
 			Patch: func(context.Context, client.WithWatch, client.Object, client.Patch, ...client.PatchOption) error {
 				return apierrors.NewConflict(schema.GroupResource{Resource: "validatingwebhookconfigurations"}, WorkGateConfiguration, nil)
 			}}).Build()

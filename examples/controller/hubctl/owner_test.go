@@ -20,7 +20,7 @@ import (
 func controllerRef(version string) metav1.OwnerReference {
 	return metav1.OwnerReference{
 		APIVersion: addonv1beta1.GroupName + "/" + version, Kind: "ClusterManagementAddOn",
-		Name: seedAddonName, UID: "cluster-proxy-uid", Controller: hubtest.PtrTo(true), BlockOwnerDeletion: hubtest.PtrTo(true),
+		Name: hubtest.SeedAddonName, UID: "cluster-proxy-uid", Controller: hubtest.PtrTo(true), BlockOwnerDeletion: hubtest.PtrTo(true),
 	}
 }
 
@@ -30,11 +30,11 @@ func controllerRef(version string) metav1.OwnerReference {
 // that name is replaced, and other owners are kept.
 func TestOwnedBy(t *testing.T) {
 	t.Parallel()
-	cma := seedAddon(t, hubclient.DefaultLifecycle)
+	cma := hubtest.SeedAddon(t, hubclient.DefaultLifecycle)
 	ours := controllerRef(hubclient.V1alpha1)
 	earlier := ours
 	earlier.UID = "an-earlier-uid"
-	plain := metav1.OwnerReference{APIVersion: addonv1beta1.GroupName + "/" + hubclient.V1beta1, Kind: "ClusterManagementAddOn", Name: seedAddonName, UID: "cluster-proxy-uid"}
+	plain := metav1.OwnerReference{APIVersion: addonv1beta1.GroupName + "/" + hubclient.V1beta1, Kind: "ClusterManagementAddOn", Name: hubtest.SeedAddonName, UID: "cluster-proxy-uid"}
 	other := metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "installer", UID: "installer-uid"}
 	otherController := other
 	otherController.Controller = hubtest.PtrTo(true)
@@ -76,55 +76,55 @@ func TestAddonReconcileAdopts(t *testing.T) {
 	manual := func(cma *addonv1beta1.ClusterManagementAddOn) {
 		cma.Spec.InstallStrategy = addonv1beta1.InstallStrategy{Type: addonv1beta1.AddonInstallStrategyManual}
 	}
-	for _, version := range addonVersions {
+	for _, version := range hubtest.AddonVersions {
 		t.Run(version, func(t *testing.T) {
 			t.Parallel()
-			cfg := proxyConfig(t, "cluster-proxy", "v1.0.0")
+			cfg := hubtest.ProxyConfig(t, "cluster-proxy", "v1.0.0")
 			earlier := controllerRef(version)
 			earlier.UID = "an-earlier-uid"
 			installer := metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "installer", UID: "installer-uid", Controller: hubtest.PtrTo(true)}
 			withOwner := func(cluster string, ref metav1.OwnerReference) *addonv1beta1.ManagedClusterAddOn {
-				m := freshAddon(cluster, seedAddonName)
+				m := hubtest.FreshAddon(cluster, hubtest.SeedAddonName)
 				m.OwnerReferences = []metav1.OwnerReference{ref}
 				return m
 			}
-			deleting := freshAddon("deleting-cluster", seedAddonName)
+			deleting := hubtest.FreshAddon("deleting-cluster", hubtest.SeedAddonName)
 			deleting.Finalizers = []string{"example.io/hold"}
 			deleting.DeletionTimestamp = &metav1.Time{Time: hubtest.Start}
-			notTaken := seedAddon(t, "addon-manager", manual)
+			notTaken := hubtest.SeedAddon(t, "addon-manager", manual)
 			notTaken.Name, notTaken.UID = "ocm-proxy", "ocm-proxy-uid"
-			h := newAddonHub(t, version, nil,
-				seedAddon(t, hubclient.DefaultLifecycle, manual), notTaken, cfg,
-				freshAddon("by-hand", seedAddonName), withOwner("earlier", earlier), withOwner("installed", installer), deleting,
-				freshAddon("by-hand", "ocm-proxy"))
-			before := h.resourceVersions()
-			r := h.addonReconciler(clockfake.New(hubtest.Start), nil)
-			_, err := reconcileAddon(r, seedAddonName)
+			h := hubtest.NewAddonHub(t, version, nil,
+				hubtest.SeedAddon(t, hubclient.DefaultLifecycle, manual), notTaken, cfg,
+				hubtest.FreshAddon("by-hand", hubtest.SeedAddonName), withOwner("earlier", earlier), withOwner("installed", installer), deleting,
+				hubtest.FreshAddon("by-hand", "ocm-proxy"))
+			before := h.ResourceVersions()
+			r := newAddonReconciler(h, clockfake.New(hubtest.Start), nil)
+			_, err := reconcileAddon(r, hubtest.SeedAddonName)
 			require.NoError(t, err)
 			_, err = reconcileAddon(r, "ocm-proxy")
 			require.NoError(t, err)
 
 			owners := func(cluster, name string) []metav1.OwnerReference {
-				obj := h.api.NewMCA()
-				require.NoError(t, h.client.Get(t.Context(), types.NamespacedName{Namespace: cluster, Name: name}, obj))
+				obj := h.API.NewMCA()
+				require.NoError(t, h.Client.Get(t.Context(), types.NamespacedName{Namespace: cluster, Name: name}, obj))
 				return obj.GetOwnerReferences()
 			}
 			ours := []metav1.OwnerReference{controllerRef(version)}
-			assert.Equal(t, ours, owners("by-hand", seedAddonName))
-			assert.Equal(t, ours, owners("earlier", seedAddonName))
-			assert.Equal(t, []metav1.OwnerReference{installer}, owners("installed", seedAddonName))
-			assert.Empty(t, owners("deleting-cluster", seedAddonName))
+			assert.Equal(t, ours, owners("by-hand", hubtest.SeedAddonName))
+			assert.Equal(t, ours, owners("earlier", hubtest.SeedAddonName))
+			assert.Equal(t, []metav1.OwnerReference{installer}, owners("installed", hubtest.SeedAddonName))
+			assert.Empty(t, owners("deleting-cluster", hubtest.SeedAddonName))
 			assert.Empty(t, owners("by-hand", "ocm-proxy"))
 			k := "ManagedClusterAddOn/by-hand/ocm-proxy"
-			assert.Equal(t, before[k], h.resourceVersions()[k], "an add-on of an add-on not taken was written")
+			assert.Equal(t, before[k], h.ResourceVersions()[k], "an add-on of an add-on not taken was written")
 			// Adopted and configured in one reconcile, with no conflict.
 			for _, c := range []string{"by-hand", "earlier", "installed"} {
-				assert.Equal(t, specHashOf(t, cfg), desiredHash(t, h.addon(c, seedAddonName)), c)
+				assert.Equal(t, hubtest.SpecHashOf(t, cfg), hubtest.DesiredHash(t, h.Addon(c, hubtest.SeedAddonName)), c)
 			}
-			writes := h.writes.Load()
-			_, err = reconcileAddon(r, seedAddonName)
+			writes := h.Writes.Load()
+			_, err = reconcileAddon(r, hubtest.SeedAddonName)
 			require.NoError(t, err)
-			assert.Equal(t, writes, h.writes.Load(), "a second reconcile wrote")
+			assert.Equal(t, writes, h.Writes.Load(), "a second reconcile wrote")
 		})
 	}
 }
@@ -141,18 +141,18 @@ func TestAddonReconcileDeleting(t *testing.T) {
 		cma.DeletionTimestamp = &metav1.Time{Time: hubtest.Start}
 		cma.Finalizers = []string{metav1.FinalizerDeleteDependents}
 	}
-	for _, version := range addonVersions {
+	for _, version := range hubtest.AddonVersions {
 		t.Run(version, func(t *testing.T) {
 			t.Parallel()
-			h := newAddonHub(t, version, nil, hubObjects(
-				[]client.Object{seedAddon(t, hubclient.DefaultLifecycle, deleting), proxyConfig(t, "cluster-proxy", "v1.0.0")},
-				seedPlacement(t), freshAddons(seedAddonName, "dev-cluster"))...)
-			res, err := reconcileAddon(h.addonReconciler(clockfake.New(hubtest.Start), nil), seedAddonName)
+			h := hubtest.NewAddonHub(t, version, nil, hubtest.HubObjects(
+				[]client.Object{hubtest.SeedAddon(t, hubclient.DefaultLifecycle, deleting), hubtest.ProxyConfig(t, "cluster-proxy", "v1.0.0")},
+				hubtest.SeedPlacement(t), hubtest.FreshAddons(hubtest.SeedAddonName, "dev-cluster"))...)
+			res, err := reconcileAddon(newAddonReconciler(h, clockfake.New(hubtest.Start), nil), hubtest.SeedAddonName)
 			require.NoError(t, err)
 			assert.Zero(t, res)
-			assert.Zero(t, h.writes.Load(), "something was written")
-			assert.Equal(t, []string{"dev-cluster"}, h.addonClusters(seedAddonName))
-			assert.Empty(t, h.addon("dev-cluster", seedAddonName).OwnerReferences)
+			assert.Zero(t, h.Writes.Load(), "something was written")
+			assert.Equal(t, []string{"dev-cluster"}, h.AddonClusters(hubtest.SeedAddonName))
+			assert.Empty(t, h.Addon("dev-cluster", hubtest.SeedAddonName).OwnerReferences)
 		})
 	}
 }

@@ -25,8 +25,8 @@ import (
 
 // progressReconciler returns a ProgressReconciler of the hub as
 // SetupWithManager would make it.
-func (h *addonHub) progressReconciler(now time.Time, lifecycles ...string) *ProgressReconciler {
-	return &ProgressReconciler{Client: h.client, Clock: clockfake.New(now), Version: h.version, Lifecycles: lifecycles, api: h.api}
+func progressReconciler(h *hubtest.AddonHub, now time.Time, lifecycles ...string) *ProgressReconciler {
+	return &ProgressReconciler{Client: h.Client, Clock: clockfake.New(now), Version: h.Version, Lifecycles: lifecycles, api: h.API}
 }
 
 func reconcileProgress(r *ProgressReconciler, cluster, name string) (ctrl.Result, error) {
@@ -37,9 +37,9 @@ func reconcileProgress(r *ProgressReconciler, cluster, name string) (ctrl.Result
 // the config hash "new": the agent applied "old" and has reported its
 // ManifestApplied condition.
 func rolledOut() *addonv1beta1.ManagedClusterAddOn {
-	m := freshAddon("dev-cluster", seedAddonName)
+	m := hubtest.FreshAddon("dev-cluster", hubtest.SeedAddonName)
 	m.Status.ConfigReferences = []addonv1beta1.ConfigReference{{
-		ConfigGroupResource: proxyGR,
+		ConfigGroupResource: hubtest.ProxyGR,
 		DesiredConfig:       &addonv1beta1.ConfigSpecHash{ConfigReferent: addonv1beta1.ConfigReferent{Name: "cluster-proxy"}, SpecHash: "new"},
 		LastAppliedConfig:   &addonv1beta1.ConfigSpecHash{ConfigReferent: addonv1beta1.ConfigReferent{Name: "cluster-proxy"}, SpecHash: "old"},
 	}}
@@ -60,7 +60,7 @@ func deployWork(t *testing.T, refs []addonv1beta1.ConfigReference, with ...func(
 	require.NoError(t, err)
 	w := &workv1.ManifestWork{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "dev-cluster", Name: "addon-cluster-proxy-deploy-0", Generation: 2,
-			Labels:      map[string]string{addonv1beta1.AddonLabelKey: seedAddonName},
+			Labels:      map[string]string{addonv1beta1.AddonLabelKey: hubtest.SeedAddonName},
 			Annotations: map[string]string{workv1.ManifestConfigSpecHashAnnotationKey: string(hashes)}},
 		Status: workv1.ManifestWorkStatus{Conditions: []metav1.Condition{
 			{Type: workv1.WorkApplied, Status: metav1.ConditionTrue, Reason: "AppliedManifestWorkComplete", ObservedGeneration: 2},
@@ -103,24 +103,24 @@ func TestProgressReconcile(t *testing.T) {
 			reason: addonv1beta1.ProgressingReasonProgressing, status: metav1.ConditionTrue, message: "progressing... work is not ready", applied: "old"},
 		{name: "not taken: OCM's add-on manager's", lifecycle: "addon-manager", work: deployWork(t, desired), applied: "old"},
 	} {
-		for _, version := range addonVersions {
+		for _, version := range hubtest.AddonVersions {
 			t.Run(tc.name+"/"+version, func(t *testing.T) {
 				t.Parallel()
-				h := newAddonHub(t, version, nil, seedAddon(t, tc.lifecycle), rolledOut(), tc.work)
-				before := h.resourceVersions()
-				r := h.progressReconciler(hubtest.Start)
-				res, err := reconcileProgress(r, "dev-cluster", seedAddonName)
+				h := hubtest.NewAddonHub(t, version, nil, hubtest.SeedAddon(t, tc.lifecycle), rolledOut(), tc.work)
+				before := h.ResourceVersions()
+				r := progressReconciler(h, hubtest.Start)
+				res, err := reconcileProgress(r, "dev-cluster", hubtest.SeedAddonName)
 				require.NoError(t, err)
 				assert.Zero(t, res)
 
-				m := h.addon("dev-cluster", seedAddonName)
+				m := h.Addon("dev-cluster", hubtest.SeedAddonName)
 				assert.Equal(t, "new", m.Status.ConfigReferences[0].DesiredConfig.SpecHash, "desiredConfig changed")
 				assert.Equal(t, tc.applied, m.Status.ConfigReferences[0].LastAppliedConfig.SpecHash)
 				cond := meta.FindStatusCondition(m.Status.Conditions, addonv1beta1.ManagedClusterAddOnConditionProgressing)
 				if tc.reason == "" {
 					assert.Nil(t, cond)
-					assert.Zero(t, h.writes.Load(), "something was written")
-					assert.Equal(t, before, h.resourceVersions())
+					assert.Zero(t, h.Writes.Load(), "something was written")
+					assert.Equal(t, before, h.ResourceVersions())
 					return
 				}
 				require.NotNil(t, cond)
@@ -132,10 +132,10 @@ func TestProgressReconcile(t *testing.T) {
 					assert.NotNil(t, meta.FindStatusCondition(m.Status.Conditions, kept.Type), "%s was lost", kept.Type)
 				}
 
-				writes := h.writes.Load()
-				_, err = reconcileProgress(h.progressReconciler(hubtest.Start.Add(time.Minute)), "dev-cluster", seedAddonName)
+				writes := h.Writes.Load()
+				_, err = reconcileProgress(progressReconciler(h, hubtest.Start.Add(time.Minute)), "dev-cluster", hubtest.SeedAddonName)
 				require.NoError(t, err)
-				assert.Equal(t, writes, h.writes.Load(), "a reconcile with nothing changed wrote")
+				assert.Equal(t, writes, h.Writes.Load(), "a reconcile with nothing changed wrote")
 			})
 		}
 	}
@@ -166,13 +166,13 @@ func TestProgressReconcileKeepsV1alpha1Fields(t *testing.T) {
 		applied string
 	}{
 		{name: "every reference has a desiredConfig: completed",
-			refs: []addonv1alpha1.ConfigReference{{ConfigGroupResource: addonv1alpha1.ConfigGroupResource(proxyGR),
+			refs: []addonv1alpha1.ConfigReference{{ConfigGroupResource: addonv1alpha1.ConfigGroupResource(hubtest.ProxyGR),
 				ConfigReferent: addonv1alpha1.ConfigReferent{Name: "cluster-proxy"}, LastObservedGeneration: 4,
 				DesiredConfig: hashOf("new"), LastAppliedConfig: hashOf("old")}},
 			applied: "new"},
 		{name: "a reference without a desiredConfig: progressing",
 			refs: []addonv1alpha1.ConfigReference{
-				{ConfigGroupResource: addonv1alpha1.ConfigGroupResource(proxyGR), ConfigReferent: addonv1alpha1.ConfigReferent{Name: "cluster-proxy"},
+				{ConfigGroupResource: addonv1alpha1.ConfigGroupResource(hubtest.ProxyGR), ConfigReferent: addonv1alpha1.ConfigReferent{Name: "cluster-proxy"},
 					LastObservedGeneration: 4, DesiredConfig: hashOf("new"), LastAppliedConfig: hashOf("old")},
 				{ConfigGroupResource: deployCfg, ConfigReferent: addonv1alpha1.ConfigReferent{Namespace: "open-cluster-management", Name: "deploy-config"},
 					LastObservedGeneration: 2},
@@ -182,7 +182,7 @@ func TestProgressReconcileKeepsV1alpha1Fields(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			mca := &addonv1alpha1.ManagedClusterAddOn{
-				ObjectMeta: metav1.ObjectMeta{Namespace: "dev-cluster", Name: seedAddonName},
+				ObjectMeta: metav1.ObjectMeta{Namespace: "dev-cluster", Name: hubtest.SeedAddonName},
 				Spec:       addonv1alpha1.ManagedClusterAddOnSpec{InstallNamespace: "open-cluster-management-agent-addon"},
 				Status: addonv1alpha1.ManagedClusterAddOnStatus{
 					Conditions:         rolledOut().Status.Conditions,
@@ -193,13 +193,13 @@ func TestProgressReconcileKeepsV1alpha1Fields(t *testing.T) {
 				},
 			}
 			orig := mca.DeepCopy()
-			h := newAddonHub(t, hubclient.V1alpha1, nil, seedAddon(t, hubclient.DefaultLifecycle), mca, deployWork(t, rolledOut().Status.ConfigReferences))
-			_, err := reconcileProgress(h.progressReconciler(hubtest.Start), "dev-cluster", seedAddonName)
+			h := hubtest.NewAddonHub(t, hubclient.V1alpha1, nil, hubtest.SeedAddon(t, hubclient.DefaultLifecycle), mca, deployWork(t, rolledOut().Status.ConfigReferences))
+			_, err := reconcileProgress(progressReconciler(h, hubtest.Start), "dev-cluster", hubtest.SeedAddonName)
 			require.NoError(t, err)
-			require.Equal(t, int64(1), h.writes.Load(), "the progress was not written")
+			require.Equal(t, int64(1), h.Writes.Load(), "the progress was not written")
 
 			var got addonv1alpha1.ManagedClusterAddOn
-			require.NoError(t, h.client.Get(context.Background(), client.ObjectKeyFromObject(mca), &got))
+			require.NoError(t, h.Client.Get(context.Background(), client.ObjectKeyFromObject(mca), &got))
 			assert.Equal(t, orig.Spec, got.Spec)
 			require.Len(t, got.Status.ConfigReferences, len(tc.refs))
 			for i, ref := range got.Status.ConfigReferences {

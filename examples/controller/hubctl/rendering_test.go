@@ -83,8 +83,8 @@ func readyWork(t *testing.T, cluster, h string) *workv1.ManifestWork {
 // writes nothing.
 func TestAddonReconcileOpensRendering(t *testing.T) {
 	t.Parallel()
-	cfg := proxyConfig(t, "cluster-proxy", "v1.0.0")
-	h := specHashOf(t, cfg)
+	cfg := hubtest.ProxyConfig(t, "cluster-proxy", "v1.0.0")
+	h := hubtest.SpecHashOf(t, cfg)
 	rev := hubplan.NewRenderingRevision(hubtest.Start)
 	for _, tc := range []struct {
 		name    string
@@ -93,30 +93,30 @@ func TestAddonReconcileOpensRendering(t *testing.T) {
 	}{
 		{name: "v1alpha1", version: hubclient.V1alpha1},
 		{name: "v1beta1", version: hubclient.V1beta1},
-		{name: "v1beta1 with an AddOnRollout", version: hubclient.V1beta1, rollout: seedRollout(v1alpha1.AddOnRolloutSpec{})},
+		{name: "v1beta1 with an AddOnRollout", version: hubclient.V1beta1, rollout: hubtest.SeedRollout(v1alpha1.AddOnRolloutSpec{})},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			objs := hubObjects([]client.Object{seedAddon(t, hubclient.DefaultLifecycle), cfg}, seedPlacement(t), []client.Object{
+			objs := hubtest.HubObjects([]client.Object{hubtest.SeedAddon(t, hubclient.DefaultLifecycle), cfg}, hubtest.SeedPlacement(t), []client.Object{
 				settled("dev-cluster", h), settled("stg-cluster", h), heldBack(t, settled("prod-cluster", h), h),
 				readyWork(t, "dev-cluster", h), readyWork(t, "stg-cluster", h), readyWork(t, "prod-cluster", h)})
 			if tc.rollout != nil {
 				objs = append(objs, tc.rollout)
 			}
-			hub := newAddonHub(t, tc.version, nil, objs...)
-			r := hub.addonReconciler(clockfake.New(hubtest.Start), nil)
-			_, err := reconcileAddon(r, seedAddonName)
+			hub := hubtest.NewAddonHub(t, tc.version, nil, objs...)
+			r := newAddonReconciler(hub, clockfake.New(hubtest.Start), nil)
+			_, err := reconcileAddon(r, hubtest.SeedAddonName)
 			require.NoError(t, err, "the reconcile met a conflict")
 			// The install progressions are written in the same reconcile
 			// as the revision, on the resourceVersion its write returned.
-			ip, _ := progressionOf(t, hub.cma(seedAddonName), seedRef)
+			ip, _ := hubtest.ProgressionOf(t, hub.CMA(hubtest.SeedAddonName), hubtest.SeedRef)
 			assert.NotEmpty(t, ip.Conditions, "the install progression was not written")
 
-			got, ok := hubplan.ReadRenderingRevision(hub.cma(seedAddonName))
-			require.True(t, ok, "no rendering revision opened: annotations %v", hub.cma(seedAddonName).Annotations)
+			got, ok := hubplan.ReadRenderingRevision(hub.CMA(hubtest.SeedAddonName))
+			require.True(t, ok, "no rendering revision opened: annotations %v", hub.CMA(hubtest.SeedAddonName).Annotations)
 			assert.Equal(t, rev.Revision, got.Revision)
 			assert.True(t, rev.Since.Equal(&got.Since), "opened at %s, want %s", got.Since, rev.Since)
-			dev, ok := hubplan.ReadRelease(hub.addon("dev-cluster", seedAddonName))
+			dev, ok := hubplan.ReadRelease(hub.Addon("dev-cluster", hubtest.SeedAddonName))
 			require.True(t, ok, "dev was not released")
 			assert.Equal(t, rev.Revision, dev.Revision)
 			assert.Equal(t, int64(3), dev.Generation, "the generation of dev's works at the release")
@@ -126,20 +126,20 @@ func TestAddonReconcileOpensRendering(t *testing.T) {
 			assert.True(t, dev.ReleasedAt.Time.Equal(hubtest.Start), "released at %s", dev.ReleasedAt)
 			assert.Nil(t, dev.DoneAt, "dev, not held, was done at its release: its manager may not have tried it yet")
 			for _, c := range []string{"stg-cluster", "prod-cluster"} {
-				assert.NotContains(t, hub.addon(c, seedAddonName).Annotations, hubplan.ReleaseAnnotation, "%s was released before dev soaked", c)
+				assert.NotContains(t, hub.Addon(c, hubtest.SeedAddonName).Annotations, hubplan.ReleaseAnnotation, "%s was released before dev soaked", c)
 			}
-			for _, c := range seedClusters {
-				assert.Equal(t, h, desiredHash(t, hub.addon(c, seedAddonName)), "%s's config changed", c)
+			for _, c := range hubtest.SeedClusters {
+				assert.Equal(t, h, hubtest.DesiredHash(t, hub.Addon(c, hubtest.SeedAddonName)), "%s's config changed", c)
 			}
 
 			// dev's release brings the add-on back: the AddOnRollout's
 			// status then says dev is in flight, settling
 			// (hubplan.DefaultReleaseSettle). Then nothing changes.
-			_, err = reconcileAddon(r, seedAddonName)
+			_, err = reconcileAddon(r, hubtest.SeedAddonName)
 			require.NoError(t, err)
 			if tc.rollout != nil {
 				var ar v1alpha1.AddOnRollout
-				require.NoError(t, hub.client.Get(context.Background(), types.NamespacedName{Name: seedAddonName}, &ar))
+				require.NoError(t, hub.Client.Get(context.Background(), types.NamespacedName{Name: hubtest.SeedAddonName}, &ar))
 				require.Len(t, ar.Status.Placements, 1)
 				ps := ar.Status.Placements[0]
 				assert.Equal(t, hubplan.KindRendering, ps.Kind)
@@ -149,12 +149,12 @@ func TestAddonReconcileOpensRendering(t *testing.T) {
 				assert.Equal(t, int32(1), ps.Groups[0].Counts.Progressing, "dev, released, settles")
 				assert.Equal(t, "Waiting", ps.Groups[2].Phase, "prod")
 			}
-			writes, rvs := hub.writes.Load(), hub.resourceVersions()
-			_, err = reconcileAddon(r, seedAddonName)
+			writes, rvs := hub.Writes.Load(), hub.ResourceVersions()
+			_, err = reconcileAddon(r, hubtest.SeedAddonName)
 			require.NoError(t, err)
-			assert.Equal(t, writes, hub.writes.Load(), "a reconcile with nothing changed wrote")
-			assert.Equal(t, rvs, hub.resourceVersions())
-			assert.NotContains(t, hub.addon("prod-cluster", seedAddonName).Annotations, hubplan.ReleaseAnnotation)
+			assert.Equal(t, writes, hub.Writes.Load(), "a reconcile with nothing changed wrote")
+			assert.Equal(t, rvs, hub.ResourceVersions())
+			assert.NotContains(t, hub.Addon("prod-cluster", hubtest.SeedAddonName).Annotations, hubplan.ReleaseAnnotation)
 		})
 	}
 }
@@ -214,13 +214,13 @@ func TestCmaOfWork(t *testing.T) {
 		work *workv1.ManifestWork
 		want []reconcile.Request
 	}{
-		{name: "an add-on's work", work: w, want: []reconcile.Request{{NamespacedName: types.NamespacedName{Name: seedAddonName}}}},
+		{name: "an add-on's work", work: w, want: []reconcile.Request{{NamespacedName: types.NamespacedName{Name: hubtest.SeedAddonName}}}},
 		{name: "a hosted add-on's work", work: func() *workv1.ManifestWork {
 			h := w.DeepCopy()
 			h.Namespace = "hosting-cluster"
 			h.Labels[addonv1beta1.AddonNamespaceLabelKey] = "prod-cluster"
 			return h
-		}(), want: []reconcile.Request{{NamespacedName: types.NamespacedName{Name: seedAddonName}}}},
+		}(), want: []reconcile.Request{{NamespacedName: types.NamespacedName{Name: hubtest.SeedAddonName}}}},
 		{name: "a work of no add-on", work: unlabelled(w), want: nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -232,9 +232,9 @@ func TestCmaOfWork(t *testing.T) {
 
 // configsOf is the seed placement's desired configs on hub, the config
 // at spec hash h.
-func configsOf(t *testing.T, hub *addonHub, h string) []addon.Config {
+func configsOf(t *testing.T, hub *hubtest.AddonHub, h string) []addon.Config {
 	t.Helper()
-	configs, err := addon.PlacementConfigs(hub.cma(seedAddonName), seedRef, func(addonv1beta1.ConfigGroupResource, addonv1beta1.ConfigReferent) (string, error) {
+	configs, err := addon.PlacementConfigs(hub.CMA(hubtest.SeedAddonName), hubtest.SeedRef, func(addonv1beta1.ConfigGroupResource, addonv1beta1.ConfigReferent) (string, error) {
 		return h, nil
 	})
 	require.NoError(t, err)

@@ -33,17 +33,17 @@ func TestApprovalRetention(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			h := newRolloutHub(t, seedRollout(v1alpha1.AddOnRolloutSpec{ApprovalRequired: []string{"dev"}}))
+			h := newRolloutHub(t, hubtest.SeedRollout(v1alpha1.AddOnRolloutSpec{ApprovalRequired: []string{"dev"}}))
 			h.r.ApprovalRetention = tc.retention
 			h.reconcile()
 			pa := h.rollout().Status.PendingApprovals
 			require.Len(t, pa, 1)
 			approval := func(name, revision string) *v1alpha1.RolloutApproval {
 				return &v1alpha1.RolloutApproval{ObjectMeta: metav1.ObjectMeta{Name: name, CreationTimestamp: metav1.NewTime(h.clk.Now())},
-					Spec: v1alpha1.RolloutApprovalSpec{AddOn: seedAddonName, Placement: pa[0].Placement, Group: "dev", Revision: revision, Username: "alice"}}
+					Spec: v1alpha1.RolloutApprovalSpec{AddOn: hubtest.SeedAddonName, Placement: pa[0].Placement, Group: "dev", Revision: revision, Username: "alice"}}
 			}
-			require.NoError(t, h.client.Create(context.Background(), approval("old", "000000000000")))
-			require.NoError(t, h.client.Create(context.Background(), approval("current", pa[0].Revision)))
+			require.NoError(t, h.Client.Create(context.Background(), approval("old", "000000000000")))
+			require.NoError(t, h.Client.Create(context.Background(), approval("current", pa[0].Revision)))
 			recheck := h.reconcile()
 			assert.Equal(t, "Used", h.approvedReason("current"))
 			assert.Equal(t, hubplan.ReasonRevisionMismatch, h.approvedReason("old"))
@@ -66,9 +66,9 @@ func TestApprovalRetention(t *testing.T) {
 
 // approvedReason is the reason of the approval name's Approved condition.
 func (h *rolloutHub) approvedReason(name string) string {
-	h.t.Helper()
+	h.T.Helper()
 	var a v1alpha1.RolloutApproval
-	require.NoError(h.t, h.client.Get(context.Background(), types.NamespacedName{Name: name}, &a))
+	require.NoError(h.T, h.Client.Get(context.Background(), types.NamespacedName{Name: name}, &a))
 	for _, c := range a.Status.Conditions {
 		if c.Type == hubplan.ConditionApproved {
 			return c.Reason
@@ -79,12 +79,12 @@ func (h *rolloutHub) approvedReason(name string) string {
 
 // exists reports whether the hub has the approval name.
 func (h *rolloutHub) exists(name string) bool {
-	h.t.Helper()
-	err := h.client.Get(context.Background(), types.NamespacedName{Name: name}, &v1alpha1.RolloutApproval{})
+	h.T.Helper()
+	err := h.Client.Get(context.Background(), types.NamespacedName{Name: name}, &v1alpha1.RolloutApproval{})
 	if apierrors.IsNotFound(err) {
 		return false
 	}
-	require.NoError(h.t, err)
+	require.NoError(h.T, err)
 	return true
 }
 
@@ -92,7 +92,7 @@ func (h *rolloutHub) exists(name string) bool {
 // recheckTime and writes an unchanged status only then.
 func TestStatusConfirmed(t *testing.T) {
 	t.Parallel()
-	h := newRolloutHub(t, seedRollout(v1alpha1.AddOnRolloutSpec{Paused: true}))
+	h := newRolloutHub(t, hubtest.SeedRollout(v1alpha1.AddOnRolloutSpec{Paused: true}))
 	requeue := h.reconcile()
 	ar := h.rollout()
 	require.NotNil(t, ar.Status.RecheckTime)

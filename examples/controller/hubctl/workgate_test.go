@@ -59,13 +59,13 @@ const (
 // seed's ManagedProxyConfiguration at spec hash h, and applied.
 func proxyRefs(h string) []addonv1beta1.ConfigReference {
 	sh := &addonv1beta1.ConfigSpecHash{ConfigReferent: addonv1beta1.ConfigReferent{Name: "cluster-proxy"}, SpecHash: h}
-	return []addonv1beta1.ConfigReference{{ConfigGroupResource: proxyGR, DesiredConfig: sh, LastAppliedConfig: sh.DeepCopy()}}
+	return []addonv1beta1.ConfigReference{{ConfigGroupResource: hubtest.ProxyGR, DesiredConfig: sh, LastAppliedConfig: sh.DeepCopy()}}
 }
 
 // handed is the seed's add-on on cluster, handed the config at spec hash
 // h, with annotations (key, value pairs).
 func handed(cluster, h string, annotations ...string) *addonv1beta1.ManagedClusterAddOn {
-	m := freshAddon(cluster, seedAddonName)
+	m := hubtest.FreshAddon(cluster, hubtest.SeedAddonName)
 	m.Status.ConfigReferences = proxyRefs(h)
 	for i := 0; i+1 < len(annotations); i += 2 {
 		if m.Annotations == nil {
@@ -91,7 +91,7 @@ func agentWork(t *testing.T, image, h string) *workv1.ManifestWork {
 	w := &workv1.ManifestWork{
 		TypeMeta: metav1.TypeMeta{APIVersion: workv1.GroupVersion.String(), Kind: "ManifestWork"},
 		ObjectMeta: metav1.ObjectMeta{Namespace: "prod-cluster", Name: "addon-cluster-proxy-deploy-0", Generation: 3,
-			Labels: map[string]string{addonv1beta1.AddonLabelKey: seedAddonName}},
+			Labels: map[string]string{addonv1beta1.AddonLabelKey: hubtest.SeedAddonName}},
 		Spec: workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{
 			Manifests: []workv1.Manifest{{RawExtension: runtime.RawExtension{Raw: deploy}}}}},
 	}
@@ -148,8 +148,8 @@ func dryRun(req admission.Request) admission.Request {
 
 // waitingProd is an AddOnRollout whose status says prod waits for stg.
 func waitingProd() *v1alpha1.AddOnRollout {
-	ar := seedRollout(v1alpha1.AddOnRolloutSpec{})
-	ar.Status.Placements = []v1alpha1.PlacementStatus{{Namespace: seedNamespace, Name: seedRef.Name, Groups: []v1alpha1.GroupStatus{
+	ar := hubtest.SeedRollout(v1alpha1.AddOnRolloutSpec{})
+	ar.Status.Placements = []v1alpha1.PlacementStatus{{Namespace: hubtest.SeedNamespace, Name: hubtest.SeedRef.Name, Groups: []v1alpha1.GroupStatus{
 		{Name: "dev", Index: 0, Phase: "Complete"},
 		{Name: "stg", Index: 1, Phase: "Active", Message: "1 cluster progressing"},
 		{Name: "prod", Index: 2, Phase: "Waiting", Message: "waiting for group stg: 0 of 1 clusters succeeded"},
@@ -161,7 +161,7 @@ func waitingProd() *v1alpha1.AddOnRollout {
 // install progression says msg.
 func progressing(msg string) func(*addonv1beta1.ClusterManagementAddOn) {
 	return func(cma *addonv1beta1.ClusterManagementAddOn) {
-		cma.Status.InstallProgressions = []addonv1beta1.InstallProgression{{PlacementRef: seedRef, Conditions: []metav1.Condition{{
+		cma.Status.InstallProgressions = []addonv1beta1.InstallProgression{{PlacementRef: hubtest.SeedRef, Conditions: []metav1.Condition{{
 			Type: addonv1beta1.ManagedClusterAddOnConditionProgressing, Status: metav1.ConditionTrue,
 			Reason: addonv1beta1.ProgressingReasonProgressing, Message: msg, LastTransitionTime: metav1.NewTime(hubtest.Start)}}}}
 	}
@@ -187,12 +187,12 @@ func releaseOf(t *testing.T, rev hubplan.RenderingRevision, done *metav1.Time) [
 
 // workGate returns a WorkGate on the hub's client as SetupWithManager
 // would make it, reading from cache (its Client) and from reader.
-func (h *addonHub) workGate(cache, reader client.Client, m *rolloutmetrics.Metrics, rec events.EventRecorder) *WorkGate {
-	h.t.Helper()
+func workGate(h *hubtest.AddonHub, cache, reader client.Client, m *rolloutmetrics.Metrics, rec events.EventRecorder) *WorkGate {
+	h.T.Helper()
 	s, err := hubclient.NewScheme()
-	require.NoError(h.t, err)
-	return &WorkGate{Client: cache, Reader: reader, Mapper: h.mapper, Version: h.version, Metrics: m, Recorder: rec,
-		Decoder: admission.NewDecoder(s), api: h.api, rollouts: true}
+	require.NoError(h.T, err)
+	return &WorkGate{Client: cache, Reader: reader, Mapper: h.Mapper, Version: h.Version, Metrics: m, Recorder: rec,
+		Decoder: admission.NewDecoder(s), api: h.API, rollouts: true}
 }
 
 // TestWorkGateHandle: the gate admits what is exempt (a status update, a
@@ -208,8 +208,8 @@ func (h *addonHub) workGate(cache, reader client.Client, m *rolloutmetrics.Metri
 // happens to a work created in its place.
 func TestWorkGateHandle(t *testing.T) {
 	t.Parallel()
-	cfgA, cfgB := proxyConfig(t, "cluster-proxy", "v1.0.0"), proxyConfig(t, "cluster-proxy", "v2.0.0")
-	hashA, hashB := specHashOf(t, cfgA), specHashOf(t, cfgB)
+	cfgA, cfgB := hubtest.ProxyConfig(t, "cluster-proxy", "v1.0.0"), hubtest.ProxyConfig(t, "cluster-proxy", "v2.0.0")
+	hashA, hashB := hubtest.SpecHashOf(t, cfgA), hubtest.SpecHashOf(t, cfgB)
 	rev := hubplan.NewRenderingRevision(hubtest.Start)
 	earlier := hubplan.NewRenderingRevision(hubtest.Start.Add(-time.Hour))
 	complete := rev
@@ -338,27 +338,27 @@ func TestWorkGateHandle(t *testing.T) {
 			Operation: admissionv1.Update, Object: runtime.RawExtension{Raw: []byte(`{"kind":`)}, OldObject: update(t, stale, fresh).OldObject}},
 			unread: true, code: http.StatusBadRequest},
 	} {
-		for _, version := range addonVersions {
+		for _, version := range hubtest.AddonVersions {
 			t.Run(tc.name+"/"+version, func(t *testing.T) {
 				t.Parallel()
 				lifecycle := tc.taken
 				if lifecycle == "" {
 					lifecycle = hubclient.DefaultLifecycle
 				}
-				objs := hubObjects(seedPlacement(t), tc.objs)
-				h := newAddonHub(t, version, nil, append(objs, seedAddon(t, lifecycle, tc.cma...))...)
-				server := &countingClient{Client: h.client}
+				objs := hubtest.HubObjects(hubtest.SeedPlacement(t), tc.objs)
+				h := hubtest.NewAddonHub(t, version, nil, append(objs, hubtest.SeedAddon(t, lifecycle, tc.cma...))...)
+				server := &countingClient{Client: h.Client}
 				cache := server
 				if tc.cached != nil {
-					cache = &countingClient{Client: newAddonHub(t, version, nil, append(objs, seedAddon(t, lifecycle, tc.cached...))...).client}
+					cache = &countingClient{Client: hubtest.NewAddonHub(t, version, nil, append(objs, hubtest.SeedAddon(t, lifecycle, tc.cached...))...).Client}
 				}
 				reg := prometheus.NewRegistry()
 				m, err := rolloutmetrics.New(reg)
 				require.NoError(t, err)
 				rec := events.NewFakeRecorder(10)
 
-				g := h.workGate(cache, server, m, rec)
-				g.Client = writeTo{Client: cache, writer: h.client}
+				g := workGate(h, cache, server, m, rec)
+				g.Client = writeTo{Client: cache, writer: h.Client}
 				res := g.Handle(context.Background(), tc.req)
 
 				require.NotNil(t, res.Result)
@@ -390,7 +390,7 @@ func TestWorkGateHandle(t *testing.T) {
 				assert.Empty(t, res.Warnings)
 
 				refused := tc.held != "" && (tc.req.DryRun == nil || !*tc.req.DryRun)
-				mca := h.addon("prod-cluster", seedAddonName)
+				mca := h.Addon("prod-cluster", hubtest.SeedAddonName)
 				if !refused {
 					n, err := testutil.GatherAndCount(reg, rolloutmetrics.MetricWorkGateRefusals)
 					require.NoError(t, err)
@@ -401,7 +401,7 @@ func TestWorkGateHandle(t *testing.T) {
 					}
 					return
 				}
-				assert.Equal(t, 1.0, hubtest.Sample(t, reg, rolloutmetrics.MetricWorkGateRefusals, "addon", seedAddonName, "reason", tc.held))
+				assert.Equal(t, 1.0, hubtest.Sample(t, reg, rolloutmetrics.MetricWorkGateRefusals, "addon", hubtest.SeedAddonName, "reason", tc.held))
 				if mca == nil {
 					assert.Empty(t, evs, "an event was sent without an add-on to send it to")
 					return
@@ -443,21 +443,21 @@ func releaseWith(t *testing.T, rev hubplan.RenderingRevision, w *workv1.Manifest
 // again; once new content of the work lands, the record goes.
 func TestWorkGateHoldOnce(t *testing.T) {
 	t.Parallel()
-	cfgB := proxyConfig(t, "cluster-proxy", "v2.0.0")
-	hashA, hashB := specHashOf(t, proxyConfig(t, "cluster-proxy", "v1.0.0")), specHashOf(t, cfgB)
+	cfgB := hubtest.ProxyConfig(t, "cluster-proxy", "v2.0.0")
+	hashA, hashB := hubtest.SpecHashOf(t, hubtest.ProxyConfig(t, "cluster-proxy", "v1.0.0")), hubtest.SpecHashOf(t, cfgB)
 	stale := agentWork(t, imageV1, hashA)
-	h := newAddonHub(t, hubclient.V1beta1, nil, hubObjects(seedPlacement(t),
-		[]client.Object{seedAddon(t, hubclient.DefaultLifecycle), cfgB, handed("prod-cluster", hashA), stale.DeepCopy()})...)
+	h := hubtest.NewAddonHub(t, hubclient.V1beta1, nil, hubtest.HubObjects(hubtest.SeedPlacement(t),
+		[]client.Object{hubtest.SeedAddon(t, hubclient.DefaultLifecycle), cfgB, handed("prod-cluster", hashA), stale.DeepCopy()})...)
 	rec := events.NewFakeRecorder(10)
 	clk := clockfake.New(hubtest.Start)
-	g := h.workGate(h.client, h.client, nil, rec)
+	g := workGate(h, h.Client, h.Client, nil, rec)
 	g.Clock = clk
 	for range 3 {
 		assert.False(t, g.Handle(context.Background(), update(t, stale, agentWork(t, imageV2, hashA))).Allowed)
 		clk.Step(time.Minute)
 	}
 	assert.Len(t, rec.Events, 1, "one event for three refusals of one write")
-	first, ok := hubplan.ReadHold(h.addon("prod-cluster", seedAddonName))
+	first, ok := hubplan.ReadHold(h.Addon("prod-cluster", hubtest.SeedAddonName))
 	require.True(t, ok)
 	assert.Equal(t, "ConfigMovedOn", first.Reason)
 	assert.Equal(t, map[string]string{"addon-cluster-proxy-deploy-0": hubplan.WorkContent(stale)}, first.Works)
@@ -465,39 +465,39 @@ func TestWorkGateHoldOnce(t *testing.T) {
 	// The manager claims the newer spec before it is handed: another reason.
 	assert.False(t, g.Handle(context.Background(), update(t, stale, agentWork(t, imageV2, hashB))).Allowed)
 	assert.Len(t, rec.Events, 2, "a hold for another reason is reported")
-	second, ok := hubplan.ReadHold(h.addon("prod-cluster", seedAddonName))
+	second, ok := hubplan.ReadHold(h.Addon("prod-cluster", hubtest.SeedAddonName))
 	require.True(t, ok)
 	assert.Equal(t, "NotHandedOver", second.Reason)
 	assert.True(t, first.Since.Equal(&second.Since), "the hold keeps its since: %s, then %s", first.Since, second.Since)
 	assert.True(t, first.Since.Time.Equal(hubtest.Start), "held since the first refusal")
 
 	// prod is handed the newer spec: the handover lands, the record goes.
-	mca := h.addon("prod-cluster", seedAddonName).DeepCopy()
+	mca := h.Addon("prod-cluster", hubtest.SeedAddonName).DeepCopy()
 	mca.Status.ConfigReferences = proxyRefs(hashB)
-	require.NoError(t, h.client.Status().Update(context.Background(), h.store(mca)))
+	require.NoError(t, h.Client.Status().Update(context.Background(), h.Store(mca)))
 	res := g.Handle(context.Background(), update(t, stale, agentWork(t, imageV2, hashB)))
 	require.True(t, res.Allowed, res.Result.Message)
-	assert.NotContains(t, h.addon("prod-cluster", seedAddonName).Annotations, hubplan.HoldAnnotation)
+	assert.NotContains(t, h.Addon("prod-cluster", hubtest.SeedAddonName).Annotations, hubplan.HoldAnnotation)
 }
 
 // TestWorkGateRefusalsAccumulate: every held request is counted, in one
 // series per add-on and reason; a dry run is not.
 func TestWorkGateRefusalsAccumulate(t *testing.T) {
 	t.Parallel()
-	cfgB := proxyConfig(t, "cluster-proxy", "v2.0.0")
-	hashA := specHashOf(t, proxyConfig(t, "cluster-proxy", "v1.0.0"))
-	h := newAddonHub(t, hubclient.V1beta1, nil, hubObjects(seedPlacement(t),
-		[]client.Object{seedAddon(t, hubclient.DefaultLifecycle), cfgB, handed("prod-cluster", hashA)})...)
+	cfgB := hubtest.ProxyConfig(t, "cluster-proxy", "v2.0.0")
+	hashA := hubtest.SpecHashOf(t, hubtest.ProxyConfig(t, "cluster-proxy", "v1.0.0"))
+	h := hubtest.NewAddonHub(t, hubclient.V1beta1, nil, hubtest.HubObjects(hubtest.SeedPlacement(t),
+		[]client.Object{hubtest.SeedAddon(t, hubclient.DefaultLifecycle), cfgB, handed("prod-cluster", hashA)})...)
 	reg := prometheus.NewRegistry()
 	m, err := rolloutmetrics.New(reg)
 	require.NoError(t, err)
-	g := h.workGate(h.client, h.client, m, nil)
+	g := workGate(h, h.Client, h.Client, m, nil)
 	req := update(t, agentWork(t, imageV1, hashA), agentWork(t, imageV2, hashA))
 	for range 3 {
 		assert.False(t, g.Handle(context.Background(), req).Allowed)
 	}
 	assert.False(t, g.Handle(context.Background(), dryRun(req)).Allowed)
-	assert.Equal(t, 3.0, hubtest.Sample(t, reg, rolloutmetrics.MetricWorkGateRefusals, "addon", seedAddonName, "reason", "ConfigMovedOn"))
+	assert.Equal(t, 3.0, hubtest.Sample(t, reg, rolloutmetrics.MetricWorkGateRefusals, "addon", hubtest.SeedAddonName, "reason", "ConfigMovedOn"))
 	out, err := testutil.GatherAndCount(reg, rolloutmetrics.MetricWorkGateRefusals)
 	require.NoError(t, err)
 	assert.Equal(t, 1, out, "one series: the add-on and its reason")
