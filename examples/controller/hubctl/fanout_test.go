@@ -19,11 +19,13 @@ import (
 	"k8s.io/client-go/tools/events"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	clockfake "github.com/rolloutkit/rolloutkit/clock/fake"
+	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl/progress"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubtest"
 )
@@ -55,8 +57,8 @@ func TestAddonReconcileStartWritesProgress(t *testing.T) {
 			refs := []addonv1beta1.ConfigReference{{ConfigGroupResource: hubtest.ProxyGR, DesiredConfig: &addonv1beta1.ConfigSpecHash{
 				ConfigReferent: addonv1beta1.ConfigReferent{Name: "cluster-proxy"}, SpecHash: hubtest.SpecHashOf(t, cfg)}}}
 			if tc.deployed {
-				dev.Status.Conditions = rolledOut().Status.Conditions[:1] // ManifestApplied True
-				objs = append(objs, deployWork(t, refs))
+				dev.Status.Conditions = hubtest.RolledOut().Status.Conditions[:1] // ManifestApplied True
+				objs = append(objs, hubtest.DeployWork(t, refs))
 			}
 			objs = append(objs, dev)
 			h := hubtest.NewAddonHub(t, hubclient.V1alpha1, nil, objs...)
@@ -85,7 +87,8 @@ func TestAddonReconcileStartWritesProgress(t *testing.T) {
 				assert.Nil(t, m.Status.ConfigReferences[0].LastAppliedConfig)
 			}
 
-			_, err = reconcileProgress(progressReconciler(h, hubtest.Start), "dev-cluster", hubtest.SeedAddonName)
+			_, err = (&progress.ProgressReconciler{Client: h.Client, Clock: clockfake.New(hubtest.Start), Version: h.Version}).Reconcile(context.Background(),
+				ctrl.Request{NamespacedName: types.NamespacedName{Namespace: "dev-cluster", Name: hubtest.SeedAddonName}})
 			require.NoError(t, err)
 			assert.Equal(t, 1, devWrites, "the progress reconciler wrote after the start write")
 		})

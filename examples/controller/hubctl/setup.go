@@ -27,6 +27,7 @@ import (
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/clock"
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl/placements"
+	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl/progress"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 	"github.com/rolloutkit/rolloutkit/examples/controller/rolloutmetrics"
 	"github.com/rolloutkit/rolloutkit/examples/controller/verify"
@@ -112,7 +113,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) (string, error) 
 	if err := r.SetupWithManager(mgr); err != nil {
 		return "", fmt.Errorf("setting up the add-on reconciler: %w", err)
 	}
-	p := &ProgressReconciler{Client: mgr.GetClient(), Clock: opts.Clock, Version: version, Lifecycles: opts.Lifecycles}
+	p := &progress.ProgressReconciler{Client: mgr.GetClient(), Clock: opts.Clock, Version: version, Lifecycles: opts.Lifecycles}
 	if err := p.SetupWithManager(mgr); err != nil {
 		return "", fmt.Errorf("setting up the add-on progress reconciler: %w", err)
 	}

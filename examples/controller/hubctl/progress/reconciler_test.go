@@ -1,8 +1,7 @@
-package hubctl
+package progress
 
 import (
 	"context"
-	"encoding/json"
 	"testing"
 	"time"
 
@@ -20,57 +19,16 @@ import (
 	clockfake "github.com/rolloutkit/rolloutkit/clock/fake"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubtest"
-	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
 
 // progressReconciler returns a ProgressReconciler of the hub as
 // SetupWithManager would make it.
 func progressReconciler(h *hubtest.AddonHub, now time.Time, lifecycles ...string) *ProgressReconciler {
-	return &ProgressReconciler{Client: h.Client, Clock: clockfake.New(now), Version: h.Version, Lifecycles: lifecycles, api: h.API}
+	return &ProgressReconciler{Client: h.Client, Clock: clockfake.New(now), Version: h.Version, Lifecycles: lifecycles}
 }
 
 func reconcileProgress(r *ProgressReconciler, cluster, name string) (ctrl.Result, error) {
 	return r.Reconcile(context.Background(), ctrl.Request{NamespacedName: types.NamespacedName{Namespace: cluster, Name: name}})
-}
-
-// rolledOut is the seed's add-on on dev-cluster after the rollout gave it
-// the config hash "new": the agent applied "old" and has reported its
-// ManifestApplied condition.
-func rolledOut() *addonv1beta1.ManagedClusterAddOn {
-	m := hubtest.FreshAddon("dev-cluster", hubtest.SeedAddonName)
-	m.Status.ConfigReferences = []addonv1beta1.ConfigReference{{
-		ConfigGroupResource: hubtest.ProxyGR,
-		DesiredConfig:       &addonv1beta1.ConfigSpecHash{ConfigReferent: addonv1beta1.ConfigReferent{Name: "cluster-proxy"}, SpecHash: "new"},
-		LastAppliedConfig:   &addonv1beta1.ConfigSpecHash{ConfigReferent: addonv1beta1.ConfigReferent{Name: "cluster-proxy"}, SpecHash: "old"},
-	}}
-	m.Status.Conditions = []metav1.Condition{
-		{Type: addonv1beta1.ManagedClusterAddOnManifestApplied, Status: metav1.ConditionTrue, Reason: "AddonManifestApplied",
-			Message: "manifests of addon are applied successfully", LastTransitionTime: metav1.NewTime(hubtest.Start.Add(-time.Hour))},
-		{Type: addonv1beta1.ManagedClusterAddOnConditionConfigured, Status: metav1.ConditionTrue, Reason: addon.ReasonConfigured,
-			Message: "Configurations configured", LastTransitionTime: metav1.NewTime(hubtest.Start.Add(-time.Minute))},
-	}
-	return m
-}
-
-// deployWork is the add-on's ManifestWork as addon-framework renders it
-// for configs refs, at generation 2, changed by each of with.
-func deployWork(t *testing.T, refs []addonv1beta1.ConfigReference, with ...func(*workv1.ManifestWork)) *workv1.ManifestWork {
-	t.Helper()
-	hashes, err := json.Marshal(addon.ConfigHashes(refs))
-	require.NoError(t, err)
-	w := &workv1.ManifestWork{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "dev-cluster", Name: "addon-cluster-proxy-deploy-0", Generation: 2,
-			Labels:      map[string]string{addonv1beta1.AddonLabelKey: hubtest.SeedAddonName},
-			Annotations: map[string]string{workv1.ManifestConfigSpecHashAnnotationKey: string(hashes)}},
-		Status: workv1.ManifestWorkStatus{Conditions: []metav1.Condition{
-			{Type: workv1.WorkApplied, Status: metav1.ConditionTrue, Reason: "AppliedManifestWorkComplete", ObservedGeneration: 2},
-			{Type: workv1.WorkAvailable, Status: metav1.ConditionTrue, Reason: "ResourcesAvailable", ObservedGeneration: 2},
-		}},
-	}
-	for _, f := range with {
-		f(w)
-	}
-	return w
 }
 
 // TestProgressReconcile: the add-on's Progressing condition and
@@ -82,7 +40,7 @@ func deployWork(t *testing.T, refs []addonv1beta1.ConfigReference, with ...func(
 // ClusterManagementAddOn the controller does not take is not written.
 func TestProgressReconcile(t *testing.T) {
 	t.Parallel()
-	desired := rolledOut().Status.ConfigReferences
+	desired := hubtest.RolledOut().Status.ConfigReferences
 	for _, tc := range []struct {
 		name      string
 		lifecycle string
@@ -92,21 +50,21 @@ func TestProgressReconcile(t *testing.T) {
 		message   string
 		applied   string // lastAppliedConfig's hash
 	}{
-		{name: "rendered with the desired configs, applied and available", lifecycle: hubclient.DefaultLifecycle, work: deployWork(t, desired),
+		{name: "rendered with the desired configs, applied and available", lifecycle: hubclient.DefaultLifecycle, work: hubtest.DeployWork(t, desired),
 			reason: addonv1beta1.ProgressingReasonCompleted, status: metav1.ConditionFalse, message: "completed with no errors.", applied: "new"},
-		{name: "rendered with other configs", lifecycle: hubclient.DefaultLifecycle, work: deployWork(t, rolledOutWith("old")),
+		{name: "rendered with other configs", lifecycle: hubclient.DefaultLifecycle, work: hubtest.DeployWork(t, rolledOutWith("old")),
 			reason: addonv1beta1.ProgressingReasonProgressing, status: metav1.ConditionTrue, message: "progressing... mca and work configs mismatch", applied: "old"},
-		{name: "not available", lifecycle: hubclient.DefaultLifecycle, work: deployWork(t, desired, func(w *workv1.ManifestWork) {
+		{name: "not available", lifecycle: hubclient.DefaultLifecycle, work: hubtest.DeployWork(t, desired, func(w *workv1.ManifestWork) {
 			meta.SetStatusCondition(&w.Status.Conditions, metav1.Condition{Type: workv1.WorkAvailable, Status: metav1.ConditionFalse, Reason: "ResourcesNotAvailable", ObservedGeneration: 2})
 		}), reason: addonv1beta1.ProgressingReasonProgressing, status: metav1.ConditionTrue, message: "progressing... work is not ready", applied: "old"},
-		{name: "available at an older generation", lifecycle: hubclient.DefaultLifecycle, work: deployWork(t, desired, func(w *workv1.ManifestWork) { w.Generation = 3 }),
+		{name: "available at an older generation", lifecycle: hubclient.DefaultLifecycle, work: hubtest.DeployWork(t, desired, func(w *workv1.ManifestWork) { w.Generation = 3 }),
 			reason: addonv1beta1.ProgressingReasonProgressing, status: metav1.ConditionTrue, message: "progressing... work is not ready", applied: "old"},
-		{name: "not taken: OCM's add-on manager's", lifecycle: "addon-manager", work: deployWork(t, desired), applied: "old"},
+		{name: "not taken: OCM's add-on manager's", lifecycle: "addon-manager", work: hubtest.DeployWork(t, desired), applied: "old"},
 	} {
 		for _, version := range hubtest.AddonVersions {
 			t.Run(tc.name+"/"+version, func(t *testing.T) {
 				t.Parallel()
-				h := hubtest.NewAddonHub(t, version, nil, hubtest.SeedAddon(t, tc.lifecycle), rolledOut(), tc.work)
+				h := hubtest.NewAddonHub(t, version, nil, hubtest.SeedAddon(t, tc.lifecycle), hubtest.RolledOut(), tc.work)
 				before := h.ResourceVersions()
 				r := progressReconciler(h, hubtest.Start)
 				res, err := reconcileProgress(r, "dev-cluster", hubtest.SeedAddonName)
@@ -128,7 +86,7 @@ func TestProgressReconcile(t *testing.T) {
 				assert.Equal(t, tc.reason, cond.Reason)
 				assert.Equal(t, tc.message, cond.Message)
 				assert.Equal(t, hubtest.Start, cond.LastTransitionTime.Time.UTC())
-				for _, kept := range rolledOut().Status.Conditions {
+				for _, kept := range hubtest.RolledOut().Status.Conditions {
 					assert.NotNil(t, meta.FindStatusCondition(m.Status.Conditions, kept.Type), "%s was lost", kept.Type)
 				}
 
@@ -144,7 +102,7 @@ func TestProgressReconcile(t *testing.T) {
 // rolledOutWith is rolledOut's config references with desired hash
 // specHash.
 func rolledOutWith(specHash string) []addonv1beta1.ConfigReference {
-	refs := rolledOut().Status.ConfigReferences
+	refs := hubtest.RolledOut().Status.ConfigReferences
 	refs[0].DesiredConfig.SpecHash = specHash
 	return refs
 }
@@ -185,7 +143,7 @@ func TestProgressReconcileKeepsV1alpha1Fields(t *testing.T) {
 				ObjectMeta: metav1.ObjectMeta{Namespace: "dev-cluster", Name: hubtest.SeedAddonName},
 				Spec:       addonv1alpha1.ManagedClusterAddOnSpec{InstallNamespace: "open-cluster-management-agent-addon"},
 				Status: addonv1alpha1.ManagedClusterAddOnStatus{
-					Conditions:         rolledOut().Status.Conditions,
+					Conditions:         hubtest.RolledOut().Status.Conditions,
 					ConfigReferences:   tc.refs,
 					AddOnConfiguration: addonv1alpha1.ConfigCoordinates{CRDName: "managedproxyconfigurations.proxy.open-cluster-management.io", CRName: "cluster-proxy"},
 					Namespace:          "open-cluster-management-agent-addon",
@@ -193,7 +151,7 @@ func TestProgressReconcileKeepsV1alpha1Fields(t *testing.T) {
 				},
 			}
 			orig := mca.DeepCopy()
-			h := hubtest.NewAddonHub(t, hubclient.V1alpha1, nil, hubtest.SeedAddon(t, hubclient.DefaultLifecycle), mca, deployWork(t, rolledOut().Status.ConfigReferences))
+			h := hubtest.NewAddonHub(t, hubclient.V1alpha1, nil, hubtest.SeedAddon(t, hubclient.DefaultLifecycle), mca, hubtest.DeployWork(t, hubtest.RolledOut().Status.ConfigReferences))
 			_, err := reconcileProgress(progressReconciler(h, hubtest.Start), "dev-cluster", hubtest.SeedAddonName)
 			require.NoError(t, err)
 			require.Equal(t, int64(1), h.Writes.Load(), "the progress was not written")

@@ -1,4 +1,4 @@
-package hubctl
+package progress
 
 import (
 	"context"
@@ -34,21 +34,23 @@ type ProgressReconciler struct {
 	// Lifecycles are the lifecycle annotation values taken (see
 	// AddonReconciler.Lifecycles).
 	Lifecycles []string
-
-	api hubclient.AddonAPI
 }
 
 // Reconcile writes the progress of one ManagedClusterAddOn.
 func (r *ProgressReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	snap := r.api.Snapshot()
-	cmaObj := r.api.NewCMA()
+	api, err := hubclient.NewAddonAPI(r.Version)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	snap := api.Snapshot()
+	cmaObj := api.NewCMA()
 	if err := r.Client.Get(ctx, types.NamespacedName{Name: req.Name}, cmaObj); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !hubclient.Takes(r.Lifecycles, cmaObj.GetAnnotations()) {
 		return ctrl.Result{}, nil
 	}
-	obj := r.api.NewMCA()
+	obj := api.NewMCA()
 	if err := r.Client.Get(ctx, req.NamespacedName, obj); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -90,7 +92,6 @@ func (r *ProgressReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err != nil {
 		return err
 	}
-	r.api = api
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("addon-progress").
 		WithOptions(controller.Options{MaxConcurrentReconciles: progressWorkers}).
@@ -117,12 +118,16 @@ func addonOfWork(_ context.Context, o client.Object) []reconcile.Request {
 
 // addonsOfCMA enqueues every ManagedClusterAddOn of a ClusterManagementAddOn.
 func (r *ProgressReconciler) addonsOfCMA(ctx context.Context, o client.Object) []reconcile.Request {
-	list := r.api.NewMCAList()
+	api, err := hubclient.NewAddonAPI(r.Version)
+	if err != nil {
+		return nil
+	}
+	list := api.NewMCAList()
 	if err := r.Client.List(ctx, list, client.MatchingFields{hubclient.MCANameIndex: o.GetName()}); err != nil {
 		return nil
 	}
 	var reqs []reconcile.Request
-	for _, m := range r.api.MCAs(list) {
+	for _, m := range api.MCAs(list) {
 		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(m)})
 	}
 	return reqs
