@@ -15,7 +15,7 @@ import (
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/examples/controller/config"
-	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
+	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl/gatehook"
 	"github.com/rolloutkit/rolloutkit/examples/controller/rollouthook"
 )
 
@@ -70,5 +70,5 @@ func TestRunAdmission(t *testing.T) {
 	assert.Equal(t, got.Webhooks[0].ClientConfig.CABundle, v.Webhooks[0].ClientConfig.CABundle, "the same CA in the validating one")
 
 	assert.Equal(t, 0, stop(), logs.String())
-	assert.NotContains(t, logs.String(), hubctl.WorkGatePath, "no work gate without -addons")
+	assert.NotContains(t, logs.String(), gatehook.WorkGatePath, "no work gate without -addons")
 }

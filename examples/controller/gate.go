@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
 
-	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
+	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl/gatehook"
 	"github.com/rolloutkit/rolloutkit/examples/controller/rollouthook"
 )
 
@@ -30,7 +30,7 @@ type gateFlags struct {
 
 func (g *gateFlags) bindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&g.bindAddress, "webhook-bind-address", ":9443", "host:port of the webhook server that serves the work gate (it judges the updates of the ManifestWorks of the add-ons "+
-		"the controller takes) at "+hubctl.WorkGatePath+", and admission: AddOnRollouts validated at "+rollouthook.RolloutValidationPath+
+		"the controller takes) at "+gatehook.WorkGatePath+", and admission: AddOnRollouts validated at "+rollouthook.RolloutValidationPath+
 		", RolloutApprovals given their creator at "+rollouthook.ApprovalMutationPath+`; "0" turns the server off, and with it the gate and admission. `+
 		"Left at its default, the server runs only where there is a certificate (-webhook-cert-secret, or tls.crt and tls.key in -webhook-cert-dir), and is off otherwise")
 	fs.StringVar(&g.certDir, "webhook-cert-dir", "", "directory of the webhook server's tls.crt and tls.key, which it reloads when they change; with -webhook-cert-secret "+
@@ -40,7 +40,7 @@ func (g *gateFlags) bindFlags(fs *flag.FlagSet) {
 		"without it the certificate comes from elsewhere, e.g. cert-manager")
 	fs.StringVar(&g.hosts, "webhook-cert-hosts", "", "with -webhook-cert-secret: comma-separated DNS names and IP addresses of the serving certificate "+
 		"(default: "+webhookService+".NAMESPACE.svc and "+webhookService+".NAMESPACE.svc.cluster.local, the Service in the Secret's namespace)")
-	fs.StringVar(&g.configurations, "webhook-configuration", hubctl.WorkGateConfiguration+","+rollouthook.AdmissionConfiguration,
+	fs.StringVar(&g.configurations, "webhook-configuration", gatehook.WorkGateConfiguration+","+rollouthook.AdmissionConfiguration,
 		"with -webhook-cert-secret: comma-separated names of the webhook configurations whose webhooks get the CA in their caBundle, "+
 			`the ValidatingWebhookConfiguration and the MutatingWebhookConfiguration of each name ("": none)`)
 }

@@ -38,7 +38,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/rolloutkit/rolloutkit/examples/controller/agent"
-	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
+	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl/gatehook"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
 )
@@ -551,10 +551,10 @@ func TestRunWorkGate(t *testing.T) {
 	// A webhook that no ManifestWork matches: this test is about the
 	// certificate, not about the gate's answers.
 	configuration := func() *admissionregistrationv1.ValidatingWebhookConfiguration {
-		url := "https://" + addr + hubctl.WorkGatePath
+		url := "https://" + addr + gatehook.WorkGatePath
 		none, ignore := admissionregistrationv1.SideEffectClassNone, admissionregistrationv1.Ignore
-		return &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: hubctl.WorkGateConfiguration},
-			Webhooks: []admissionregistrationv1.ValidatingWebhook{{Name: hubctl.WorkGateWebhook, ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: &url},
+		return &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: gatehook.WorkGateConfiguration},
+			Webhooks: []admissionregistrationv1.ValidatingWebhook{{Name: gatehook.WorkGateWebhook, ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: &url},
 				SideEffects: &none, FailurePolicy: &ignore, AdmissionReviewVersions: []string{"v1"},
 				ObjectSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"rolloutkit.io/test": "never"}}}}}
 	}
@@ -565,7 +565,7 @@ func TestRunWorkGate(t *testing.T) {
 		"-webhook-cert-hosts", "127.0.0.1")
 	caBundle := func() []byte {
 		var vwc admissionregistrationv1.ValidatingWebhookConfiguration
-		if err := c.Get(ctx, types.NamespacedName{Name: hubctl.WorkGateConfiguration}, &vwc); err != nil {
+		if err := c.Get(ctx, types.NamespacedName{Name: gatehook.WorkGateConfiguration}, &vwc); err != nil {
 			return nil
 		}
 		return vwc.Webhooks[0].ClientConfig.CABundle

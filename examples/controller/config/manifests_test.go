@@ -26,7 +26,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
+	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl/gatehook"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/manifests"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
 	"github.com/rolloutkit/rolloutkit/examples/controller/rollouthook"
@@ -108,7 +108,7 @@ func TestManifests(t *testing.T) {
 		"Service " + namespace + "/rolloutkit-webhook",
 		"ServiceAccount " + namespace + "/rolloutkit-controller",
 		"ValidatingWebhookConfiguration /" + rollouthook.AdmissionConfiguration,
-		"ValidatingWebhookConfiguration /" + hubctl.WorkGateConfiguration,
+		"ValidatingWebhookConfiguration /" + gatehook.WorkGateConfiguration,
 	}, ids(objs))
 	assert.Equal(t, "Namespace", objs[0].GetKind(), "kubectl apply -k creates the namespace first")
 
@@ -201,10 +201,10 @@ func TestManifests(t *testing.T) {
 			},
 			"ClusterRole rolloutkit-controller-webhook": {
 				"admissionregistration.k8s.io validatingwebhookconfigurations,mutatingwebhookconfigurations get,list,watch,patch " +
-					hubctl.WorkGateConfiguration + "," + rollouthook.AdmissionConfiguration,
+					gatehook.WorkGateConfiguration + "," + rollouthook.AdmissionConfiguration,
 			},
 			"ClusterRole rolloutkit-controller-work-gate": {
-				"admissionregistration.k8s.io validatingwebhookconfigurations get,list,watch,patch " + hubctl.WorkGateConfiguration,
+				"admissionregistration.k8s.io validatingwebhookconfigurations get,list,watch,patch " + gatehook.WorkGateConfiguration,
 			},
 			"Role rolloutkit-controller-webhook": {
 				" secrets create",
@@ -466,7 +466,7 @@ func certVolume(t *testing.T, d *appsv1.Deployment) corev1.Volume {
 // the controller's webhook server through the Service.
 func checkWorkGate(t *testing.T, objs []*unstructured.Unstructured, ns string) {
 	t.Helper()
-	vwc := as(t, object(t, objs, "ValidatingWebhookConfiguration", hubctl.WorkGateConfiguration), &admissionregistrationv1.ValidatingWebhookConfiguration{})
+	vwc := as(t, object(t, objs, "ValidatingWebhookConfiguration", gatehook.WorkGateConfiguration), &admissionregistrationv1.ValidatingWebhookConfiguration{})
 	require.Len(t, vwc.Webhooks, 2)
 	rule := func(ops ...admissionregistrationv1.OperationType) []admissionregistrationv1.RuleWithOperations {
 		return []admissionregistrationv1.RuleWithOperations{{Operations: ops,
@@ -479,15 +479,15 @@ func checkWorkGate(t *testing.T, objs []*unstructured.Unstructured, ns string) {
 		failure admissionregistrationv1.FailurePolicyType
 		matches int
 	}{
-		{hubctl.WorkGateWebhook, rule(admissionregistrationv1.Create, admissionregistrationv1.Update), admissionregistrationv1.Fail, 1},
-		{hubctl.WorkGateDeletionWebhook, rule(admissionregistrationv1.Delete), admissionregistrationv1.Ignore, 0},
+		{gatehook.WorkGateWebhook, rule(admissionregistrationv1.Create, admissionregistrationv1.Update), admissionregistrationv1.Fail, 1},
+		{gatehook.WorkGateDeletionWebhook, rule(admissionregistrationv1.Delete), admissionregistrationv1.Ignore, 0},
 	} {
 		w := vwc.Webhooks[i]
 		assert.Equal(t, want.name, w.Name)
 		require.NotNil(t, w.ClientConfig.Service)
 		assert.Nil(t, w.ClientConfig.URL)
 		assert.Empty(t, w.ClientConfig.CABundle, "the controller or cainjector puts the CA there")
-		assert.Equal(t, admissionregistrationv1.ServiceReference{Namespace: ns, Name: "rolloutkit-webhook", Path: ptr.To(hubctl.WorkGatePath), Port: ptr.To[int32](443)},
+		assert.Equal(t, admissionregistrationv1.ServiceReference{Namespace: ns, Name: "rolloutkit-webhook", Path: ptr.To(gatehook.WorkGatePath), Port: ptr.To[int32](443)},
 			*w.ClientConfig.Service)
 		assert.Equal(t, want.rules, w.Rules, "%s: manifestworks only, not their status", w.Name)
 		assert.Equal(t, want.failure, *w.FailurePolicy, w.Name)
@@ -614,7 +614,7 @@ func checkCertManager(t *testing.T, plain, with []*unstructured.Unstructured, ns
 
 	cert := object(t, with, "Certificate", certSecret)
 	for _, c := range []struct{ kind, name string }{
-		{"ValidatingWebhookConfiguration", hubctl.WorkGateConfiguration},
+		{"ValidatingWebhookConfiguration", gatehook.WorkGateConfiguration},
 		{"ValidatingWebhookConfiguration", rollouthook.AdmissionConfiguration},
 		{"MutatingWebhookConfiguration", rollouthook.AdmissionConfiguration},
 	} {
@@ -698,7 +698,7 @@ func TestManifestsApply(t *testing.T) {
 	// cert-manager CRDs): the Deployment and the gate's annotation.
 	cm := withCertManager(t, "default")
 	for _, o := range slices.Concat(objs, plain, []*unstructured.Unstructured{deploymentObject(t, ocm),
-		deploymentObject(t, cm), object(t, cm, "ValidatingWebhookConfiguration", hubctl.WorkGateConfiguration)}) {
+		deploymentObject(t, cm), object(t, cm, "ValidatingWebhookConfiguration", gatehook.WorkGateConfiguration)}) {
 		assert.NoError(t, apply(o), "%s %s/%s", o.GetKind(), o.GetNamespace(), o.GetName())
 		assert.Empty(t, w.take(), "warnings for %s %s/%s", o.GetKind(), o.GetNamespace(), o.GetName())
 	}

@@ -33,6 +33,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
+	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl/gatehook"
 	"github.com/rolloutkit/rolloutkit/examples/controller/rolloutmetrics"
 	"github.com/rolloutkit/rolloutkit/workgate"
 )
@@ -151,7 +152,7 @@ func (e *env) gateCalled(t testing.TB, probe *workv1.ManifestWork) {
 	require.EventuallyWithT(t, func(ct *assert.CollectT) {
 		err := e.probeGate(ct, probe)
 		require.Error(ct, err, "the API server admitted the probe without the gate")
-		assert.Contains(ct, err.Error(), fmt.Sprintf("failed calling webhook %q", hubctl.WorkGateWebhook))
+		assert.Contains(ct, err.Error(), fmt.Sprintf("failed calling webhook %q", gatehook.WorkGateWebhook))
 	}, 30*time.Second, poll, "the API server calls the work gate")
 }
 
@@ -246,7 +247,7 @@ func shippedWorkGate(t testing.TB) *admissionregistrationv1.ValidatingWebhookCon
 
 // gateWebhooks are the webhooks of the shipped configuration: the gate's,
 // and the one of deletes.
-var gateWebhooks = []string{hubctl.WorkGateWebhook, hubctl.WorkGateDeletionWebhook}
+var gateWebhooks = []string{gatehook.WorkGateWebhook, gatehook.WorkGateDeletionWebhook}
 
 // installWorkGate creates on the hub the shipped configuration, each of
 // its webhooks calling url (plus the path of its service) and trusting ca
@@ -255,14 +256,14 @@ var gateWebhooks = []string{hubctl.WorkGateWebhook, hubctl.WorkGateDeletionWebho
 func (e *env) installWorkGate(t testing.TB, url string, ca []byte) {
 	t.Helper()
 	vwc := shippedWorkGate(t)
-	require.Equal(t, hubctl.WorkGateConfiguration, vwc.Name, "%s", workGateManifest)
+	require.Equal(t, gatehook.WorkGateConfiguration, vwc.Name, "%s", workGateManifest)
 	require.Len(t, vwc.Webhooks, len(gateWebhooks), "%s", workGateManifest)
 	for i := range vwc.Webhooks {
 		wh := &vwc.Webhooks[i]
 		require.Equal(t, gateWebhooks[i], wh.Name, "%s", workGateManifest)
 		require.NotNil(t, wh.ClientConfig.Service, "%s: the webhook calls no service", workGateManifest)
 		path := ptr.Deref(wh.ClientConfig.Service.Path, "")
-		require.Equal(t, hubctl.WorkGatePath, path, "%s: the service's path", workGateManifest)
+		require.Equal(t, gatehook.WorkGatePath, path, "%s: the service's path", workGateManifest)
 		wh.ClientConfig = admissionregistrationv1.WebhookClientConfig{URL: ptr.To(url + path), CABundle: ca}
 	}
 	scoped, _, err := workgate.Scoped(vwc, gateWebhooks, []string{e.addonName})

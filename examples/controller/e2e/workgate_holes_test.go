@@ -25,7 +25,7 @@ import (
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	simulated "github.com/rolloutkit/rolloutkit/examples/controller/agent"
-	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
+	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl/gatehook"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
 	"github.com/rolloutkit/rolloutkit/workgate"
 )
@@ -110,8 +110,8 @@ func TestWorkGateRecreate(t *testing.T) {
 	for _, c := range []string{"prod-cluster", "lab-cluster"} {
 		assert.Empty(t, e.rawWorks(t, c), "%s's work came back while the rollout is halted at stg", c)
 		assert.Equal(t, hashA, e.addon(t, c, addonName).desired, "%s was handed B", c)
-		assert.NotEmpty(t, e.addonEvents(t, c, hubctl.ReasonWorkDeleted), "%s: no %s event", c, hubctl.ReasonWorkDeleted)
-		assert.NotEmpty(t, e.addonEvents(t, c, hubctl.ReasonWorkHeld), "%s: no %s event", c, hubctl.ReasonWorkHeld)
+		assert.NotEmpty(t, e.addonEvents(t, c, gatehook.ReasonWorkDeleted), "%s: no %s event", c, gatehook.ReasonWorkDeleted)
+		assert.NotEmpty(t, e.addonEvents(t, c, gatehook.ReasonWorkHeld), "%s: no %s event", c, gatehook.ReasonWorkHeld)
 	}
 	assert.Positive(t, refusedWorkWrites(fw.writes)["prod-cluster"], "addon-framework's creates of prod's work were never refused")
 	assert.Positive(t, refusedWorkWrites(fw.writes)["hosting-cluster"], "addon-framework's creates of lab's work were never refused")
@@ -215,7 +215,7 @@ func TestWorkGateControllerDown(t *testing.T) {
 	edited.Spec.Workload.Manifests = append(edited.Spec.Workload.Manifests, configMap(t, "extra", "v1"))
 	err := e.c.Update(ctx, edited)
 	require.Error(t, err, "a content change of a taken add-on's work landed without the gate")
-	assert.Contains(t, err.Error(), fmt.Sprintf("failed calling webhook %q", hubctl.WorkGateWebhook))
+	assert.Contains(t, err.Error(), fmt.Sprintf("failed calling webhook %q", gatehook.WorkGateWebhook))
 	time.Sleep(3 * time.Second)
 	works := e.works(t, addonName)
 	for _, c := range []string{"dev-cluster", "stg-cluster"} {

@@ -33,6 +33,7 @@ import (
 	"github.com/rolloutkit/rolloutkit/examples/controller/agent"
 	shipped "github.com/rolloutkit/rolloutkit/examples/controller/config"
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
+	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl/gatehook"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
 	"github.com/rolloutkit/rolloutkit/examples/controller/servingcert"
@@ -194,7 +195,7 @@ func (e *env) startKeptGate(t testing.TB, cfg *rest.Config) *keptGate {
 func keepGateCert(ctx context.Context, mgr ctrl.Manager, dir string) error {
 	rot, err := servingcert.New(mgr.GetAPIReader(), mgr.GetClient(), servingcert.Options{
 		Secret: types.NamespacedName{Namespace: controllerNamespace, Name: keptSecret}, Hosts: []string{"127.0.0.1"}, CertDir: dir,
-		Configurations: []string{hubctl.WorkGateConfiguration}, Validity: keptValidity, RenewBefore: keptRenewBefore, CAValidity: keptCAValidity,
+		Configurations: []string{gatehook.WorkGateConfiguration}, Validity: keptValidity, RenewBefore: keptRenewBefore, CAValidity: keptCAValidity,
 		CheckEvery: keptCheckEvery, Logger: mgr.GetLogger().WithName("servingcert")})
 	if err != nil {
 		return err
@@ -236,7 +237,7 @@ func (e *env) requireKeptHeld(t testing.TB, gate *keptGate, agents *running, see
 	assert.Zero(t, refusals[addonName+" "+workgate.Unreadable.String()], "the gate could not read the hub: refusals %v", refusals)
 	held := seen.heldMessage("prod-cluster")
 	assert.Contains(t, held, workgate.Marker, "prod's add-on never showed its held work")
-	t.Logf("prod-cluster's %s event: %s", hubctl.ReasonWorkHeld, e.heldEvent(t, "prod-cluster"))
+	t.Logf("prod-cluster's %s event: %s", gatehook.ReasonWorkHeld, e.heldEvent(t, "prod-cluster"))
 }
 
 // requests records the answers to every request of one identity's

@@ -37,6 +37,7 @@ import (
 
 	simulated "github.com/rolloutkit/rolloutkit/examples/controller/agent"
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
+	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl/gatehook"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
 	"github.com/rolloutkit/rolloutkit/hubplan"
 	"github.com/rolloutkit/rolloutkit/workgate"
@@ -278,7 +279,7 @@ func (e *env) requireHeld(t testing.TB, gate *gated, fw *bodyWrites, seen *versi
 		t.Logf("%s's ManifestApplied never showed the hold: addon-framework did not write it again after a conflict", cluster)
 	}
 	note := e.heldEvent(t, cluster)
-	t.Logf("%s's %s event: %s", cluster, hubctl.ReasonWorkHeld, note)
+	t.Logf("%s's %s event: %s", cluster, gatehook.ReasonWorkHeld, note)
 	for _, part := range []string{addonName, cluster, "(group " + group + ")"} {
 		assert.Contains(t, note, part)
 	}
@@ -347,12 +348,12 @@ func (e *env) heldEvent(t testing.TB, cluster string) string {
 		var evs eventsv1.EventList
 		require.NoError(ct, e.c.List(context.Background(), &evs, client.InNamespace(cluster)))
 		i := slices.IndexFunc(evs.Items, func(ev eventsv1.Event) bool {
-			return ev.Reason == hubctl.ReasonWorkHeld && ev.Type == corev1.EventTypeWarning &&
+			return ev.Reason == gatehook.ReasonWorkHeld && ev.Type == corev1.EventTypeWarning &&
 				ev.Regarding.Kind == "ManagedClusterAddOn" && ev.Regarding.Name == addonName
 		})
-		require.GreaterOrEqual(ct, i, 0, "%d events, none %s", len(evs.Items), hubctl.ReasonWorkHeld)
+		require.GreaterOrEqual(ct, i, 0, "%d events, none %s", len(evs.Items), gatehook.ReasonWorkHeld)
 		note = evs.Items[i].Note
-	}, 30*time.Second, poll, "%s's %s event", cluster, hubctl.ReasonWorkHeld)
+	}, 30*time.Second, poll, "%s's %s event", cluster, gatehook.ReasonWorkHeld)
 	assert.Contains(t, note, workgate.Marker)
 	return note
 }

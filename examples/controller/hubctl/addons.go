@@ -20,6 +20,7 @@ import (
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/clock"
+	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl/gatehook"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 	"github.com/rolloutkit/rolloutkit/examples/controller/rolloutmetrics"
 	"github.com/rolloutkit/rolloutkit/examples/controller/verify"
@@ -95,7 +96,7 @@ type AddonReconciler struct {
 	api      hubclient.AddonAPI
 	configs  *configWatches
 	phases   *phaseLog
-	gate     *gateWatch
+	gate     *gatehook.Check
 }
 
 // notPlannedRetry is how soon a reconcile that left a placement unplanned
@@ -133,7 +134,7 @@ func (r *AddonReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	in.ClusterManagementAddOn = cma
 	inputs, mcas := in.Placements, in.Addons
 	installErr := errors.Join(r.install(ctx, snap, cma, inputs, mcas), r.adopt(ctx, snap, cma, mcas))
-	in.Controls.WorkGate = r.gate.check(ctx, cma.Name)
+	in.Controls.WorkGate = r.gate.Guards(ctx, cma.Name)
 	ctl := in.Controls
 	in.Controls = withView(ctl, cma.Name)
 	p, err := r.plan(ctx, in)

@@ -29,7 +29,7 @@ import (
 // has rolled out: handed and applied, Progressing Completed two hours
 // before hubtest.Start.
 func settled(cluster, h string) *addonv1beta1.ManagedClusterAddOn {
-	m := handed(cluster, h)
+	m := hubtest.Handed(cluster, h)
 	done := metav1.NewTime(hubtest.Start.Add(-2 * time.Hour))
 	m.Status.Conditions = []metav1.Condition{
 		{Type: addonv1beta1.ManagedClusterAddOnConditionProgressing, Status: metav1.ConditionFalse,
@@ -62,7 +62,7 @@ func heldBack(t *testing.T, m *addonv1beta1.ManagedClusterAddOn, h string) *addo
 // spec hash h, Applied and Available at its generation.
 func readyWork(t *testing.T, cluster, h string) *workv1.ManifestWork {
 	t.Helper()
-	w := agentWork(t, imageV1, h)
+	w := hubtest.AgentWork(t, hubtest.ImageV1, h)
 	w.TypeMeta = metav1.TypeMeta{}
 	w.Namespace = cluster
 	w.Status.Conditions = []metav1.Condition{
@@ -221,7 +221,7 @@ func TestCmaOfWork(t *testing.T) {
 			h.Labels[addonv1beta1.AddonNamespaceLabelKey] = "prod-cluster"
 			return h
 		}(), want: []reconcile.Request{{NamespacedName: types.NamespacedName{Name: hubtest.SeedAddonName}}}},
-		{name: "a work of no add-on", work: unlabelled(w), want: nil},
+		{name: "a work of no add-on", work: hubtest.Unlabelled(w), want: nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

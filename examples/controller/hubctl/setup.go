@@ -26,6 +26,7 @@ import (
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/clock"
+	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl/gatehook"
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl/placements"
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl/progress"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
@@ -128,7 +129,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) (string, error) 
 // setupWorkGate registers the work gate's webhook and the controller that
 // keeps its configuration scoped to the add-ons taken.
 func setupWorkGate(mgr ctrl.Manager, opts Options, version string, metrics *rolloutmetrics.Metrics) error {
-	g := &WorkGate{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Mapper: mgr.GetRESTMapper(), Version: version,
+	g := &gatehook.WorkGate{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Mapper: mgr.GetRESTMapper(), Version: version,
 		Lifecycles: opts.Lifecycles, Clock: opts.Clock, Metrics: metrics, Recorder: mgr.GetEventRecorder(hubclient.FieldManager),
 		Decoder: admission.NewDecoder(mgr.GetScheme())}
 	if err := g.SetupWithManager(mgr); err != nil {
@@ -138,7 +139,7 @@ func setupWorkGate(mgr ctrl.Manager, opts Options, version string, metrics *roll
 	if err != nil {
 		return fmt.Errorf("setting up the work gate's scope: %w", err)
 	}
-	scope := &GateScope{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Version: version, Lifecycles: opts.Lifecycles}
+	scope := &gatehook.GateScope{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Version: version, Lifecycles: opts.Lifecycles}
 	if err := scope.SetupWithManager(mgr, cs); err != nil {
 		return fmt.Errorf("setting up the work gate's scope: %w", err)
 	}
@@ -159,7 +160,7 @@ func (r *AddonReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	r.api, r.phases = api, newPhaseLog()
 	if r.Reader != nil {
-		r.gate = &gateWatch{reader: r.Reader, serves: r.ServesGate, clock: r.Clock}
+		r.gate = gatehook.NewCheck(r.Reader, r.ServesGate, r.Clock)
 	}
 	if r.rollouts, err = hubclient.ServesRollouts(mgr.GetRESTMapper()); err != nil {
 		return err

@@ -18,7 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/rolloutkit/rolloutkit/examples/controller/config"
-	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
+	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl/gatehook"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
 )
 
@@ -267,7 +267,7 @@ func installGate(ctx context.Context, c client.Client, base string, stdout io.Wr
 		return fmt.Errorf("installing the work gate: %w", err)
 	}
 	fmt.Fprintf(stdout, "work gate installed: ValidatingWebhookConfiguration %s calls %s%s (failurePolicy Fail: add-ons' works cannot change until the controller serves it)\n",
-		vwc.Name, base, hubctl.WorkGatePath)
+		vwc.Name, base, gatehook.WorkGatePath)
 	return nil
 }
 

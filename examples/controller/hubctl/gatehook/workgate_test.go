@@ -1,4 +1,4 @@
-package hubctl
+package gatehook
 
 import (
 	"context"
@@ -28,7 +28,6 @@ import (
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubtest"
 	"github.com/rolloutkit/rolloutkit/examples/controller/rolloutmetrics"
 	"github.com/rolloutkit/rolloutkit/hubplan"
-	"github.com/rolloutkit/rolloutkit/rollout/addon"
 	"github.com/rolloutkit/rolloutkit/workgate"
 )
 
@@ -46,68 +45,6 @@ func (c *countingClient) Get(ctx context.Context, key client.ObjectKey, obj clie
 func (c *countingClient) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
 	c.reads.Add(1)
 	return c.Client.List(ctx, list, opts...)
-}
-
-// The images the agent's work runs before and after the add-on's manager
-// renders it again.
-const (
-	imageV1 = "quay.io/open-cluster-management/cluster-proxy:v1.0.0"
-	imageV2 = "quay.io/open-cluster-management/cluster-proxy:v2.0.0"
-)
-
-// proxyRefs are the status.configReferences of an add-on handed the
-// seed's ManagedProxyConfiguration at spec hash h, and applied.
-func proxyRefs(h string) []addonv1beta1.ConfigReference {
-	sh := &addonv1beta1.ConfigSpecHash{ConfigReferent: addonv1beta1.ConfigReferent{Name: "cluster-proxy"}, SpecHash: h}
-	return []addonv1beta1.ConfigReference{{ConfigGroupResource: hubtest.ProxyGR, DesiredConfig: sh, LastAppliedConfig: sh.DeepCopy()}}
-}
-
-// handed is the seed's add-on on cluster, handed the config at spec hash
-// h, with annotations (key, value pairs).
-func handed(cluster, h string, annotations ...string) *addonv1beta1.ManagedClusterAddOn {
-	m := hubtest.FreshAddon(cluster, hubtest.SeedAddonName)
-	m.Status.ConfigReferences = proxyRefs(h)
-	for i := 0; i+1 < len(annotations); i += 2 {
-		if m.Annotations == nil {
-			m.Annotations = map[string]string{}
-		}
-		m.Annotations[annotations[i]] = annotations[i+1]
-	}
-	return m
-}
-
-// agentWork is the add-on's work on prod-cluster, as the API server sends
-// it to the gate: the agent Deployment running image, rendered for the
-// config at spec hash h (no config-spec-hash annotation when h is "").
-func agentWork(t *testing.T, image, h string) *workv1.ManifestWork {
-	t.Helper()
-	deploy, err := json.Marshal(map[string]any{
-		"apiVersion": "apps/v1", "kind": "Deployment",
-		"metadata": map[string]any{"name": "cluster-proxy-proxy-agent", "namespace": "open-cluster-management-cluster-proxy"},
-		"spec": map[string]any{"template": map[string]any{"spec": map[string]any{
-			"containers": []any{map[string]any{"name": "proxy-agent", "image": image}}}}},
-	})
-	require.NoError(t, err)
-	w := &workv1.ManifestWork{
-		TypeMeta: metav1.TypeMeta{APIVersion: workv1.GroupVersion.String(), Kind: "ManifestWork"},
-		ObjectMeta: metav1.ObjectMeta{Namespace: "prod-cluster", Name: "addon-cluster-proxy-deploy-0", Generation: 3,
-			Labels: map[string]string{addonv1beta1.AddonLabelKey: hubtest.SeedAddonName}},
-		Spec: workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{
-			Manifests: []workv1.Manifest{{RawExtension: runtime.RawExtension{Raw: deploy}}}}},
-	}
-	if h != "" {
-		hashes, err := json.Marshal(addon.ConfigHashes(proxyRefs(h)))
-		require.NoError(t, err)
-		w.Annotations = map[string]string{workv1.ManifestConfigSpecHashAnnotationKey: string(hashes)}
-	}
-	return w
-}
-
-// unlabelled is w without its add-on label: the work of no add-on.
-func unlabelled(w *workv1.ManifestWork) *workv1.ManifestWork {
-	w = w.DeepCopy()
-	w.Labels = nil
-	return w
 }
 
 // workRequest is the admission request of op (on subresource sub) of the
@@ -223,7 +160,7 @@ func TestWorkGateHandle(t *testing.T) {
 	pendingWhy := "rendering revision " + rev.Revision + " is rolling out and has not reached prod-cluster yet: new content here would carry " +
 		"the new rendering ahead of the groups before prod-cluster"
 	noneHanded := "the rollout has handed prod-cluster no configs yet: a renderer that reads its configs by name would land their newest specs here ahead of the rollout"
-	stale, fresh := agentWork(t, imageV1, hashA), agentWork(t, imageV2, hashA)
+	stale, fresh := hubtest.AgentWork(t, hubtest.ImageV1, hashA), hubtest.AgentWork(t, hubtest.ImageV2, hashA)
 	releasedAt := func(w *workv1.ManifestWork) []string { return releaseWith(t, rev, w) }
 	for _, tc := range []struct {
 		name   string
@@ -240,73 +177,73 @@ func TestWorkGateHandle(t *testing.T) {
 		warns  string // a warning of the answer
 	}{
 		{name: "status update", unread: true, req: workRequest(t, admissionv1.Update, "status", stale, fresh)},
-		{name: "content unchanged, annotation moved", unread: true, req: update(t, stale, agentWork(t, imageV1, hashB))},
-		{name: "not an add-on's work", unread: true, req: update(t, unlabelled(stale), unlabelled(fresh))},
-		{name: "create of no add-on's work", unread: true, req: workRequest(t, admissionv1.Create, "", nil, unlabelled(fresh))},
+		{name: "content unchanged, annotation moved", unread: true, req: update(t, stale, hubtest.AgentWork(t, hubtest.ImageV1, hashB))},
+		{name: "not an add-on's work", unread: true, req: update(t, hubtest.Unlabelled(stale), hubtest.Unlabelled(fresh))},
+		{name: "create of no add-on's work", unread: true, req: workRequest(t, admissionv1.Create, "", nil, hubtest.Unlabelled(fresh))},
 
-		{name: "add-on not taken", taken: "addon-manager", objs: []client.Object{cfgB, handed("prod-cluster", hashA)},
+		{name: "add-on not taken", taken: "addon-manager", objs: []client.Object{cfgB, hubtest.Handed("prod-cluster", hashA)},
 			req: update(t, stale, fresh), admit: "NotTaken"},
-		{name: "create of a work of an add-on not taken", taken: "addon-manager", objs: []client.Object{cfgB, handed("prod-cluster", hashA)},
+		{name: "create of a work of an add-on not taken", taken: "addon-manager", objs: []client.Object{cfgB, hubtest.Handed("prod-cluster", hashA)},
 			req: workRequest(t, admissionv1.Create, "", nil, fresh), admit: "NotTaken"},
-		{name: "config moved on: held, with its group's message", objs: []client.Object{cfgB, handed("prod-cluster", hashA), waitingProd()},
+		{name: "config moved on: held, with its group's message", objs: []client.Object{cfgB, hubtest.Handed("prod-cluster", hashA), waitingProd()},
 			req: update(t, stale, fresh), held: "ConfigMovedOn",
 			msg: prefix + " (group prod) is held: " + movedOn + "; group prod is Waiting: waiting for group stg: 0 of 1 clusters succeeded"},
 		{name: "config moved on: held, with the install progression's message", cma: []func(*addonv1beta1.ClusterManagementAddOn){
 			progressing("selected clusters 3. configured addons 2/3 progressing..., 0 failed 0 timeout.")},
-			objs: []client.Object{cfgB, handed("prod-cluster", hashA)}, req: update(t, stale, fresh), held: "ConfigMovedOn",
+			objs: []client.Object{cfgB, hubtest.Handed("prod-cluster", hashA)}, req: update(t, stale, fresh), held: "ConfigMovedOn",
 			msg: prefix + " (group prod) is held: " + movedOn + "; placement open-cluster-management/cluster-proxy-placement: " +
 				"selected clusters 3. configured addons 2/3 progressing..., 0 failed 0 timeout."},
-		{name: "config moved on: a dry run is held, not counted", objs: []client.Object{cfgB, handed("prod-cluster", hashA), waitingProd()},
+		{name: "config moved on: a dry run is held, not counted", objs: []client.Object{cfgB, hubtest.Handed("prod-cluster", hashA), waitingProd()},
 			req: dryRun(update(t, stale, fresh)), held: "ConfigMovedOn",
 			msg: prefix + " (group prod) is held: " + movedOn + "; group prod is Waiting: waiting for group stg: 0 of 1 clusters succeeded"},
-		{name: "re-created during a halt: held", objs: []client.Object{cfgB, handed("prod-cluster", hashA), waitingProd()},
+		{name: "re-created during a halt: held", objs: []client.Object{cfgB, hubtest.Handed("prod-cluster", hashA), waitingProd()},
 			req: workRequest(t, admissionv1.Create, "", nil, fresh), held: "ConfigMovedOn",
 			msg: created + " (group prod) is held: " + movedOn + "; group prod is Waiting: waiting for group stg: 0 of 1 clusters succeeded"},
-		{name: "created with the spec handed", objs: []client.Object{cfgB, handed("prod-cluster", hashB)},
-			req: workRequest(t, admissionv1.Create, "", nil, agentWork(t, imageV2, hashB)), admit: "Created"},
-		{name: "handover to the spec handed", objs: []client.Object{cfgB, handed("prod-cluster", hashB)},
-			req: update(t, stale, agentWork(t, imageV2, hashB)), admit: "HandedOver"},
-		{name: "handover to a spec not handed", objs: []client.Object{cfgB, handed("prod-cluster", hashA)},
-			req: update(t, stale, agentWork(t, imageV2, hashB)), held: "NotHandedOver",
+		{name: "created with the spec handed", objs: []client.Object{cfgB, hubtest.Handed("prod-cluster", hashB)},
+			req: workRequest(t, admissionv1.Create, "", nil, hubtest.AgentWork(t, hubtest.ImageV2, hashB)), admit: "Created"},
+		{name: "handover to the spec handed", objs: []client.Object{cfgB, hubtest.Handed("prod-cluster", hashB)},
+			req: update(t, stale, hubtest.AgentWork(t, hubtest.ImageV2, hashB)), admit: "HandedOver"},
+		{name: "handover to a spec not handed", objs: []client.Object{cfgB, hubtest.Handed("prod-cluster", hashA)},
+			req: update(t, stale, hubtest.AgentWork(t, hubtest.ImageV2, hashB)), held: "NotHandedOver",
 			msg: fmt.Sprintf("%s (group prod) is held: it claims config %s at spec %s, but the rollout has handed prod-cluster spec %s",
 				prefix, key, hashB[:12], hashA[:12])},
-		{name: "relabelled out of the add-on", objs: []client.Object{cfgB, handed("prod-cluster", hashA)},
-			req: update(t, stale, unlabelled(stale)), held: "ConfigMovedOn",
+		{name: "relabelled out of the add-on", objs: []client.Object{cfgB, hubtest.Handed("prod-cluster", hashA)},
+			req: update(t, stale, hubtest.Unlabelled(stale)), held: "ConfigMovedOn",
 			msg: prefix + " (group prod) is held: relabelled out of add-on cluster-proxy on cluster prod-cluster, it is judged as a change of their work: " + movedOn},
 
-		{name: "rendering not released", objs: []client.Object{cfgB, handed("prod-cluster", hashB)},
+		{name: "rendering not released", objs: []client.Object{cfgB, hubtest.Handed("prod-cluster", hashB)},
 			cma: []func(*addonv1beta1.ClusterManagementAddOn){renderingAt(t, rev)},
-			req: update(t, agentWork(t, imageV1, hashB), agentWork(t, imageV2, hashB)), held: "RenderingPending",
+			req: update(t, hubtest.AgentWork(t, hubtest.ImageV1, hashB), hubtest.AgentWork(t, hubtest.ImageV2, hashB)), held: "RenderingPending",
 			msg: prefix + " (group prod) is held: " + pendingWhy},
-		{name: "handover while the rendering rollout has not reached the cluster", objs: []client.Object{cfgB, handed("prod-cluster", hashB)},
+		{name: "handover while the rendering rollout has not reached the cluster", objs: []client.Object{cfgB, hubtest.Handed("prod-cluster", hashB)},
 			cma: []func(*addonv1beta1.ClusterManagementAddOn){renderingAt(t, rev)},
-			req: update(t, stale, agentWork(t, imageV2, hashB)), held: "RenderingPending",
+			req: update(t, stale, hubtest.AgentWork(t, hubtest.ImageV2, hashB)), held: "RenderingPending",
 			msg: prefix + " (group prod) is held: " + pendingWhy},
-		{name: "rendering released: the work's first change", objs: []client.Object{cfgB, handed("prod-cluster", hashB, releasedAt(agentWork(t, imageV1, hashB))...)},
+		{name: "rendering released: the work's first change", objs: []client.Object{cfgB, hubtest.Handed("prod-cluster", hashB, releasedAt(hubtest.AgentWork(t, hubtest.ImageV1, hashB))...)},
 			cma: []func(*addonv1beta1.ClusterManagementAddOn){renderingAt(t, rev)},
-			req: update(t, agentWork(t, imageV1, hashB), agentWork(t, imageV2, hashB)), admit: "RenderingReleased"},
-		{name: "rendering released: a second change", objs: []client.Object{cfgB, handed("prod-cluster", hashB, releasedAt(agentWork(t, "other", hashB))...)},
+			req: update(t, hubtest.AgentWork(t, hubtest.ImageV1, hashB), hubtest.AgentWork(t, hubtest.ImageV2, hashB)), admit: "RenderingReleased"},
+		{name: "rendering released: a second change", objs: []client.Object{cfgB, hubtest.Handed("prod-cluster", hashB, releasedAt(hubtest.AgentWork(t, "other", hashB))...)},
 			cma: []func(*addonv1beta1.ClusterManagementAddOn){renderingAt(t, rev)},
-			req: update(t, agentWork(t, imageV1, hashB), agentWork(t, imageV2, hashB)), held: "RenderingTaken",
+			req: update(t, hubtest.AgentWork(t, hubtest.ImageV1, hashB), hubtest.AgentWork(t, hubtest.ImageV2, hashB)), held: "RenderingTaken",
 			msg: prefix + " (group prod) is held: work addon-cluster-proxy-deploy-0 changed once since rendering revision " + rev.Revision +
 				" released prod-cluster: a further rendering waits for the next revision"},
-		{name: "rendering released, of a revision the cache has not seen", objs: []client.Object{cfgB, handed("prod-cluster", hashB, releasedAt(agentWork(t, imageV1, hashB))...)},
+		{name: "rendering released, of a revision the cache has not seen", objs: []client.Object{cfgB, hubtest.Handed("prod-cluster", hashB, releasedAt(hubtest.AgentWork(t, hubtest.ImageV1, hashB))...)},
 			cma: []func(*addonv1beta1.ClusterManagementAddOn){renderingAt(t, rev)}, cached: []func(*addonv1beta1.ClusterManagementAddOn){renderingAt(t, earlier)},
-			req: update(t, agentWork(t, imageV1, hashB), agentWork(t, imageV2, hashB)), admit: "RenderingReleased"},
-		{name: "rendering released and done", objs: []client.Object{cfgB, handed("prod-cluster", hashB, releaseOf(t, rev, &metav1.Time{Time: hubtest.Start})...)},
+			req: update(t, hubtest.AgentWork(t, hubtest.ImageV1, hashB), hubtest.AgentWork(t, hubtest.ImageV2, hashB)), admit: "RenderingReleased"},
+		{name: "rendering released and done", objs: []client.Object{cfgB, hubtest.Handed("prod-cluster", hashB, releaseOf(t, rev, &metav1.Time{Time: hubtest.Start})...)},
 			cma: []func(*addonv1beta1.ClusterManagementAddOn){renderingAt(t, rev)},
-			req: update(t, agentWork(t, imageV1, hashB), agentWork(t, imageV2, hashB)), held: "RenderingHeld",
+			req: update(t, hubtest.AgentWork(t, hubtest.ImageV1, hashB), hubtest.AgentWork(t, hubtest.ImageV2, hashB)), held: "RenderingHeld",
 			msg: prefix + " (group prod) is held: " + notReleased},
-		{name: "rendering released of another revision", objs: []client.Object{cfgB, handed("prod-cluster", hashB, releaseOf(t, earlier, nil)...)},
+		{name: "rendering released of another revision", objs: []client.Object{cfgB, hubtest.Handed("prod-cluster", hashB, releaseOf(t, earlier, nil)...)},
 			cma: []func(*addonv1beta1.ClusterManagementAddOn){renderingAt(t, rev)},
-			req: update(t, agentWork(t, imageV1, hashB), agentWork(t, imageV2, hashB)), held: "RenderingPending",
+			req: update(t, hubtest.AgentWork(t, hubtest.ImageV1, hashB), hubtest.AgentWork(t, hubtest.ImageV2, hashB)), held: "RenderingPending",
 			msg: prefix + " (group prod) is held: " + pendingWhy},
-		{name: "rendering released, no revision open", objs: []client.Object{cfgB, handed("prod-cluster", hashB, releaseOf(t, rev, nil)...)},
-			req: update(t, agentWork(t, imageV1, hashB), agentWork(t, imageV2, hashB)), held: "RenderingHeld",
+		{name: "rendering released, no revision open", objs: []client.Object{cfgB, hubtest.Handed("prod-cluster", hashB, releaseOf(t, rev, nil)...)},
+			req: update(t, hubtest.AgentWork(t, hubtest.ImageV1, hashB), hubtest.AgentWork(t, hubtest.ImageV2, hashB)), held: "RenderingHeld",
 			msg: prefix + " (group prod) is held: " + notReleased},
-		{name: "rendering revision complete: a handover lands", objs: []client.Object{cfgB, handed("prod-cluster", hashB)},
+		{name: "rendering revision complete: a handover lands", objs: []client.Object{cfgB, hubtest.Handed("prod-cluster", hashB)},
 			cma: []func(*addonv1beta1.ClusterManagementAddOn){renderingAt(t, complete)},
-			req: update(t, stale, agentWork(t, imageV2, hashB)), admit: "HandedOver"},
+			req: update(t, stale, hubtest.AgentWork(t, hubtest.ImageV2, hashB)), admit: "HandedOver"},
 
 		// No add-on: the rollout has handed the cluster nothing, and the
 		// seed's add-on runs with configs: no content lands yet.
@@ -314,24 +251,24 @@ func TestWorkGateHandle(t *testing.T) {
 			req: update(t, stale, fresh), held: "NotHandedOver",
 			msg: prefix + " (group prod) is held: " + noneHanded},
 		{name: "no add-on, the work claims none", objs: []client.Object{cfgB},
-			req: update(t, agentWork(t, imageV1, ""), agentWork(t, imageV2, "")), held: "NotHandedOver",
+			req: update(t, hubtest.AgentWork(t, hubtest.ImageV1, ""), hubtest.AgentWork(t, hubtest.ImageV2, "")), held: "NotHandedOver",
 			msg: prefix + " (group prod) is held: " + noneHanded},
 		{name: "no add-on, a create", objs: []client.Object{cfgB},
-			req: workRequest(t, admissionv1.Create, "", nil, agentWork(t, imageV2, "")), held: "NotHandedOver",
+			req: workRequest(t, admissionv1.Create, "", nil, hubtest.AgentWork(t, hubtest.ImageV2, "")), held: "NotHandedOver",
 			msg: created + " (group prod) is held: " + noneHanded},
-		{name: "config unreadable", objs: []client.Object{handed("prod-cluster", hashB)},
-			req: update(t, agentWork(t, imageV1, hashB), agentWork(t, imageV2, hashB)), held: "Unreadable",
+		{name: "config unreadable", objs: []client.Object{hubtest.Handed("prod-cluster", hashB)},
+			req: update(t, hubtest.AgentWork(t, hubtest.ImageV1, hashB), hubtest.AgentWork(t, hubtest.ImageV2, hashB)), held: "Unreadable",
 			msg: fmt.Sprintf("%s (group prod) is held: config %s could not be read: the gate cannot tell which spec a renderer reads", prefix, key)},
 
-		{name: "delete during a halt: admitted, a work in its place waits", objs: []client.Object{cfgB, handed("prod-cluster", hashA), waitingProd()},
+		{name: "delete during a halt: admitted, a work in its place waits", objs: []client.Object{cfgB, hubtest.Handed("prod-cluster", hashA), waitingProd()},
 			req: workRequest(t, admissionv1.Delete, "", stale, nil),
 			warns: "work addon-cluster-proxy-deploy-0 of add-on cluster-proxy on cluster prod-cluster deleted: its add-on's manager creates it again, " +
 				"and the work gate holds it until the rollout reaches the cluster: " + movedOn + "; group prod is Waiting: waiting for group stg: 0 of 1 clusters succeeded"},
-		{name: "delete with configs current: admitted, a work in its place lands", objs: []client.Object{cfgB, handed("prod-cluster", hashB)},
-			req: workRequest(t, admissionv1.Delete, "", agentWork(t, imageV2, hashB), nil),
+		{name: "delete with configs current: admitted, a work in its place lands", objs: []client.Object{cfgB, hubtest.Handed("prod-cluster", hashB)},
+			req: workRequest(t, admissionv1.Delete, "", hubtest.AgentWork(t, hubtest.ImageV2, hashB), nil),
 			warns: "work addon-cluster-proxy-deploy-0 of add-on cluster-proxy on cluster prod-cluster deleted: its add-on's manager creates it again, " +
 				"and the work gate admits it at once (Created)"},
-		{name: "delete of an add-on not taken", taken: "addon-manager", objs: []client.Object{cfgB, handed("prod-cluster", hashA)},
+		{name: "delete of an add-on not taken", taken: "addon-manager", objs: []client.Object{cfgB, hubtest.Handed("prod-cluster", hashA)},
 			req: workRequest(t, admissionv1.Delete, "", stale, nil)},
 
 		{name: "a work that does not decode", req: admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
@@ -445,15 +382,15 @@ func TestWorkGateHoldOnce(t *testing.T) {
 	t.Parallel()
 	cfgB := hubtest.ProxyConfig(t, "cluster-proxy", "v2.0.0")
 	hashA, hashB := hubtest.SpecHashOf(t, hubtest.ProxyConfig(t, "cluster-proxy", "v1.0.0")), hubtest.SpecHashOf(t, cfgB)
-	stale := agentWork(t, imageV1, hashA)
+	stale := hubtest.AgentWork(t, hubtest.ImageV1, hashA)
 	h := hubtest.NewAddonHub(t, hubclient.V1beta1, nil, hubtest.HubObjects(hubtest.SeedPlacement(t),
-		[]client.Object{hubtest.SeedAddon(t, hubclient.DefaultLifecycle), cfgB, handed("prod-cluster", hashA), stale.DeepCopy()})...)
+		[]client.Object{hubtest.SeedAddon(t, hubclient.DefaultLifecycle), cfgB, hubtest.Handed("prod-cluster", hashA), stale.DeepCopy()})...)
 	rec := events.NewFakeRecorder(10)
 	clk := clockfake.New(hubtest.Start)
 	g := workGate(h, h.Client, h.Client, nil, rec)
 	g.Clock = clk
 	for range 3 {
-		assert.False(t, g.Handle(context.Background(), update(t, stale, agentWork(t, imageV2, hashA))).Allowed)
+		assert.False(t, g.Handle(context.Background(), update(t, stale, hubtest.AgentWork(t, hubtest.ImageV2, hashA))).Allowed)
 		clk.Step(time.Minute)
 	}
 	assert.Len(t, rec.Events, 1, "one event for three refusals of one write")
@@ -463,7 +400,7 @@ func TestWorkGateHoldOnce(t *testing.T) {
 	assert.Equal(t, map[string]string{"addon-cluster-proxy-deploy-0": hubplan.WorkContent(stale)}, first.Works)
 
 	// The manager claims the newer spec before it is handed: another reason.
-	assert.False(t, g.Handle(context.Background(), update(t, stale, agentWork(t, imageV2, hashB))).Allowed)
+	assert.False(t, g.Handle(context.Background(), update(t, stale, hubtest.AgentWork(t, hubtest.ImageV2, hashB))).Allowed)
 	assert.Len(t, rec.Events, 2, "a hold for another reason is reported")
 	second, ok := hubplan.ReadHold(h.Addon("prod-cluster", hubtest.SeedAddonName))
 	require.True(t, ok)
@@ -473,9 +410,9 @@ func TestWorkGateHoldOnce(t *testing.T) {
 
 	// prod is handed the newer spec: the handover lands, the record goes.
 	mca := h.Addon("prod-cluster", hubtest.SeedAddonName).DeepCopy()
-	mca.Status.ConfigReferences = proxyRefs(hashB)
+	mca.Status.ConfigReferences = hubtest.ProxyRefs(hashB)
 	require.NoError(t, h.Client.Status().Update(context.Background(), h.Store(mca)))
-	res := g.Handle(context.Background(), update(t, stale, agentWork(t, imageV2, hashB)))
+	res := g.Handle(context.Background(), update(t, stale, hubtest.AgentWork(t, hubtest.ImageV2, hashB)))
 	require.True(t, res.Allowed, res.Result.Message)
 	assert.NotContains(t, h.Addon("prod-cluster", hubtest.SeedAddonName).Annotations, hubplan.HoldAnnotation)
 }
@@ -487,12 +424,12 @@ func TestWorkGateRefusalsAccumulate(t *testing.T) {
 	cfgB := hubtest.ProxyConfig(t, "cluster-proxy", "v2.0.0")
 	hashA := hubtest.SpecHashOf(t, hubtest.ProxyConfig(t, "cluster-proxy", "v1.0.0"))
 	h := hubtest.NewAddonHub(t, hubclient.V1beta1, nil, hubtest.HubObjects(hubtest.SeedPlacement(t),
-		[]client.Object{hubtest.SeedAddon(t, hubclient.DefaultLifecycle), cfgB, handed("prod-cluster", hashA)})...)
+		[]client.Object{hubtest.SeedAddon(t, hubclient.DefaultLifecycle), cfgB, hubtest.Handed("prod-cluster", hashA)})...)
 	reg := prometheus.NewRegistry()
 	m, err := rolloutmetrics.New(reg)
 	require.NoError(t, err)
 	g := workGate(h, h.Client, h.Client, m, nil)
-	req := update(t, agentWork(t, imageV1, hashA), agentWork(t, imageV2, hashA))
+	req := update(t, hubtest.AgentWork(t, hubtest.ImageV1, hashA), hubtest.AgentWork(t, hubtest.ImageV2, hashA))
 	for range 3 {
 		assert.False(t, g.Handle(context.Background(), req).Allowed)
 	}

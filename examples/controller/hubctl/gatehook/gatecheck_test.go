@@ -1,4 +1,4 @@
-package hubctl
+package gatehook
 
 import (
 	"context"
@@ -10,15 +10,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
-	workv1 "open-cluster-management.io/api/work/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	"sigs.k8s.io/yaml"
 
-	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	clockfake "github.com/rolloutkit/rolloutkit/clock/fake"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubtest"
 	"github.com/rolloutkit/rolloutkit/examples/seed"
@@ -29,33 +26,6 @@ import (
 // shippedManifests is where the controller's manifests install the work
 // gate's ValidatingWebhookConfiguration.
 const shippedManifests = "../config/webhook/manifests.yaml"
-
-// gateConfiguration is the work gate's ValidatingWebhookConfiguration as
-// the controller keeps it, scoped to the seed's add-on: creates and
-// updates of its ManifestWorks go to the gate, and fail while it does not
-// answer. Each of with changes it.
-func gateConfiguration(with ...func(*admissionregistrationv1.ValidatingWebhook)) *admissionregistrationv1.ValidatingWebhookConfiguration {
-	fail, none := admissionregistrationv1.Fail, admissionregistrationv1.SideEffectClassNone
-	w := admissionregistrationv1.ValidatingWebhook{
-		Name:                    WorkGateWebhook,
-		AdmissionReviewVersions: []string{"v1"},
-		ClientConfig: admissionregistrationv1.WebhookClientConfig{Service: &admissionregistrationv1.ServiceReference{
-			Namespace: "rolloutkit-system", Name: "rolloutkit-webhook", Path: hubtest.PtrTo(WorkGatePath)}},
-		Rules: []admissionregistrationv1.RuleWithOperations{{
-			Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
-			Rule: admissionregistrationv1.Rule{APIGroups: []string{workv1.GroupName}, APIVersions: []string{"v1"},
-				Resources: []string{"manifestworks"}},
-		}},
-		FailurePolicy:  &fail,
-		SideEffects:    &none,
-		ObjectSelector: workgate.Scope([]string{hubtest.SeedAddonName}),
-	}
-	for _, f := range with {
-		f(&w)
-	}
-	return &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: WorkGateConfiguration},
-		Webhooks: []admissionregistrationv1.ValidatingWebhook{w}}
-}
 
 // shippedGateConfiguration reads the work gate's configuration from the
 // controller's manifests; the test is skipped when they do not ship one.
@@ -113,12 +83,12 @@ func TestGateWatchCheck(t *testing.T) {
 		reads   int64
 	}{
 		{name: "this controller serves no gate", serves: false, objs: func(*testing.T) []client.Object {
-			return []client.Object{gateConfiguration()}
+			return []client.Object{hubtest.GateConfiguration(WorkGatePath, WorkGateConfiguration)}
 		}, want: &hubplan.GateCheck{}, msg: "-webhook-bind-address"},
 		{name: "no configuration", serves: true,
 			want: &hubplan.GateCheck{}, msg: "the hub has no ValidatingWebhookConfiguration of the work gate", reads: 1},
 		{name: "the controller's configuration", serves: true, objs: func(*testing.T) []client.Object {
-			return []client.Object{gateConfiguration()}
+			return []client.Object{hubtest.GateConfiguration(WorkGatePath, WorkGateConfiguration)}
 		}, want: &hubplan.GateCheck{Guarded: true}, msg: "holds the add-on's ManifestWorks until the rollout reaches each cluster", reads: 1},
 		{name: "the shipped configuration, before the controller scopes it", serves: true, objs: func(t *testing.T) []client.Object {
 			return []client.Object{shippedGateConfiguration(t)}
@@ -130,10 +100,10 @@ func TestGateWatchCheck(t *testing.T) {
 			return []client.Object{cfg}
 		}, want: &hubplan.GateCheck{Guarded: true}, msg: "holds the add-on's ManifestWorks until the rollout reaches each cluster", reads: 1},
 		{name: "failurePolicy Ignore", serves: true, objs: func(*testing.T) []client.Object {
-			return []client.Object{gateConfiguration(ignore)}
+			return []client.Object{hubtest.GateConfiguration(WorkGatePath, WorkGateConfiguration, ignore)}
 		}, want: &hubplan.GateCheck{}, msg: "has failurePolicy Ignore", reads: 1},
 		{name: "selects another add-on's works", serves: true, objs: func(*testing.T) []client.Object {
-			return []client.Object{gateConfiguration(otherAddon)}
+			return []client.Object{hubtest.GateConfiguration(WorkGatePath, WorkGateConfiguration, otherAddon)}
 		}, want: &hubplan.GateCheck{}, msg: "does not select the works of add-on cluster-proxy", reads: 1},
 		{name: "the hub cannot be read", serves: true, failing: true, reads: 1},
 	} {
@@ -150,8 +120,8 @@ func TestGateWatchCheck(t *testing.T) {
 				}})
 			}
 			reader := &countingClient{Client: b.Build()}
-			g := &gateWatch{reader: reader, serves: tc.serves, clock: clockfake.New(hubtest.Start)}
-			got := g.check(context.Background(), hubtest.SeedAddonName)
+			g := NewCheck(reader, tc.serves, clockfake.New(hubtest.Start))
+			got := g.Guards(context.Background(), hubtest.SeedAddonName)
 			assert.Equal(t, tc.reads, reader.reads.Load(), "reads of the hub")
 			if tc.want == nil {
 				assert.Nil(t, got)
@@ -164,8 +134,8 @@ func TestGateWatchCheck(t *testing.T) {
 	}
 	t.Run("no watch", func(t *testing.T) {
 		t.Parallel()
-		var g *gateWatch
-		assert.Nil(t, g.check(context.Background(), hubtest.SeedAddonName))
+		var g *Check
+		assert.Nil(t, g.Guards(context.Background(), hubtest.SeedAddonName))
 	})
 }
 
@@ -177,58 +147,28 @@ func TestGateWatchRereads(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	clk := clockfake.New(hubtest.Start)
-	reader := gateReader(t, gateConfiguration())
-	g := &gateWatch{reader: reader, serves: true, clock: clk}
+	reader := gateReader(t, hubtest.GateConfiguration(WorkGatePath, WorkGateConfiguration))
+	g := NewCheck(reader, true, clk)
 
-	require.True(t, g.check(ctx, hubtest.SeedAddonName).Guarded)
-	require.NoError(t, reader.Delete(ctx, gateConfiguration()))
+	require.True(t, g.Guards(ctx, hubtest.SeedAddonName).Guarded)
+	require.NoError(t, reader.Delete(ctx, hubtest.GateConfiguration(WorkGatePath, WorkGateConfiguration)))
 	clk.Step(gateCheckEvery - time.Second)
-	assert.True(t, g.check(ctx, hubtest.SeedAddonName).Guarded, "within 30s: the configuration as last read")
-	assert.False(t, g.check(ctx, "managed-serviceaccount").Guarded, "an add-on it is not scoped to")
+	assert.True(t, g.Guards(ctx, hubtest.SeedAddonName).Guarded, "within 30s: the configuration as last read")
+	assert.False(t, g.Guards(ctx, "managed-serviceaccount").Guarded, "an add-on it is not scoped to")
 	assert.Equal(t, int64(1), reader.reads.Load())
 
 	clk.Step(time.Second)
-	assert.False(t, g.check(ctx, hubtest.SeedAddonName).Guarded, "after 30s: the configuration read again")
+	assert.False(t, g.Guards(ctx, hubtest.SeedAddonName).Guarded, "after 30s: the configuration read again")
 	assert.Equal(t, int64(2), reader.reads.Load())
-	assert.False(t, g.check(ctx, hubtest.SeedAddonName).Guarded)
+	assert.False(t, g.Guards(ctx, hubtest.SeedAddonName).Guarded)
 	assert.Equal(t, int64(2), reader.reads.Load(), "no configuration is remembered too")
 
 	failing := &countingClient{Client: hubtest.FakeHubBuilder(t).WithInterceptorFuncs(interceptor.Funcs{
 		Get: func(context.Context, client.WithWatch, client.ObjectKey, client.Object, ...client.GetOption) error {
 			return errors.New("connection refused")
 		}}).Build()}
-	g = &gateWatch{reader: failing, serves: true, clock: clk}
-	assert.Nil(t, g.check(ctx, hubtest.SeedAddonName))
-	assert.Nil(t, g.check(ctx, hubtest.SeedAddonName))
+	g = NewCheck(failing, true, clk)
+	assert.Nil(t, g.Guards(ctx, hubtest.SeedAddonName))
+	assert.Nil(t, g.Guards(ctx, hubtest.SeedAddonName))
 	assert.Equal(t, int64(2), failing.reads.Load(), "a failed read was remembered")
-}
-
-// TestAddonReconcileWorkGateCondition: the AddOnRollout's WorkGate
-// condition says whether the work gate guards the add-on's works: True,
-// Guarded, under the controller's configuration; False, NotGuarded, when
-// the hub has none or the controller serves no gate.
-func TestAddonReconcileWorkGateCondition(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		name   string
-		serves bool
-		objs   []client.Object
-		status metav1.ConditionStatus
-		reason string
-	}{
-		{name: "guarded", serves: true, objs: []client.Object{gateConfiguration()}, status: metav1.ConditionTrue, reason: hubplan.ReasonGuarded},
-		{name: "no configuration", serves: true, status: metav1.ConditionFalse, reason: hubplan.ReasonNotGuarded},
-		{name: "no gate served", serves: false, objs: []client.Object{gateConfiguration()}, status: metav1.ConditionFalse, reason: hubplan.ReasonNotGuarded},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			h := newRolloutHub(t, hubtest.SeedRollout(v1alpha1.AddOnRolloutSpec{}), tc.objs...)
-			h.r.gate = &gateWatch{reader: h.Client, serves: tc.serves, clock: h.clk}
-			h.reconcile()
-			cond := meta.FindStatusCondition(h.rollout().Status.Conditions, hubplan.ConditionWorkGate)
-			require.NotNil(t, cond, "no WorkGate condition")
-			assert.Equal(t, tc.status, cond.Status)
-			assert.Equal(t, tc.reason, cond.Reason)
-		})
-	}
 }

@@ -1,4 +1,4 @@
-package hubctl
+package gatehook
 
 import (
 	"context"
@@ -16,16 +16,17 @@ import (
 	"github.com/rolloutkit/rolloutkit/workgate"
 )
 
-// gateCheckEvery is how long the add-on reconciler trusts what it read of
+// gateCheckEvery is how long a Check trusts what it read of
 // the work gate's ValidatingWebhookConfiguration: reading it at every
 // reconcile would be a request per reconcile, for an object that changes
 // once an install.
 const gateCheckEvery = 30 * time.Second
 
-// gateWatch reads the work gate's ValidatingWebhookConfiguration from the
+// Check reads the work gate's ValidatingWebhookConfiguration from the
 // API server, at most every gateCheckEvery, and says whether it guards an
-// add-on's works (workgate.Guards).
-type gateWatch struct {
+// add-on's works (workgate.Guards): the add-on reconciler's WorkGate
+// condition.
+type Check struct {
 	reader client.Reader
 	serves bool // this controller serves the gate
 	clock  clock.PassiveClock
@@ -36,9 +37,16 @@ type gateWatch struct {
 	read bool // cfg is what the hub holds (nil: none)
 }
 
-// check says whether the gate guards add-on addOn's works; nil when the
-// hub could not be read.
-func (g *gateWatch) check(ctx context.Context, addOn string) *hubplan.GateCheck {
+// NewCheck returns a Check that reads the configuration through reader
+// (the API server), for a controller that serves the gate or not
+// (serves), on clk (nil: the real clock).
+func NewCheck(reader client.Reader, serves bool, clk clock.PassiveClock) *Check {
+	return &Check{reader: reader, serves: serves, clock: clk}
+}
+
+// Guards says whether the gate guards add-on addOn's works; nil when the
+// hub could not be read, or g is nil.
+func (g *Check) Guards(ctx context.Context, addOn string) *hubplan.GateCheck {
 	if g == nil {
 		return nil
 	}
@@ -55,7 +63,7 @@ func (g *gateWatch) check(ctx context.Context, addOn string) *hubplan.GateCheck 
 
 // config returns the configuration as last read, read again when older
 // than gateCheckEvery; false when it could not be read.
-func (g *gateWatch) config(ctx context.Context) (*admissionregistrationv1.ValidatingWebhookConfiguration, bool) {
+func (g *Check) config(ctx context.Context) (*admissionregistrationv1.ValidatingWebhookConfiguration, bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	now := clock.NowOf(g.clock)
