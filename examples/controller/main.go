@@ -31,6 +31,8 @@ import (
 
 	"github.com/rolloutkit/rolloutkit/clock"
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
+	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl/addons"
+	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl/dryrun"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/clientthrottle"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 	"github.com/rolloutkit/rolloutkit/examples/controller/rollouthook"
@@ -161,7 +163,7 @@ func (o *options) bindWorkFlags(fs *flag.FlagSet) *textFlags {
 	fs.StringVar(&t.lifecycle, "lifecycle", hubclient.DefaultLifecycle, "comma-separated values of the ClusterManagementAddOn annotation "+hubclient.LifecycleAnnotation+
 		" whose add-ons this controller takes (addon-manager also takes those without it); OCM's add-on manager takes addon-manager and those without it")
 	fs.StringVar(&o.addonVersion, "addon-version", "", "add-on API version to read and write, v1alpha1 or v1beta1 (default: the version the hub stores)")
-	fs.DurationVar(&o.retention, "approval-retention", hubctl.DefaultApprovalRetention, "delete a RolloutApproval of a revision its placement no longer rolls out this long after it was superseded (0 keeps it forever)")
+	fs.DurationVar(&o.retention, "approval-retention", addons.DefaultApprovalRetention, "delete a RolloutApproval of a revision its placement no longer rolls out this long after it was superseded (0 keeps it forever)")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "read the hub, print each add-on's next rollout step as examples/plan does, write nothing, and exit")
 	t.gate.bindFlags(fs)
 	return t
@@ -414,5 +416,5 @@ func dryRun(ctx context.Context, cfg *rest.Config, o options, stdout io.Writer) 
 			return err
 		}
 	}
-	return hubctl.DryRun(ctx, c, c.RESTMapper(), version, o.lifecycles, time.Now(), stdout)
+	return dryrun.DryRun(ctx, c, c.RESTMapper(), version, o.lifecycles, time.Now(), stdout)
 }

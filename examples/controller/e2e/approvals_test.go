@@ -17,6 +17,7 @@ import (
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
+	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl/addons"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
 	"github.com/rolloutkit/rolloutkit/examples/controller/verify"
 	"github.com/rolloutkit/rolloutkit/hash"
@@ -62,14 +63,14 @@ func TestApprovalsSayWhat(t *testing.T) {
 	pa := ar.Status.PendingApprovals[0]
 	e.requireConfigs(t, pa.Configs, newImage)
 	assert.Equal(t, ar.Status.Placements[0].Configs, pa.Configs)
-	c.event(t, hubctl.EventApprovalRequested, "image "+newImage)
+	c.event(t, addons.EventApprovalRequested, "image "+newImage)
 	approve("prod-new", pa.Revision)
 
 	e.installed(t, o, e.addonName, specHash(t, newImage), 60*time.Second)
 	require.EventuallyWithT(t, func(ct *assert.CollectT) {
 		assert.False(ct, e.approvalExists(ct, "prod-old"), "the superseded approval is kept")
 	}, 30*time.Second, poll, "the superseded approval deleted")
-	c.event(t, hubctl.EventApprovalDeleted, "deleted RolloutApproval "+e.named("prod-old"))
+	c.event(t, addons.EventApprovalDeleted, "deleted RolloutApproval "+e.named("prod-old"))
 	time.Sleep(2 * approvalRetention)
 	assert.True(t, e.approvalExists(t, "prod-new"), "the approval used for the current revision was deleted")
 }

@@ -27,6 +27,7 @@ import (
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
+	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl/addons"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testprom"
 	"github.com/rolloutkit/rolloutkit/examples/controller/verify"
@@ -214,7 +215,7 @@ func TestApproval(t *testing.T) {
 	progressing := meta.FindStatusCondition(ar.Status.Conditions, hubplan.ConditionProgressing)
 	require.NotNil(t, progressing)
 	assert.Equal(t, hubplan.ReasonWaitingForApproval, progressing.Reason)
-	c.event(t, hubctl.EventApprovalRequested, `"prod" waits for an approval of revision `+pa.Revision)
+	c.event(t, addons.EventApprovalRequested, `"prod" waits for an approval of revision `+pa.Revision)
 	metrics := c.scrape(t)
 	assert.Contains(t, metrics, c.series("rolloutkit_pending_approvals", `group="prod"`, "")+" 1")
 	assert.Contains(t, metrics, c.series("rolloutkit_group_phase", `group="prod",phase="Blocked"`, "")+" 1")
@@ -240,7 +241,7 @@ func TestApproval(t *testing.T) {
 	require.EventuallyWithT(t, func(ct *assert.CollectT) {
 		assert.Equal(ct, hubplan.ReasonUsed, approvalReason(ct, "prod-"+pa.Revision))
 	}, 30*time.Second, poll, "approval used")
-	c.event(t, hubctl.EventApprovalUsed, "prod")
+	c.event(t, addons.EventApprovalUsed, "prod")
 	require.EventuallyWithT(t, func(ct *assert.CollectT) {
 		cond := meta.FindStatusCondition(c.rollout(ct).Status.Conditions, hubplan.ConditionProgressing)
 		require.NotNil(ct, cond, "no Progressing condition")
@@ -364,7 +365,7 @@ func TestVerificationWebhook(t *testing.T) {
 	assert.Equal(t, "Blocked", stg.Phase)
 	assert.Contains(t, stg.Message, "503 Service Unavailable")
 	c.holds(t, 3*soak, "stg's verification failed")
-	c.event(t, hubctl.EventVerificationFailed, "503 Service Unavailable")
+	c.event(t, addons.EventVerificationFailed, "503 Service Unavailable")
 	calls := hook.calls()
 	_, rev := c.group(t, "stg")
 	n := 0
@@ -381,7 +382,7 @@ func TestVerificationWebhook(t *testing.T) {
 
 	hook.set(http.StatusOK)
 	c.installed(t, c.o, c.addonName, c.newHash, 60*time.Second)
-	c.event(t, hubctl.EventVerificationPassed, "200 OK")
+	c.event(t, addons.EventVerificationPassed, "200 OK")
 	metrics := c.scrape(t)
 	assert.Contains(t, metrics, c.series("rolloutkit_verifications_total", `group="stg"`, `,result="passed",verification="smoke"`)+" 1")
 	assert.Contains(t, metrics, c.series("rolloutkit_verifications_total", `group="stg"`, `,result="failed",verification="smoke"`))
@@ -416,7 +417,7 @@ func TestVerificationPrometheus(t *testing.T) {
 
 	ratio.WithLabelValues("stg").Set(0.001)
 	c.installed(t, c.o, c.addonName, c.newHash, 60*time.Second)
-	c.event(t, hubctl.EventVerificationPassed, "1 series")
+	c.event(t, addons.EventVerificationPassed, "1 series")
 }
 
 // TestInvalidAddOnRollout: an AddOnRollout with an unknown time zone, an
@@ -440,7 +441,7 @@ func TestInvalidAddOnRollout(t *testing.T) {
 		`spec.windows[0].timeZone: Invalid value: "Europe/Berln"`} {
 		assert.Contains(t, valid.Message, want)
 	}
-	c.event(t, hubctl.EventInvalidSpec, "spec.windows[0].timeZone")
+	c.event(t, addons.EventInvalidSpec, "spec.windows[0].timeZone")
 	time.Sleep(2 * soak)
 	for cl, h := range c.desired(t) {
 		assert.Equal(t, c.oldHash, h, "%s rolled out under an invalid AddOnRollout", cl)

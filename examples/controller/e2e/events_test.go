@@ -26,6 +26,7 @@ import (
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
+	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl/addons"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
 	"github.com/rolloutkit/rolloutkit/examples/controller/verify"
 	"github.com/rolloutkit/rolloutkit/hubplan"
@@ -117,10 +118,10 @@ func (l *statusLog) transitions() []transition {
 					}
 				}
 				where := ps.Namespace + "/" + ps.Name
-				out = append(out, transition{hubctl.EventGroupPhase,
+				out = append(out, transition{addons.EventGroupPhase,
 					fmt.Sprintf("placement %s group %s: %s -> %s: %s", where, strconv.Quote(g.Name), from, g.Phase, g.Message)})
 				if g.Phase == "Breached" {
-					out = append(out, transition{hubctl.EventBreached, fmt.Sprintf("placement %s group %s: %s", where, strconv.Quote(g.Name), g.Message)})
+					out = append(out, transition{addons.EventBreached, fmt.Sprintf("placement %s group %s: %s", where, strconv.Quote(g.Name), g.Message)})
 				}
 			}
 		}
@@ -229,7 +230,7 @@ func TestEventsMatchTransitions(t *testing.T) {
 	require.True(t, has(`group "prod": Blocked -> Active: `), "the recovery, approved: %+v", want)
 	uid := string(c.rollout(t).UID)
 	require.EventuallyWithT(t, func(ct *assert.CollectT) {
-		modern, legacy := e.rolloutEvents(ct, e.addonName, uid, hubctl.EventGroupPhase, hubctl.EventBreached)
+		modern, legacy := e.rolloutEvents(ct, e.addonName, uid, addons.EventGroupPhase, addons.EventBreached)
 		assert.Equal(ct, sortedTransitions(want), sortedTransitions(modern), "events.k8s.io events")
 		assert.Equal(ct, sortedTransitions(want), sortedTransitions(legacy), "the core/v1 events kubectl describe lists")
 	}, 30*time.Second, poll, "one event per transition")

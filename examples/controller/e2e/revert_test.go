@@ -16,7 +16,7 @@ import (
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 
-	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
+	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl/addons"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
 	"github.com/rolloutkit/rolloutkit/examples/seed"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
@@ -120,10 +120,10 @@ func TestBadInput(t *testing.T) {
 	e.agents(t, applyTime, nil)
 	e.installed(t, o, e.addonName, specHash(t, testhub.Image), 60*time.Second)
 
-	c := e.progressingWith(t, badStrategy, hubctl.ReasonInvalidRolloutStrategy, "")
+	c := e.progressingWith(t, badStrategy, addons.ReasonInvalidRolloutStrategy, "")
 	assert.Equal(t, metav1.ConditionFalse, c.Status)
 	assert.Contains(t, c.Message, `spec.installStrategy.placements[0].rolloutStrategy.progressivePerGroup.progressDeadline: Invalid value: "10mfoo"`)
-	e.eventAbout(t, badStrategy, hubctl.ReasonInvalidRolloutStrategy, "10mfoo")
+	e.eventAbout(t, badStrategy, addons.ReasonInvalidRolloutStrategy, "10mfoo")
 
 	// A config object that does not exist: the install progression and an
 	// event name it; once it is created, the add-on rolls out.

@@ -36,7 +36,7 @@
 //
 // # status
 //
-// status reads the hub as the controller does (hubctl.ReadHub) and plans
+// status reads the hub as the controller does (dryrun.ReadHub) and plans
 // the add-on with the controller's own call (hubplan.Planner.Plan,
 // through the report of examples/plan and the controller's -dry-run), so
 // that what it shows is the controller's answer at this moment, even

@@ -13,7 +13,7 @@ import (
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
+	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl/dryrun"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 	"github.com/rolloutkit/rolloutkit/hubplan/planreport"
 )
@@ -89,7 +89,7 @@ func plan(ctx context.Context, c client.Client, addOn, version string, now time.
 	if err != nil {
 		return planned{}, err
 	}
-	h, err := hubctl.ReadHub(ctx, c, c.RESTMapper(), version)
+	h, err := dryrun.ReadHub(ctx, c, c.RESTMapper(), version)
 	if err != nil {
 		return planned{}, err
 	}

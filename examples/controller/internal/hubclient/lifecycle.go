@@ -11,7 +11,7 @@ import (
 // manager takes an add-on whose value is "addon-manager" or that has no
 // such annotation (addon-framework's utils.ManagedByAddonManager);
 // addon-framework's cmamanagedby controller clears the value "self"; this
-// controller takes the values it is given (Options.Lifecycles, flag
+// controller takes the values it is given (hubctl.Options.Lifecycles, flag
 // -lifecycle).
 const LifecycleAnnotation = addonv1alpha1.AddonLifecycleAnnotationKey
 

@@ -1,4 +1,4 @@
-package hubctl
+package dryrun
 
 import (
 	"context"

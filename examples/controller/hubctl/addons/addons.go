@@ -1,4 +1,4 @@
-package hubctl
+package addons
 
 import (
 	"context"
@@ -81,7 +81,7 @@ type AddonReconciler struct {
 	// gets no WorkGate condition.
 	Reader client.Reader
 	// ServesGate reports whether this controller serves the work gate
-	// (Options.WorkGate).
+	// (hubctl.Options.WorkGate).
 	ServesGate bool
 	// ValidateQuery checks the PromQL queries of verifications (Setup
 	// gives PromQL); nil: only that they are not empty.

@@ -1,4 +1,4 @@
-package hubctl
+package addons
 
 import (
 	"context"
@@ -44,7 +44,7 @@ const (
 	// EventRolloutCompleted (Normal): a placement's revision completed.
 	EventRolloutCompleted = "RevisionCompleted"
 	// EventApprovalDeleted (Normal): an approval of a superseded revision
-	// was deleted, past the approval retention (Options.ApprovalRetention).
+	// was deleted, past the approval retention (hubctl.Options.ApprovalRetention).
 	EventApprovalDeleted = "ApprovalDeleted"
 	// EventAddOnNotFound (Warning): the hub has no ClusterManagementAddOn
 	// of the name an AddOnRollout or a RolloutApproval gives.

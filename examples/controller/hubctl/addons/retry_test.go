@@ -1,4 +1,4 @@
-package hubctl
+package addons
 
 import (
 	"errors"
