@@ -110,7 +110,6 @@ const notPlannedRetry = 15 * time.Second
 // Reconcile installs, plans and writes the next step of one add-on's
 // rollout.
 func (r *AddonReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	snap := r.api.Snapshot()
 	obj := r.api.NewCMA()
 	if err := r.Client.Get(ctx, req.NamespacedName, obj); err != nil {
 		if apierrors.IsNotFound(err) {
@@ -120,20 +119,21 @@ func (r *AddonReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		}
 		return ctrl.Result{}, err
 	}
-	cma, err := snap.CMA(obj)
+	rp := r.pass()
+	cma, err := rp.snap.CMA(obj)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
 	if !hubclient.Takes(r.Lifecycles, cma.Annotations) || !cma.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
 	}
-	in, err := hubplan.ReadInputs(r.hub(ctx, snap), cma.Name)
+	in, err := hubplan.ReadInputs(rp.hub(ctx), cma.Name)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
 	in.ClusterManagementAddOn = cma
 	inputs, mcas := in.Placements, in.Addons
-	installErr := errors.Join(r.install(ctx, snap, cma, inputs, mcas), r.adopt(ctx, snap, cma, mcas))
+	installErr := errors.Join(rp.install(ctx, cma, inputs, mcas), rp.adopt(ctx, cma, mcas))
 	in.Controls.WorkGate = r.gate.Guards(ctx, cma.Name)
 	ctl := in.Controls
 	in.Controls = withView(ctl, cma.Name)
@@ -142,9 +142,9 @@ func (r *AddonReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		return ctrl.Result{}, err
 	}
 	r.Metrics.Observe(cma.Name, ctl.Rollout != nil, p.Status)
-	renderingErr := r.writeRendering(ctx, snap, obj, p.Plan)
+	renderingErr := rp.writeRendering(ctx, obj, p.Plan)
 	controlsErr := r.writeControls(ctx, ctl, p)
-	return r.write(ctx, snap, obj, cma, mcas, p.Steps, errors.Join(installErr, renderingErr, controlsErr), recheckOf(ctl, p.Plan))
+	return rp.write(ctx, obj, cma, mcas, p.Steps, errors.Join(installErr, renderingErr, controlsErr), recheckOf(ctl, p.Plan))
 }
 
 // recheckOf is when to reconcile again for the plan p's own sake: its
@@ -171,7 +171,7 @@ func withView(ctl hubplan.Controls, name string) hubplan.Controls {
 // deletes those of the clusters no placement selects any more
 // (addon.Install). A created add-on shows up in a later reconcile, through
 // the watch.
-func (r *AddonReconciler) install(ctx context.Context, snap *hubclient.Snapshot, cma *addonv1beta1.ClusterManagementAddOn,
+func (r *pass) install(ctx context.Context, cma *addonv1beta1.ClusterManagementAddOn,
 	inputs []addon.PlacementInput, mcas []*addonv1beta1.ManagedClusterAddOn) error {
 	existing := make([]string, len(mcas))
 	for i, m := range mcas {
@@ -185,7 +185,7 @@ func (r *AddonReconciler) install(ctx context.Context, snap *hubclient.Snapshot,
 		}
 	}
 	for _, c := range remove {
-		obj, err := snap.Read(types.NamespacedName{Namespace: c, Name: cma.Name})
+		obj, err := r.snap.Read(types.NamespacedName{Namespace: c, Name: cma.Name})
 		if err != nil {
 			return err
 		}
@@ -204,7 +204,7 @@ func (r *AddonReconciler) install(ctx context.Context, snap *hubclient.Snapshot,
 // were not planned, and says when to reconcile again. Failed writes are
 // returned, so that the controller's rate limiter (rateLimiter) retries
 // them; only conflicts (the cache is behind) go without an event.
-func (r *AddonReconciler) write(ctx context.Context, snap *hubclient.Snapshot, obj client.Object, cma *addonv1beta1.ClusterManagementAddOn,
+func (r *pass) write(ctx context.Context, obj client.Object, cma *addonv1beta1.ClusterManagementAddOn,
 	mcas []*addonv1beta1.ManagedClusterAddOn, steps []hubplan.Step, installErr error, recheck time.Duration) (ctrl.Result, error) {
 	logger := log.FromContext(ctx)
 	byCluster := make(map[string]*addonv1beta1.ManagedClusterAddOn, len(mcas))
@@ -229,7 +229,7 @@ func (r *AddonReconciler) write(ctx context.Context, snap *hubclient.Snapshot, o
 		if stale {
 			continue // a refused write: the cache is behind, and so are these
 		}
-		left, err := r.writeAddons(ctx, snap, byCluster, s.Writes)
+		left, err := r.writeAddons(ctx, byCluster, s.Writes)
 		if err != nil {
 			errs = append(errs, err)
 			stale = apierrors.IsConflict(err) // any of them
@@ -239,7 +239,7 @@ func (r *AddonReconciler) write(ctx context.Context, snap *hubclient.Snapshot, o
 		}
 	}
 	if !equality.Semantic.DeepEqual(cma.Status.InstallProgressions, next.Status.InstallProgressions) {
-		if err := snap.PatchProgressions(ctx, r.Client, next); err != nil {
+		if err := r.snap.PatchProgressions(ctx, r.Client, next); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -274,7 +274,24 @@ func (r *AddonReconciler) notPlanned(ctx context.Context, obj client.Object, s h
 	}
 }
 
-// hub is the reconciler's cache as hubplan.ReadInputs reads it.
-func (r *AddonReconciler) hub(ctx context.Context, snap *hubclient.Snapshot) hubclient.CacheHub {
-	return hubclient.CacheHub{Ctx: ctx, Reader: r.Client, Snap: snap, API: r.api, Rollouts: r.rollouts, Configs: r.configs.object}
+// pass is one reconcile of an add-on: the reconciler, and the add-on
+// objects the reconcile read and wrote, as the hub holds them
+// (a hubclient.Snapshot). Its reads (hub) convert each add-on object to
+// v1beta1 once, and its writes put the reconcile's v1beta1 status and
+// metadata back onto the object as read, in the hub's version: the
+// methods of pass are the reconcile's edge with the hub's version, and
+// nothing else of the reconciler sees it.
+type pass struct {
+	*AddonReconciler
+	snap *hubclient.Snapshot
+}
+
+// pass starts a reconcile.
+func (r *AddonReconciler) pass() *pass {
+	return &pass{AddonReconciler: r, snap: r.api.Snapshot()}
+}
+
+// hub is the reconcile's cache as hubplan.ReadInputs reads it.
+func (r *pass) hub(ctx context.Context) hubclient.CacheHub {
+	return hubclient.CacheHub{Ctx: ctx, Reader: r.Client, Snap: r.snap, API: r.api, Rollouts: r.rollouts, Configs: r.configs.object}
 }

@@ -54,7 +54,7 @@ const waitingRetry = 100 * time.Millisecond
 // the reconcile returns the conflict and runs again on the controller's
 // rate limiter (rateLimiter). The writes it did not send are not
 // counted as left: the conflict's retry sends them.
-func (r *AddonReconciler) writeAddons(ctx context.Context, snap *hubclient.Snapshot, byCluster map[string]*addonv1beta1.ManagedClusterAddOn, writes []addon.Write) (int, error) {
+func (r *pass) writeAddons(ctx context.Context, byCluster map[string]*addonv1beta1.ManagedClusterAddOn, writes []addon.Write) (int, error) {
 	starts := func(w addon.Write) bool {
 		return !equality.Semantic.DeepEqual(w.ConfigReferences, byCluster[w.Cluster].Status.ConfigReferences)
 	}
@@ -74,7 +74,7 @@ func (r *AddonReconciler) writeAddons(ctx context.Context, snap *hubclient.Snaps
 		if starts(w) {
 			r.withProgress(ctx, m)
 		}
-		return snap.PatchAddonStatus(ctx, r.Client, m)
+		return r.snap.PatchAddonStatus(ctx, r.Client, m)
 	}
 	if len(ordered) == 0 {
 		return left, nil

@@ -25,7 +25,7 @@ func (r *AddonReconciler) missing(ctx context.Context, name string) (ctrl.Result
 	if !r.rollouts {
 		return ctrl.Result{}, nil
 	}
-	h := r.hub(ctx, r.api.Snapshot())
+	h := r.pass().hub(ctx)
 	ar, err := h.AddOnRollout(name)
 	if err != nil {
 		return ctrl.Result{}, err

@@ -35,7 +35,7 @@ import (
 // patch of its owner references locked on the resourceVersion read. An
 // add-on being deleted is left alone, and so is one that another object
 // controls: it is that object's to delete.
-func (r *AddonReconciler) adopt(ctx context.Context, snap *hubclient.Snapshot, cma *addonv1beta1.ClusterManagementAddOn,
+func (r *pass) adopt(ctx context.Context, cma *addonv1beta1.ClusterManagementAddOn,
 	mcas []*addonv1beta1.ManagedClusterAddOn) error {
 	var errs []error
 	var adopted []string
@@ -47,7 +47,7 @@ func (r *AddonReconciler) adopt(ctx context.Context, snap *hubclient.Snapshot, c
 		if !ok {
 			continue
 		}
-		cur, err := snap.Read(client.ObjectKeyFromObject(m))
+		cur, err := r.snap.Read(client.ObjectKeyFromObject(m))
 		if err != nil {
 			return err
 		}
@@ -58,7 +58,7 @@ func (r *AddonReconciler) adopt(ctx context.Context, snap *hubclient.Snapshot, c
 		case err != nil:
 			errs = append(errs, fmt.Errorf("adopting managedclusteraddon %q: %w", m.Namespace+"/"+m.Name, err))
 		default:
-			snap.Wrote(next)
+			r.snap.Wrote(next)
 			adopted = append(adopted, m.Namespace)
 		}
 	}

@@ -28,7 +28,7 @@ import (
 // a write to the add-on, which addon-framework's agentdeploy watches: the
 // add-on's manager renders the cluster's work again at once, without
 // waiting out its retry back-off.
-func (r *AddonReconciler) writeRendering(ctx context.Context, snap *hubclient.Snapshot, obj client.Object, p hubplan.Plan) error {
+func (r *pass) writeRendering(ctx context.Context, obj client.Object, p hubplan.Plan) error {
 	if p.Rendering != nil {
 		v, err := p.Rendering.Annotation()
 		if err != nil {
@@ -40,7 +40,7 @@ func (r *AddonReconciler) writeRendering(ctx context.Context, snap *hubclient.Sn
 		}
 		// The install progressions are written next, locked on the
 		// resourceVersion this write returned.
-		snap.Wrote(next)
+		r.snap.Wrote(next)
 		if p.Rendering.CompletedAt != nil {
 			log.FromContext(ctx).Info("rendering revision complete: every placement rolled it out", "revision", p.Rendering.Revision)
 		} else {
@@ -51,7 +51,7 @@ func (r *AddonReconciler) writeRendering(ctx context.Context, snap *hubclient.Sn
 	var errs []error
 	for _, s := range p.Steps {
 		for _, w := range s.Releases {
-			cur, err := snap.Read(types.NamespacedName{Namespace: w.Cluster, Name: obj.GetName()})
+			cur, err := r.snap.Read(types.NamespacedName{Namespace: w.Cluster, Name: obj.GetName()})
 			if err != nil {
 				return err
 			}
@@ -65,7 +65,7 @@ func (r *AddonReconciler) writeRendering(ctx context.Context, snap *hubclient.Sn
 			case err != nil:
 				errs = append(errs, fmt.Errorf("releasing rendering %s to managedclusteraddon %q: %w", w.Release.Revision, w.Cluster+"/"+obj.GetName(), err))
 			default:
-				snap.Wrote(next)
+				r.snap.Wrote(next)
 			}
 		}
 	}

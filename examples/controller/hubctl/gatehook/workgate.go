@@ -195,7 +195,6 @@ func (g *WorkGate) request(req admission.Request) (workgate.Request, error) {
 // server.
 func (g *WorkGate) cluster(ctx context.Context, id workgate.Identity, hub client.Reader) (workgate.Cluster, error) {
 	c := workgate.Cluster{AddOn: id.AddOn, Name: id.Cluster}
-	snap := g.api.Snapshot()
 	obj := g.api.NewCMA()
 	switch err := hub.Get(ctx, types.NamespacedName{Name: id.AddOn}, obj); {
 	case apierrors.IsNotFound(err):
@@ -207,12 +206,12 @@ func (g *WorkGate) cluster(ctx context.Context, id workgate.Identity, hub client
 		return c, nil
 	}
 	c.Taken = true
-	cma, err := snap.CMA(obj)
+	cma, err := g.api.Snapshot().CMA(obj)
 	if err != nil {
 		return c, err
 	}
 	c.Configured = hubplan.HasConfigs(cma)
-	mca, err := g.addon(ctx, snap, hub, id)
+	mca, err := g.addon(ctx, hub, id)
 	if err != nil {
 		return c, err
 	}
@@ -233,7 +232,7 @@ func (g *WorkGate) cluster(ctx context.Context, id workgate.Identity, hub client
 
 // addon reads the ManagedClusterAddOn of identity id from hub, in
 // v1beta1; nil when there is none.
-func (g *WorkGate) addon(ctx context.Context, snap *hubclient.Snapshot, hub client.Reader, id workgate.Identity) (*addonv1beta1.ManagedClusterAddOn, error) {
+func (g *WorkGate) addon(ctx context.Context, hub client.Reader, id workgate.Identity) (*addonv1beta1.ManagedClusterAddOn, error) {
 	obj := g.api.NewMCA()
 	switch err := hub.Get(ctx, types.NamespacedName{Namespace: id.Cluster, Name: id.AddOn}, obj); {
 	case apierrors.IsNotFound(err):
@@ -241,7 +240,7 @@ func (g *WorkGate) addon(ctx context.Context, snap *hubclient.Snapshot, hub clie
 	case err != nil:
 		return nil, err
 	}
-	return snap.MCA(obj)
+	return g.api.Snapshot().MCA(obj)
 }
 
 // specHash reads a config object from the API server and hashes its spec.
@@ -264,12 +263,11 @@ func (g *WorkGate) specHash(ctx context.Context) func(addonv1beta1.ConfigGroupRe
 // of the status: its group's message in the AddOnRollout's status, else
 // the install progression's condition of its placement.
 func (g *WorkGate) waits(ctx context.Context, c workgate.Cluster) (group, waits string) {
-	snap := g.api.Snapshot()
 	obj := g.api.NewCMA()
 	if err := g.Client.Get(ctx, types.NamespacedName{Name: c.AddOn}, obj); err != nil {
 		return "", ""
 	}
-	cma, err := snap.CMA(obj)
+	cma, err := g.api.Snapshot().CMA(obj)
 	if err != nil {
 		return "", ""
 	}

@@ -76,7 +76,7 @@ func (g *WorkGate) admitted(ctx context.Context, work string, c workgate.Cluster
 	if !c.Taken {
 		return
 	}
-	cached, err := g.addon(ctx, g.api.Snapshot(), g.Client, workgate.Identity{AddOn: c.AddOn, Cluster: c.Name})
+	cached, err := g.addon(ctx, g.Client, workgate.Identity{AddOn: c.AddOn, Cluster: c.Name})
 	if err != nil || cached == nil {
 		return
 	}
