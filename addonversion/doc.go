@@ -3,7 +3,7 @@
 // v1alpha1, the version OCM's CRDs store, and v1beta1, the version the
 // planner works in and `kubectl get` prints (it is the preferred version).
 // Every program of the repository that converts one uses this package: the
-// controller at the edge of its reconcilers (hubctl), examples/plan for a
+// controller at the edge of its reconcilers (examples/controller/internal/hubclient), examples/plan for a
 // v1alpha1 dump, and the test hub's conversion webhook, which serves
 // v1beta1 from v1alpha1 storage as OCM's add-on manager does on a real hub.
 //

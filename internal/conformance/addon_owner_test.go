@@ -3,7 +3,7 @@ package conformance
 // Deletion: who makes a ManagedClusterAddOn go with its
 // ClusterManagementAddOn. OCM v1.2.0's addonowner and addonmanagement
 // controllers, over fake clientsets, on the cases the rolloutkit
-// controller's adoption (examples/controller/hubctl/owner.go) decides.
+// controller's adoption (examples/controller/hubctl/addons/owner.go) decides.
 
 import (
 	"context"
@@ -54,7 +54,7 @@ func runOCMAddonOwner(t *testing.T, cma *addonv1alpha1.ClusterManagementAddOn, m
 // addon-framework's registration, which waits for that owner, deploys
 // it). It stands down for an add-on OCM does not take, rolloutkit's
 // included: there the rolloutkit controller adopts the add-ons itself,
-// with the same owner reference (hubctl.TestOwnedBy), except in the two
+// with the same owner reference (addons.TestOwnedBy), except in the two
 // cases marked below.
 func TestAddonOwner(t *testing.T) {
 	t.Parallel()
@@ -124,7 +124,7 @@ func TestAddonOwner(t *testing.T) {
 // selected cluster that has none, as it would on a live one: an add-on
 // the garbage collector has just deleted is created again. The rolloutkit
 // controller creates, adopts and writes nothing for a
-// ClusterManagementAddOn being deleted (hubctl.TestAddonReconcileDeleting).
+// ClusterManagementAddOn being deleted (addons.TestAddonReconcileDeleting).
 func TestAddonInstallWhileDeleting(t *testing.T) {
 	t.Parallel()
 	h := seedAddonHub(t, time.Now(), clusterv1alpha1.RolloutStrategy{Type: clusterv1alpha1.All})

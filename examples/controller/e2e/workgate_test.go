@@ -125,7 +125,7 @@ func (e *env) startAddOnManager(t testing.TB, a frameworkagent.AgentAddon) *body
 // gate's work, is a race there (prod's work was refused in one run of
 // four, and its ManifestApplied condition never showed it). On a fleet the
 // controller turns at most 200 add-ons a reconcile (waitingWrites in
-// hubctl/fanout.go), so most clusters render with Configured still True;
+// hubctl/addons/fanout.go), so most clusters render with Configured still True;
 // the subtest makes prod such a cluster: the controller's writes of its
 // add-on land a second late.
 func TestWorkGate(t *testing.T) {
