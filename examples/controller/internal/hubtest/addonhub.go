@@ -103,44 +103,7 @@ func NewAddonHub(t *testing.T, version string, fail WriteHook, objs ...client.Ob
 		WithIndex(&v1alpha1.RolloutApproval{}, hubclient.ApprovalAddOnIndex, func(o client.Object) []string {
 			return []string{o.(*v1alpha1.RolloutApproval).Spec.AddOn}
 		}).
-		WithInterceptorFuncs(interceptor.Funcs{
-			Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
-				if err := write(c, "create", obj); err != nil {
-					return err
-				}
-				return c.Create(ctx, obj, opts...)
-			},
-			Update: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
-				if err := write(c, "update", obj); err != nil {
-					return err
-				}
-				return c.Update(ctx, obj, opts...)
-			},
-			Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
-				if err := write(c, "patch", obj); err != nil {
-					return err
-				}
-				return c.Patch(ctx, obj, patch, opts...)
-			},
-			Delete: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
-				if err := write(c, "delete", obj); err != nil {
-					return err
-				}
-				return c.Delete(ctx, obj, opts...)
-			},
-			SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
-				if err := write(c, sub+" update", obj); err != nil {
-					return err
-				}
-				return c.SubResource(sub).Update(ctx, obj, opts...)
-			},
-			SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
-				if err := write(c, sub+" patch", obj); err != nil {
-					return err
-				}
-				return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
-			},
-		}).Build()
+		WithInterceptorFuncs(interceptWrites(write)).Build()
 	return h
 }
 
@@ -361,4 +324,48 @@ var SeedClusters = []string{"dev-cluster", "stg-cluster", "prod-cluster"}
 // SeedRollout returns the seed add-on's AddOnRollout with spec.
 func SeedRollout(spec v1alpha1.AddOnRolloutSpec) *v1alpha1.AddOnRollout {
 	return &v1alpha1.AddOnRollout{ObjectMeta: metav1.ObjectMeta{Name: SeedAddonName, Generation: 1}, Spec: spec}
+}
+
+// interceptWrites returns the interceptors of a fake client that call
+// write (with the unintercepted client, the verb and the object) before
+// every write, and fail the write with its error.
+func interceptWrites(write func(c client.Client, verb string, obj client.Object) error) interceptor.Funcs {
+	return interceptor.Funcs{
+		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+			if err := write(c, "create", obj); err != nil {
+				return err
+			}
+			return c.Create(ctx, obj, opts...)
+		},
+		Update: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
+			if err := write(c, "update", obj); err != nil {
+				return err
+			}
+			return c.Update(ctx, obj, opts...)
+		},
+		Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+			if err := write(c, "patch", obj); err != nil {
+				return err
+			}
+			return c.Patch(ctx, obj, patch, opts...)
+		},
+		Delete: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
+			if err := write(c, "delete", obj); err != nil {
+				return err
+			}
+			return c.Delete(ctx, obj, opts...)
+		},
+		SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+			if err := write(c, sub+" update", obj); err != nil {
+				return err
+			}
+			return c.SubResource(sub).Update(ctx, obj, opts...)
+		},
+		SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+			if err := write(c, sub+" patch", obj); err != nil {
+				return err
+			}
+			return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+		},
+	}
 }
