@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/go-logr/logr"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -104,7 +105,13 @@ func (g *WorkGate) SetupWithManager(mgr ctrl.Manager) error {
 	if g.rollouts, err = hubclient.ServesRollouts(mgr.GetRESTMapper()); err != nil {
 		return err
 	}
-	mgr.GetWebhookServer().Register(WorkGatePath, &webhook.Admission{Handler: g})
+	// The manager's logger, not the process's, which a test may discard:
+	// the gate's errors (a record it could not write) are the controller's.
+	logger := mgr.GetLogger().WithName("work-gate")
+	mgr.GetWebhookServer().Register(WorkGatePath, &webhook.Admission{Handler: g,
+		LogConstructor: func(_ logr.Logger, req *admission.Request) logr.Logger {
+			return admission.DefaultLogConstructor(logger, req)
+		}})
 	return nil
 }
 
@@ -136,7 +143,7 @@ func (g *WorkGate) Handle(ctx context.Context, req admission.Request) admission.
 		if !d.Allowed() {
 			if !dryRun {
 				g.Metrics.Refused(c.AddOn, d.Reason.String())
-				g.hold(ctx, r, c, d)
+				g.record(ctx, r, c, d)
 			}
 			return admission.Denied(d.Message)
 		}

@@ -439,3 +439,48 @@ func TestWorkGateRefusalsAccumulate(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 1, out, "one series: the add-on and its reason")
 }
+
+// blockedWrites is a client whose patches wait until release is closed, or
+// their context ends, before they reach its Client: an API server too
+// loaded to answer within the webhook's deadline.
+type blockedWrites struct {
+	client.Client
+	release chan struct{}
+}
+
+func (b blockedWrites) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+	select {
+	case <-b.release:
+		return b.Client.Patch(ctx, obj, patch, opts...)
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// TestWorkGateRecordOutlivesRequest: when the record of a hold cannot be
+// written before the gate must answer, the gate answers (the write is
+// held) without it, and the record goes on without the request: it lands
+// once the API server takes it, with its event.
+func TestWorkGateRecordOutlivesRequest(t *testing.T) {
+	t.Parallel()
+	cfgB := hubtest.ProxyConfig(t, "cluster-proxy", "v2.0.0")
+	hashA := hubtest.SpecHashOf(t, hubtest.ProxyConfig(t, "cluster-proxy", "v1.0.0"))
+	h := hubtest.NewAddonHub(t, hubclient.V1beta1, nil, hubtest.HubObjects(hubtest.SeedPlacement(t),
+		[]client.Object{hubtest.SeedAddon(t, hubclient.DefaultLifecycle), cfgB, hubtest.Handed("prod-cluster", hashA)})...)
+	rec := events.NewFakeRecorder(10)
+	blocked := blockedWrites{Client: h.Client, release: make(chan struct{})}
+	g := workGate(h, blocked, h.Client, nil, rec)
+	ctx, cancel := context.WithCancel(context.Background())
+	res := g.Handle(ctx, update(t, hubtest.AgentWork(t, hubtest.ImageV1, hashA), hubtest.AgentWork(t, hubtest.ImageV2, hashA)))
+	cancel() // the API server has its answer: the request is over
+	assert.False(t, res.Allowed)
+	assert.NotContains(t, h.Addon("prod-cluster", hubtest.SeedAddonName).Annotations, hubplan.HoldAnnotation, "recorded while the API server could not take it")
+
+	close(blocked.release)
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		hold, ok := hubplan.ReadHold(h.Addon("prod-cluster", hubtest.SeedAddonName))
+		require.True(ct, ok, "the hold was never recorded")
+		assert.Equal(ct, "ConfigMovedOn", hold.Reason)
+	}, 10*time.Second, 20*time.Millisecond)
+	require.Eventually(t, func() bool { return len(rec.Events) == 1 }, 10*time.Second, 20*time.Millisecond, "the hold's event")
+}

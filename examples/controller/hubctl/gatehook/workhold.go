@@ -29,9 +29,36 @@ import (
 // rollout.
 const ReasonWorkDeleted = "WorkDeleted"
 
-// holdWrite bounds the gate's write of its record of a hold: the API
-// server waits for the gate's answer meanwhile.
+// holdWrite is how long the gate waits for its record of a hold, or of a
+// hold taken back, before it answers: the API server waits for the answer
+// meanwhile (the webhook's timeoutSeconds is 5).
 const holdWrite = 2 * time.Second
+
+// holdRecord bounds a record of a hold, its reads, its retries on a
+// conflict and its event included, once it goes on without the request.
+const holdRecord = 30 * time.Second
+
+// record records the hold d of cluster c (hold) detached from the
+// request: it waits for the record up to holdWrite, so that the record
+// normally lands before the answer, and a record that takes longer (a
+// loaded API server, conflicts with the add-on's manager) goes on for up
+// to holdRecord rather than being lost with the request. The rollout
+// learns of holds from these records.
+func (g *WorkGate) record(ctx context.Context, r workgate.Request, c workgate.Cluster, d workgate.Decision) {
+	bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), holdRecord)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer cancel()
+		g.hold(bg, r, c, d)
+	}()
+	wait, stop := context.WithTimeout(ctx, holdWrite)
+	defer stop()
+	select {
+	case <-done:
+	case <-wait.Done():
+	}
+}
 
 // hold records that the gate held r for cluster c (decision d) on c's
 // add-on (hubplan.HoldAnnotation), so that the rollout learns of it
@@ -83,6 +110,8 @@ func (g *WorkGate) admitted(ctx context.Context, work string, c workgate.Cluster
 	if h, ok := hubplan.ReadHold(cached); !ok || !hasWork(h, work) {
 		return
 	}
+	ctx, cancel := context.WithTimeout(ctx, holdWrite)
+	defer cancel()
 	_, err = g.updateHold(ctx, c, func(prev *hubplan.Hold) (*hubplan.Hold, bool) {
 		if prev == nil {
 			return nil, false
@@ -127,8 +156,6 @@ func hasWork(h hubplan.Hold, work string) bool {
 // returns the add-on as written; nil when it wrote nothing or the
 // cluster has no add-on.
 func (g *WorkGate) updateHold(ctx context.Context, c workgate.Cluster, next func(*hubplan.Hold) (*hubplan.Hold, bool)) (client.Object, error) {
-	ctx, cancel := context.WithTimeout(ctx, holdWrite)
-	defer cancel()
 	var written client.Object
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		written = nil
