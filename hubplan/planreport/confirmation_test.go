@@ -172,15 +172,6 @@ func TestWriteStatusNotActedOn(t *testing.T) {
 			want: []string{"status of generation 2: the controller has not acted on revision " + seedRevision() + " yet " + config,
 				"): the status describes revision 0123456789ab, as the controller last confirmed it at 2026-11-30 12:11:00 UTC (3m ago)\n"},
 		},
-		{
-			name: "no entry for the placement",
-			status: func() v1alpha1.AddOnRolloutStatus {
-				st := soakingStatus(true, true)
-				st.Placements[0].Name = "another-placement"
-				return st
-			},
-			want: []string{"yet " + config, "): the status describes no revision of it, as the controller"},
-		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -214,6 +205,28 @@ func TestWriteStatusNotActedOn(t *testing.T) {
 			require.Len(t, n.Configs, 1)
 			assert.NotEmpty(t, n.Configs[0].SpecHash)
 			assert.NotNil(t, doc.Rollout.Written, "the status as read, when it does not describe the hub")
+		})
+	}
+}
+
+// TestNotActedOnNeedsARevision: a status that gives a placement no
+// revision (it names another placement, or none) says nothing to compare
+// the configs with: the placement is not listed as not acted on.
+func TestNotActedOnNeedsARevision(t *testing.T) {
+	t.Parallel()
+	for name, edit := range map[string]func(*v1alpha1.AddOnRolloutStatus){
+		"another placement": func(st *v1alpha1.AddOnRolloutStatus) { st.Placements[0].Name = "another-placement" },
+		"no revision":       func(st *v1alpha1.AddOnRolloutStatus) { st.Placements[0].Revision = "" },
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			st := soakingStatus(true, true)
+			edit(&st)
+			rep, err := planreport.New(controlled(v1alpha1.AddOnRolloutSpec{}, st), addonName, at(12, 14), nil)
+			require.NoError(t, err)
+			require.NotNil(t, rep.Rollout)
+			assert.Empty(t, rep.Rollout.NotActedOn)
+			assert.Nil(t, rep.Rollout.Written)
 		})
 	}
 }

@@ -63,13 +63,11 @@ func rolloutReport(ar *v1alpha1.AddOnRollout, p hubplan.Plan, approvals []*v1alp
 // notActedOn lists the placements of planned (the status the controller
 // would write now) whose revision is not the one written (the status as
 // read) gives them. A placement planned without a revision (one that
-// cannot be planned) is not listed: no revision is waiting for it.
+// cannot be planned), or one the status gives no revision, is not listed:
+// no revision is waiting for it, or the status says nothing to compare.
 func notActedOn(written, planned []v1alpha1.PlacementStatus) []NotActedOn {
 	out := []NotActedOn{}
 	for _, ps := range planned {
-		if ps.Revision == "" {
-			continue
-		}
 		was := ""
 		for _, ws := range written {
 			if ws.Namespace == ps.Namespace && ws.Name == ps.Name {
@@ -77,7 +75,7 @@ func notActedOn(written, planned []v1alpha1.PlacementStatus) []NotActedOn {
 				break
 			}
 		}
-		if was == ps.Revision {
+		if ps.Revision == "" || was == "" || was == ps.Revision {
 			continue
 		}
 		out = append(out, NotActedOn{Placement: v1alpha1.PlacementRef{Namespace: ps.Namespace, Name: ps.Name},

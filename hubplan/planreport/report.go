@@ -257,8 +257,7 @@ type NotActedOn struct {
 	Revision string `json:"revision"`
 	// Configs are what Revision is made of.
 	Configs []v1alpha1.RevisionConfig `json:"configs"`
-	// Written is the revision the status describes; empty when the status
-	// has no entry for the placement.
+	// Written is the revision the status describes.
 	Written string `json:"written"`
 }
 

@@ -157,12 +157,8 @@ func notActedOnState(list []NotActedOn, confirmed string) string {
 		for i, c := range n.Configs {
 			configs[i] = configLine(c)
 		}
-		was := "no revision of it"
-		if n.Written != "" {
-			was = "revision " + n.Written
-		}
-		parts = append(parts, fmt.Sprintf("the controller has not acted on revision %s yet (placement %s/%s, %s): the status describes %s",
-			n.Revision, n.Placement.Namespace, n.Placement.Name, strings.Join(configs, "; "), was))
+		parts = append(parts, fmt.Sprintf("the controller has not acted on revision %s yet (placement %s/%s, %s): the status describes revision %s",
+			n.Revision, n.Placement.Namespace, n.Placement.Name, strings.Join(configs, "; "), n.Written))
 	}
 	state := strings.Join(parts, "; ")
 	if confirmed != "" {
