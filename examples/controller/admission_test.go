@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubtest"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -30,7 +32,7 @@ func TestRunAdmission(t *testing.T) {
 	t.Parallel()
 	kubeconfig, c := hubFor(t)
 	ctx := context.Background()
-	addr, probe := freeAddr(t), freeAddr(t)
+	addr, probe := hubtest.FreeAddr(t), hubtest.FreeAddr(t)
 	vwc, mwc, err := config.AdmissionAt("https://" + addr)
 	require.NoError(t, err)
 	require.NoError(t, c.Create(ctx, vwc))

@@ -8,17 +8,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubtest"
 
 	"github.com/go-logr/logr"
 	"github.com/stretchr/testify/assert"
@@ -372,7 +372,7 @@ func TestRun(t *testing.T) {
 	ctx := context.Background()
 
 	var out bytes.Buffer
-	var errOut syncBuffer
+	var errOut hubtest.SyncBuffer
 	require.Equal(t, 0, run(ctx, []string{"-kubeconfig", kubeconfig, "-dry-run"}, &out, &errOut), errOut.String())
 	text := out.String()
 	assert.Contains(t, text, `add-on "cluster-proxy" at `)
@@ -385,10 +385,10 @@ func TestRun(t *testing.T) {
 	require.NoError(t, c.List(ctx, &mcas))
 	assert.Empty(t, mcas.Items, "-dry-run wrote add-ons")
 
-	probe := freeAddr(t)
+	probe := hubtest.FreeAddr(t)
 	runCtx, cancel := context.WithCancel(ctx)
 	code := make(chan int, 1)
-	var logs syncBuffer // the controllers log from several goroutines
+	var logs hubtest.SyncBuffer // the controllers log from several goroutines
 	go func() {
 		code <- run(runCtx, []string{"-kubeconfig", kubeconfig, "-placements", "-health-probe-bind-address", probe, "-leader-elect"}, &out, &logs)
 	}()
@@ -446,32 +446,6 @@ func startAgents(t *testing.T, ctx context.Context, kubeconfig string, c client.
 	t.Cleanup(func() { require.NoError(t, <-done) })
 }
 
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer l.Close()
-	return fmt.Sprintf("127.0.0.1:%d", l.Addr().(*net.TCPAddr).Port)
-}
-
-// syncBuffer is a bytes.Buffer that several goroutines may write.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // envRun, in the environment of this test binary, makes it the
 // controller: TestMain runs run with the arguments it holds (JSON), so
 // that a test can run a controller in a process of its own. Two managers
@@ -505,13 +479,13 @@ func runAsMain(args []string) {
 // startController runs the controller with args in a process of its own,
 // its output in the returned buffer; stop interrupts it and returns its
 // exit code.
-func startController(t *testing.T, args ...string) (logs *syncBuffer, stop func() int) {
+func startController(t *testing.T, args ...string) (logs *hubtest.SyncBuffer, stop func() int) {
 	t.Helper()
 	argv, err := json.Marshal(args)
 	require.NoError(t, err)
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), envRun+"="+string(argv))
-	logs = &syncBuffer{}
+	logs = &hubtest.SyncBuffer{}
 	cmd.Stdout, cmd.Stderr = logs, logs
 	require.NoError(t, cmd.Start())
 	stopped := false
@@ -547,7 +521,7 @@ func TestRunWorkGate(t *testing.T) {
 	t.Parallel()
 	kubeconfig, c := hubFor(t)
 	ctx := context.Background()
-	addr, probe := freeAddr(t), freeAddr(t)
+	addr, probe := hubtest.FreeAddr(t), hubtest.FreeAddr(t)
 	// A webhook that no ManifestWork matches: this test is about the
 	// certificate, not about the gate's answers.
 	configuration := func() *admissionregistrationv1.ValidatingWebhookConfiguration {

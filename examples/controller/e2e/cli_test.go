@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -14,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubtest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -33,16 +34,6 @@ func binary(t *testing.T, pkg, name string) string {
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "go build %s: %s", pkg, out)
 	return bin
-}
-
-// freeAddr returns a free address on 127.0.0.1.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close())
-	return addr
 }
 
 // rolloutctl runs the CLI as a person does and returns its output and
@@ -81,7 +72,7 @@ func TestRolloutctl(t *testing.T) {
 	require.NoError(t, os.WriteFile(kubeconfig, kc, 0o600))
 	ctlBin, cliBin, hubBin := shared.controller.get(t), binary(t, "./cmd/rolloutctl", "rolloutctl"), binary(t, "./cmd/testhub", "testhub")
 
-	metricsAddr := freeAddr(t)
+	metricsAddr := hubtest.FreeAddr(t)
 	ctl := exec.Command(ctlBin, "-kubeconfig", kubeconfig, "-placements", "-lifecycle", testhub.Lifecycle,
 		"-metrics-bind-address", metricsAddr, "-metrics-secure=false", "-health-probe-bind-address", "0")
 	logs, err := os.Create(filepath.Join(t.TempDir(), "controller.log"))

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubtest"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -63,7 +65,7 @@ func TestMetricsSecure(t *testing.T) {
 	seedHub(t, e, "30s")
 	require.NoError(t, e.c.Create(ctx, &v1alpha1.AddOnRollout{ObjectMeta: metav1.ObjectMeta{Name: addonName}, Spec: v1alpha1.AddOnRolloutSpec{Paused: true}}))
 
-	addr := freeAddr(t)
+	addr := hubtest.FreeAddr(t)
 	logs := filepath.Join(t.TempDir(), "controller.log")
 	ctl := startControllerBinary(t, logs, "-kubeconfig", kubeconfig, "-placements", "-lifecycle", testhub.Lifecycle, "-metrics-bind-address", addr,
 		"-health-probe-bind-address", "0", "-webhook-bind-address", "0")

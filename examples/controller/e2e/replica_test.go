@@ -160,7 +160,7 @@ func (r *replica) tapIn(kc []byte) ([]byte, error) {
 	return r.tap.kubeconfig()
 }
 
-// loopbackAddr returns a free address on 127.0.0.1, as freeAddr does, from
+// loopbackAddr returns a free address on 127.0.0.1, as hubtest.FreeAddr does, from
 // any goroutine.
 func loopbackAddr() (string, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

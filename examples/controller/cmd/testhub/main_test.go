@@ -11,9 +11,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubtest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -211,7 +212,7 @@ func TestServe(t *testing.T) {
 			t.Parallel()
 			file := filepath.Join(t.TempDir(), "hub.kubeconfig")
 			ctx, cancel := context.WithCancel(context.Background())
-			out := &syncBuffer{}
+			out := &hubtest.SyncBuffer{}
 			done := make(chan int, 1)
 			go func() { done <- run(ctx, append([]string{"-kubeconfig", file, "-soak", "5s"}, tt.args...), out, out) }()
 			t.Cleanup(func() { cancel(); <-done })
@@ -245,24 +246,6 @@ func collects(t *testing.T, ctx context.Context, c client.Client) {
 		err := c.Get(ctx, client.ObjectKeyFromObject(mca), &addonv1alpha1.ManagedClusterAddOn{})
 		assert.True(ct, apierrors.IsNotFound(err), "the add-on is still there: %v", err)
 	}, time.Minute, 200*time.Millisecond, "the garbage collector did not delete the add-on")
-}
-
-// syncBuffer is a bytes.Buffer that run may write while the test reads.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // TestAgentsFlags: testhub agents checks its flags before it reaches a
