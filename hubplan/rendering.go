@@ -76,6 +76,13 @@ type RenderingRevision struct {
 type Release struct {
 	// Revision is the rendering revision released.
 	Revision string `json:"revision"`
+	// Configs is the config revision the cluster was released under
+	// (addon.Revision of its placement's configs); "" in a release
+	// written before it was recorded. A config change that reaches a
+	// released cluster before it is done releases it again, under the new
+	// config revision: the handover is then the first change of its
+	// works since that release.
+	Configs string `json:"configs,omitempty"`
 	// ReleasedAt is when: the start of the cluster's progress deadline.
 	ReleasedAt metav1.Time `json:"releasedAt"`
 	// Generation is the sum of the generations of the cluster's works of

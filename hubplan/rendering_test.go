@@ -70,7 +70,7 @@ func TestPlanControlledRendering(t *testing.T) {
 				assert.Regexp(t, regexp.MustCompile(`^[0-9a-f]{12}$`), p.Rendering.Revision)
 				assert.Equal(t, opened, *p.Rendering)
 				assert.Equal(t, []string{"dev-cluster"}, addontest.StartingNow(p.Steps[0].Result))
-				assert.Equal(t, hubplan.Release{Revision: opened.Revision, ReleasedAt: renderAt(0), Generation: 1,
+				assert.Equal(t, hubplan.Release{Revision: opened.Revision, Configs: revision("v2"), ReleasedAt: renderAt(0), Generation: 1,
 					Works: worksAt(1, true).Content, DoneAt: doneAt(0)}, p.Steps[0].Releases[0].Release)
 				assert.Equal(t, hubplan.ReasonRollingOut, reasonOf(p, hubplan.ConditionProgressing))
 				prod := p.Status.Placements[0].Groups[2]

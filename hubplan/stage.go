@@ -250,7 +250,7 @@ func (r renderings) plan(planner rollout.Planner, s Step, rev RenderingRevision,
 	if err != nil {
 		return s // the config plan of the same groups passed: cannot happen
 	}
-	s.Releases = r.releases(rev, res, parts)
+	s.Releases = r.releases(rev, s.Revision, res, parts)
 	for _, w := range s.Releases {
 		if !w.Release.Held && w.Release.DoneAt == nil {
 			settle = rollout.Sooner(settle, r.settle) // released now: settled then
@@ -348,21 +348,28 @@ func (r renderings) status(cluster string, rev RenderingRevision) (rollout.Clust
 	return st, false, left
 }
 
-// releases are the release annotations the plan res changes: a release of
-// every cluster it starts whose rendering part is to apply (done at once
-// when the gate holds none of its works and there is no time to settle),
-// with the content of its works then; and the done time of every cluster
-// done now.
-func (r renderings) releases(rev RenderingRevision, res rollout.Result, parts map[string]part) []ReleaseWrite {
+// releases are the release annotations the plan res changes, under the
+// config revision configs: a release of every cluster it starts whose
+// rendering part is to apply, or is progressing under an earlier config
+// revision while its configs are to apply (done at once when the gate
+// holds none of its works and there is no time to settle), with the
+// content of its works then; and the done time of every cluster done now.
+//
+// A cluster released, whose works took a change since, and that is not
+// done yet when a config change reaches it, is released again: its
+// config handover is then the first change since its release, which the
+// gate admits, and not a further rendering, which it holds. It is
+// released again once per config revision.
+func (r renderings) releases(rev RenderingRevision, configs string, res rollout.Result, parts map[string]part) []ReleaseWrite {
 	var out []ReleaseWrite
 	now := metav1.NewTime(r.now)
 	for _, c := range res.ToRollout {
-		if c.Status != rollout.ToApply || parts[c.Cluster].rendering.Status != rollout.ToApply {
+		if c.Status != rollout.ToApply || !r.releasing(c.Cluster, rev, configs, parts[c.Cluster]) {
 			continue
 		}
 		w := r.works[c.Cluster]
 		_, held := r.hold(c.Cluster)
-		rel := Release{Revision: rev.Revision, ReleasedAt: now, Generation: w.Generation, Works: cloneContent(w.Content), Held: held}
+		rel := Release{Revision: rev.Revision, Configs: configs, ReleasedAt: now, Generation: w.Generation, Works: cloneContent(w.Content), Held: held}
 		if !rel.Held && r.settle <= 0 {
 			rel.DoneAt = &now // nothing held, and no time to settle: done at its release
 		}
@@ -377,6 +384,21 @@ func (r renderings) releases(rev RenderingRevision, res rollout.Result, parts ma
 		out = append(out, ReleaseWrite{Cluster: c, Release: rel})
 	}
 	return sortedReleases(out)
+}
+
+// releasing reports whether starting cluster, in rendering revision rev
+// joined to config revision configs, releases it: its rendering part is
+// to apply; or it is progressing under an earlier config revision and its
+// configs are to apply (a handover starts now).
+func (r renderings) releasing(cluster string, rev RenderingRevision, configs string, p part) bool {
+	switch {
+	case p.rendering.Status == rollout.ToApply:
+		return true
+	case p.rendering.Status != rollout.Progressing || p.config.Status != rollout.ToApply:
+		return false
+	}
+	rel, ok := ReadRelease(r.byCluster[cluster])
+	return ok && rel.Revision == rev.Revision && rel.Configs != configs
 }
 
 // heldClusters maps every cluster of mcas whose works the work gate
