@@ -64,18 +64,18 @@ func TestRenderingDuringConfigRollout(t *testing.T) {
 
 	kinds := e.watchKinds(t)
 	e.installed(t, o, addonName, hashB, 120*time.Second)
-	waitFor(t, 60*time.Second, "every work has two replicas, and the AddOnRollout says complete", func(ct *assert.CollectT) {
+	// the order first, so that a rendering that leaked is named as such
+	// even when the rollout then cannot complete
+	waitFor(t, 60*time.Second, "every work has two replicas", func(ct *assert.CollectT) {
 		for _, c := range o.Clusters() {
 			assert.False(ct, seen.at(c, 2).IsZero(), "%s's work has not two replicas", c)
 		}
-		c := meta.FindStatusCondition(e.rolloutStatus(ct).Conditions, hubplan.ConditionProgressing)
-		require.NotNil(ct, c)
-		assert.Equal(ct, hubplan.ReasonCompleted, c.Reason, "%+v", c)
 	})
 	e.requireInOrder(t, seen, 2, soakFor, "dev-cluster", "stg-cluster", "prod-cluster")
 	assert.Contains(t, kinds.seen(), hubplan.KindConfigAndRendering, "the rendering never joined the config change")
 	assert.Equal(t, []string{testhub.Image}, seen.images("prod-cluster", 1), "prod's work carried B before stg soaked the new rendering")
 	assert.Equal(t, []string{newImage}, seen.images("prod-cluster", 2), "prod took B and the new rendering together")
+	e.waitCompleted(t, 60*time.Second)
 	t.Logf("two replicas: dev %s, stg %s, prod %s", seen.at("dev-cluster", 2).Format(time.TimeOnly),
 		seen.at("stg-cluster", 2).Format(time.TimeOnly), seen.at("prod-cluster", 2).Format(time.TimeOnly))
 }
@@ -109,17 +109,15 @@ func TestRenderingSuperseded(t *testing.T) {
 	m.stop()
 	e.runManager(t, &chartAddon{c: e.c, name: addonName, replicas: 3})
 
-	waitFor(t, 120*time.Second, "every work has three replicas, and the AddOnRollout says complete", func(ct *assert.CollectT) {
+	waitFor(t, 120*time.Second, "every work has three replicas", func(ct *assert.CollectT) {
 		for _, c := range o.Clusters() {
 			assert.False(ct, seen.at(c, 3).IsZero(), "%s's work has not three replicas", c)
 		}
-		c := meta.FindStatusCondition(e.rolloutStatus(ct).Conditions, hubplan.ConditionProgressing)
-		require.NotNil(ct, c)
-		assert.Equal(ct, hubplan.ReasonCompleted, c.Reason, "%+v", c)
 	})
+	e.requireInOrder(t, seen, 3, soakFor, "dev-cluster", "stg-cluster", "prod-cluster")
+	e.waitCompleted(t, 60*time.Second)
 	second := e.renderingRevision(t)
 	assert.NotEqual(t, first, second, "the second chart rolled out under the first's revision")
-	e.requireInOrder(t, seen, 3, soakFor, "dev-cluster", "stg-cluster", "prod-cluster")
 	assert.True(t, seen.at("prod-cluster", 2).IsZero(), "prod took the superseded chart")
 	assert.True(t, seen.at("stg-cluster", 3).After(seen.at("dev-cluster", 3)), "stg took the second chart before dev")
 	for _, c := range o.Clusters() {
@@ -243,5 +241,16 @@ func (e *env) watchStatus(t testing.TB, seen func(v1alpha1.PlacementStatus) []st
 				}
 			}
 		}
+	})
+}
+
+// waitCompleted waits up to d for the AddOnRollout to say its rollout is
+// complete.
+func (e *env) waitCompleted(t *testing.T, d time.Duration) {
+	t.Helper()
+	waitFor(t, d, "the AddOnRollout says complete", func(ct *assert.CollectT) {
+		c := meta.FindStatusCondition(e.rolloutStatus(ct).Conditions, hubplan.ConditionProgressing)
+		require.NotNil(ct, c)
+		assert.Equal(ct, hubplan.ReasonCompleted, c.Reason, "%+v", c)
 	})
 }
