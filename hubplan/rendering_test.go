@@ -736,49 +736,42 @@ func TestPlanControlledRenderingRestart(t *testing.T) {
 // gate holds; without an AddOnRollout it is PlanAddon.
 func TestPlanControlledWithoutWorks(t *testing.T) {
 	t.Parallel()
-	for _, spec := range []*v1alpha1.AddOnRolloutSpec{nil, {}} {
-		name := "without an AddOnRollout"
-		if spec != nil {
-			name = "under an AddOnRollout"
-		}
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			h := newControlHub(t, spec) // every cluster on "v1", the config "v2"
-			hold, err := hubplan.Hold{Since: renderAt(0), Reason: hubplan.HoldRenderingHeld, Why: "held",
-				Works: map[string]string{deployWork: "sha256:gen1"}}.Annotation()
-			require.NoError(t, err)
-			m := h.mcas["prod-cluster"].DeepCopy()
-			m.Annotations = withAnnotation(m.Annotations, hubplan.HoldAnnotation, hold)
-			h.mcas["prod-cluster"] = m
-			for i, d := range []time.Duration{0, time.Minute, soaked, soaked, soaked, time.Hour} {
-				h.clock.Step(d)
-				cma, in, mcas, specHash := h.inputs()
-				steps := configSteps(addon.PlanAddon(rollout.Planner{Clock: h.clock}, cma, in, mcas, specHash))
-				p := h.plan()
-				if spec == nil {
-					assert.Equal(t, hubplan.Plan{Steps: steps, RecheckAfter: p.RecheckAfter}, p, "call %d", i)
-				}
-				assert.Equal(t, steps, p.Steps, "call %d", i)
-				assert.Nil(t, p.Rendering, "call %d", i)
-				for _, s := range p.Steps {
-					assert.Empty(t, s.Kind, "call %d", i)
-					assert.Nil(t, s.Releases, "call %d", i)
-					assert.Equal(t, revision("v2"), s.Revision, "call %d", i)
-				}
-				if spec != nil {
-					ps := p.Status.Placements[0]
-					assert.Empty(t, ps.Kind, "call %d", i)
-					assert.Equal(t, revision("v2"), ps.Revision, "call %d", i)
-					// what the gate holds is seen whatever the Works
-					assert.Equal(t, []int32{0, 0, 1}, heldCounts(p), "call %d", i)
-				}
-				h.apply(p)
-				h.finish(startedBy(p)...)
+	withAndWithoutRollout(t, func(t *testing.T, spec *v1alpha1.AddOnRolloutSpec) {
+		h := newControlHub(t, spec) // every cluster on "v1", the config "v2"
+		hold, err := hubplan.Hold{Since: renderAt(0), Reason: hubplan.HoldRenderingHeld, Why: "held",
+			Works: map[string]string{deployWork: "sha256:gen1"}}.Annotation()
+		require.NoError(t, err)
+		m := h.mcas["prod-cluster"].DeepCopy()
+		m.Annotations = withAnnotation(m.Annotations, hubplan.HoldAnnotation, hold)
+		h.mcas["prod-cluster"] = m
+		for i, d := range []time.Duration{0, time.Minute, soaked, soaked, soaked, time.Hour} {
+			h.clock.Step(d)
+			cma, in, mcas, specHash := h.inputs()
+			steps := configSteps(addon.PlanAddon(rollout.Planner{Clock: h.clock}, cma, in, mcas, specHash))
+			p := h.plan()
+			if spec == nil {
+				assert.Equal(t, hubplan.Plan{Steps: steps, RecheckAfter: p.RecheckAfter}, p, "call %d", i)
 			}
-			cma, _, _, _ := h.inputs()
-			assert.NotContains(t, cma.Annotations, hubplan.RenderingAnnotation)
-		})
-	}
+			assert.Equal(t, steps, p.Steps, "call %d", i)
+			assert.Nil(t, p.Rendering, "call %d", i)
+			for _, s := range p.Steps {
+				assert.Empty(t, s.Kind, "call %d", i)
+				assert.Nil(t, s.Releases, "call %d", i)
+				assert.Equal(t, revision("v2"), s.Revision, "call %d", i)
+			}
+			if spec != nil {
+				ps := p.Status.Placements[0]
+				assert.Empty(t, ps.Kind, "call %d", i)
+				assert.Equal(t, revision("v2"), ps.Revision, "call %d", i)
+				// what the gate holds is seen whatever the Works
+				assert.Equal(t, []int32{0, 0, 1}, heldCounts(p), "call %d", i)
+			}
+			h.apply(p)
+			h.finish(startedBy(p)...)
+		}
+		cma, _, _, _ := h.inputs()
+		assert.NotContains(t, cma.Annotations, hubplan.RenderingAnnotation)
+	})
 }
 
 // TestPlanControlledRenderingManual: the add-ons of a Manual install
@@ -1108,4 +1101,20 @@ func TestRenderingAnnotations(t *testing.T) {
 		}
 		assert.Equal(t, "Reach(9)", hubplan.Reach(9).String())
 	})
+}
+
+// withAndWithoutRollout runs f as two parallel subtests: without an
+// AddOnRollout (spec nil) and under one without controls.
+func withAndWithoutRollout(t *testing.T, f func(t *testing.T, spec *v1alpha1.AddOnRolloutSpec)) {
+	t.Helper()
+	for _, spec := range []*v1alpha1.AddOnRolloutSpec{nil, {}} {
+		name := "without an AddOnRollout"
+		if spec != nil {
+			name = "under an AddOnRollout"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			f(t, spec)
+		})
+	}
 }
