@@ -23,21 +23,22 @@ func untilStatus(waitsFor string, until time.Time) v1alpha1.AddOnRolloutStatus {
 	return v1alpha1.AddOnRolloutStatus{Placements: []v1alpha1.PlacementStatus{{Namespace: "ns", Name: "p", Groups: []v1alpha1.GroupStatus{g}}}}
 }
 
-// TestMetricsVerificationFailingUntil: MetricVerificationFailing follows a
-// verification's latest result while its group waits for verification,
-// and goes when the group stops waiting for one or is gone;
+// TestMetricsVerificationFailingUntil: MetricVerificationFailing is there
+// for a verification whose latest result failed while its group waits for
+// verification, and goes when it passes, when the group stops waiting for
+// one, or when the group is gone;
 // MetricGroupUntil follows the group's until, and goes when it has none.
 func TestMetricsVerificationFailingUntil(t *testing.T) {
 	t.Parallel()
 	const (
-		failingHead = "# HELP rolloutkit_verification_failing 1 while the latest result of a decision group's verification failed, 0 once it passed; no series while the group waits for no verification.\n" +
+		failingHead = "# HELP rolloutkit_verification_failing 1 while the latest result of a decision group's verification failed; no series once it passed, or while the group waits for no verification.\n" +
 			"# TYPE rolloutkit_verification_failing gauge\n"
 		untilHead = "# HELP rolloutkit_group_until_timestamp_seconds Unix time at which what a decision group waits for may end on the clock (its status's until); no series when it ends on an outside change.\n" +
 			"# TYPE rolloutkit_group_until_timestamp_seconds gauge\n"
 		untilProd = `rolloutkit_group_until_timestamp_seconds{addon="a",group="prod",placement="ns/p"} `
 	)
-	failing := func(check, v string) string {
-		return `rolloutkit_verification_failing{addon="a",group="prod",placement="ns/p",verification="` + check + `"} ` + v + "\n"
+	failing := func(check string) string {
+		return `rolloutkit_verification_failing{addon="a",group="prod",placement="ns/p",verification="` + check + `"} 1` + "\n"
 	}
 	at := time.Unix(1_800_000_000, 0)
 	// step is one reconcile: the status observed, then the checks' results.
@@ -54,7 +55,7 @@ func TestMetricsVerificationFailingUntil(t *testing.T) {
 		{
 			name:  "a check fails, another passes",
 			steps: []step{{untilStatus("Verification", at), map[string]bool{"errors": false, "latency": true}}},
-			want:  untilHead + untilProd + "1.8e+09\n" + failingHead + failing("errors", "1") + failing("latency", "0"),
+			want:  untilHead + untilProd + "1.8e+09\n" + failingHead + failing("errors"),
 		},
 		{
 			name: "the failing check passes on its next run",
@@ -62,7 +63,7 @@ func TestMetricsVerificationFailingUntil(t *testing.T) {
 				{untilStatus("Verification", at), map[string]bool{"errors": false}},
 				{untilStatus("Verification", at.Add(time.Minute)), map[string]bool{"errors": true}},
 			},
-			want: untilHead + untilProd + "1.80000006e+09\n" + failingHead + failing("errors", "0"),
+			want: untilHead + untilProd + "1.80000006e+09\n",
 		},
 		{
 			name: "the group no longer waits for a verification",

@@ -48,9 +48,9 @@ const (
 	// verification and result: passed, failed).
 	MetricVerifications = "rolloutkit_verifications_total"
 	// MetricVerificationFailing is, per group and verification (label
-	// verification), 1 while the verification's latest result failed and
-	// 0 once it passed. Its series are deleted when the group no longer
-	// waits for a verification (a new revision, say), and with the group.
+	// verification), 1 while the verification's latest result failed.
+	// There is no series once it passed, nor while the group waits for no
+	// verification (a new revision, say), nor for a group gone.
 	MetricVerificationFailing = "rolloutkit_verification_failing"
 	// MetricGroupUntil is, per group, the Unix time (seconds) at which
 	// what the group waits for may end on the clock (GroupStatus.Until:
@@ -122,7 +122,7 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 		verified: prometheus.NewCounterVec(prometheus.CounterOpts{Name: MetricVerifications,
 			Help: "Verification results of decision groups, by verification and result."}, append(labels, "verification", "result")),
 		failing: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: MetricVerificationFailing,
-			Help: "1 while the latest result of a decision group's verification failed, 0 once it passed; no series while the group waits for no verification."}, append(labels, "verification")),
+			Help: "1 while the latest result of a decision group's verification failed; no series once it passed, or while the group waits for no verification."}, append(labels, "verification")),
 		until: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: MetricGroupUntil,
 			Help: "Unix time at which what a decision group waits for may end on the clock (its status's until); no series when it ends on an outside change."}, labels),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: MetricRevisionDuration,
@@ -261,7 +261,11 @@ func (m *Metrics) Verification(addOn, placement string, g v1alpha1.GroupStatus, 
 		result = "passed"
 	}
 	m.verified.WithLabelValues(addOn, placement, seriesGroup(g), name, result).Inc()
-	m.failing.WithLabelValues(addOn, placement, seriesGroup(g), name).Set(boolValue(!passed))
+	if passed {
+		m.failing.DeleteLabelValues(addOn, placement, seriesGroup(g), name)
+	} else {
+		m.failing.WithLabelValues(addOn, placement, seriesGroup(g), name).Set(1)
+	}
 }
 
 // Completed observes a revision's time to completion.
