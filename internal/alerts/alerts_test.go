@@ -36,9 +36,11 @@ const envRequire = "ROLLOUTKIT_REQUIRE_APISERVER"
 
 // wantAlerts are the alerts the PrometheusRule must hold: issue 33's five
 // (the gate's two signals, from kube-state-metrics and from the
-// kube-apiserver, count as one).
+// kube-apiserver, count as one), and the controller up with no leader,
+// which a stale status cannot show.
 var wantAlerts = []string{
 	"RolloutkitControllerDown",
+	"RolloutkitNoLeader",
 	"RolloutkitWorkGateNoReadyEndpoint",
 	"RolloutkitWorkGateCallsFailing",
 	"RolloutkitRolloutPastDeadline",

@@ -16,7 +16,11 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	admissionmetrics "k8s.io/apiserver/pkg/admission/metrics"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/tools/leaderelection"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	"k8s.io/component-base/metrics/legacyregistry"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/yaml"
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
@@ -37,7 +41,9 @@ func targetLabels() []string {
 // TestAlertSeriesExported checks the series the alert rules' unit tests
 // feed against the series their exporters really make: each rolloutkit_*
 // series must be, name and labels, one the controller's Metrics export
-// when driven as the add-on reconciler drives them, and each apiserver_*
+// when driven as the add-on reconciler drives them, each
+// leader_election_* one controller-runtime's metrics export for the
+// controller's Lease (the manager's leader elector's), and each apiserver_*
 // series one that the kube-apiserver's admission metrics (the
 // k8s.io/apiserver this module builds with) export for a validating
 // webhook it could not call or that refused. Series of other exporters
@@ -46,12 +52,15 @@ func targetLabels() []string {
 func TestAlertSeriesExported(t *testing.T) {
 	t.Parallel()
 	controller := gather(t, controllerSeries(t))
+	leader := gather(t, leaderSeries(t))
 	apiserver := gather(t, apiserverSeries(t))
 	for _, s := range inputSeries(t) {
 		name := s["__name__"]
 		switch {
 		case strings.HasPrefix(name, "rolloutkit_"):
 			assert.Contains(t, controller, key(s, targetLabels()), "the alerts' tests feed a series the controller does not export")
+		case strings.HasPrefix(name, "leader_election_"):
+			assert.Contains(t, leader, key(s, targetLabels()), "the alerts' tests feed a series controller-runtime does not export")
 		case strings.HasPrefix(name, "apiserver_"):
 			assert.Contains(t, apiserver, key(s, []string{"job", "instance"}), "the alerts' tests feed a series the kube-apiserver does not export")
 		default:
@@ -113,6 +122,25 @@ func controllerSeries(t *testing.T) prometheus.Gatherer {
 	m.Verification("cluster-proxy", "default/global", stg, "error-rate", false)
 	m.Verification("cluster-proxy", "default/global", stg, "latency", false)
 	return reg
+}
+
+// leaderID is the controller's leader-election Lease, main.go's
+// LeaderElectionID.
+const leaderID = "rolloutkit-controller"
+
+// leaderSeries makes controller-runtime's leader-election metrics as a
+// replica that has not (yet) won the Lease has them: client-go's elector
+// reports itself not leading from its creation, to the provider
+// controller-runtime's metrics package sets, into its Registry (the one
+// the manager serves).
+func leaderSeries(t *testing.T) prometheus.Gatherer {
+	lock := &resourcelock.LeaseLock{LeaseMeta: metav1.ObjectMeta{Namespace: "rolloutkit-system", Name: leaderID},
+		Client: fake.NewClientset().CoordinationV1(), LockConfig: resourcelock.ResourceLockConfig{Identity: "replica-a"}}
+	_, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{Lock: lock, Name: leaderID,
+		LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second,
+		Callbacks: leaderelection.LeaderCallbacks{OnStartedLeading: func(context.Context) {}, OnStoppedLeading: func() {}}})
+	require.NoError(t, err)
+	return ctrlmetrics.Registry
 }
 
 // apiserverSeries makes the kube-apiserver's admission webhook metrics
