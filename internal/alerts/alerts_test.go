@@ -158,7 +158,8 @@ func promtoolTest(t *testing.T, rules []byte) {
 }
 
 // promtool returns the path of the promtool hack/test-prometheus.sh
-// builds: in $ROLLOUTKIT_PROMETHEUS, else in its cache. Without it the
+// builds: in $ROLLOUTKIT_PROMETHEUS, else in its cache
+// (${ROLLOUTKIT_CACHE:-$HOME/.cache/rolloutkit}/prometheus-${PROMETHEUS_VERSION:-v0.316.0}/bin). Without it the
 // test is skipped, or fails when envRequire is set.
 func promtool(t *testing.T) string {
 	dir := os.Getenv("ROLLOUTKIT_PROMETHEUS")
@@ -169,7 +170,11 @@ func promtool(t *testing.T) string {
 		if cache == "" {
 			cache = filepath.Join(home, ".cache", "rolloutkit")
 		}
-		dir = filepath.Join(cache, "prometheus-v0.316.0", "bin")
+		version := os.Getenv("PROMETHEUS_VERSION")
+		if version == "" {
+			version = "v0.316.0" // hack/test-prometheus.sh's default, and this module's
+		}
+		dir = filepath.Join(cache, "prometheus-"+version, "bin")
 	}
 	bin := filepath.Join(dir, "promtool")
 	if _, err := os.Stat(bin); err != nil {
