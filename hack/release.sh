@@ -18,13 +18,14 @@
 #   rolloutkit-controller.oci.tar      the controller's image, an OCI layout in a tar
 #                                      (internal/image), read back and run by
 #                                      TestImageLayout before the script ends
-#   rolloutkit-chart-VERSION.tgz       charts/rolloutkit packaged with helm package,
+#   rolloutkit-X.Y.Z.tgz               charts/rolloutkit packaged by helm package,
 #                                      when the chart exists and helm is on $PATH
 #                                      (else it says so and leaves it out)
 #   SHA256SUMS
 #
-# GOARCH picks the controller's and the image's architecture (default:
-# this machine's). Pushing the image is the README's "Releasing".
+# It runs on Linux, and builds the controller and the image for this
+# machine's architecture: the read-back runs the image's binary. Pushing
+# the image is the README's "Releasing".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -53,7 +54,9 @@ if ! $snapshot; then
 fi
 eval "$(hack/version.sh)"
 export VERSION REVISION MODIFIED CREATED
-arch=${GOARCH:-$(go env GOARCH)}
+[ "$(go env GOHOSTOS)" = linux ] || die "run on Linux: the image's binary is run to check it"
+arch=$(go env GOHOSTARCH)
+unset GOOS GOARCH
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 echo "release: ${VERSION} (revision ${REVISION}, created ${CREATED}) into ${out}"
