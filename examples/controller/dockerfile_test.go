@@ -103,3 +103,27 @@ func TestPinBaseImages(t *testing.T) {
 		})
 	}
 }
+
+// TestDockerfileBuildCommand: the Dockerfile builds the binary with
+// hack/build-controller.sh alone, whose go build is static, trimmed and
+// stamped, as .ci/run and hack/release.sh build it.
+func TestDockerfileBuildCommand(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile("Dockerfile")
+	require.NoError(t, err)
+	var runs []string
+	for _, line := range strings.Split(string(data), "\n") {
+		if r, ok := strings.CutPrefix(line, "RUN "); ok {
+			runs = append(runs, r)
+		}
+	}
+	assert.Contains(t, runs, "hack/build-controller.sh examples/controller/bin/rolloutkit-controller")
+	for _, r := range runs {
+		assert.NotContains(t, r, "go -C examples/controller build", "a build beside hack/build-controller.sh's")
+	}
+	script, err := os.ReadFile(filepath.Join("..", "..", "hack", "build-controller.sh"))
+	require.NoError(t, err)
+	for _, want := range []string{"CGO_ENABLED=0 go -C examples/controller build -trimpath -buildvcs=false", "internal/buildinfo", ".version=${VERSION}", ".revision=${REVISION}"} {
+		assert.Contains(t, string(script), want)
+	}
+}

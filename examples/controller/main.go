@@ -12,10 +12,16 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	_ "time/tzdata" // the time zones of rollout windows, on an image without a zoneinfo database
 
 	"github.com/go-logr/logr"
 	"github.com/go-logr/zapr"
 	uberzap "go.uber.org/zap"
+	// CA roots for the verification client (-verify webhooks and
+	// Prometheus over HTTPS) on an image without a system store (the
+	// release image's base is empty); a system store, where there is one,
+	// is used instead.
+	_ "golang.org/x/crypto/x509roots/fallback"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -33,9 +39,12 @@ import (
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl"
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl/addons"
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl/dryrun"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/buildinfo"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/clientthrottle"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/versionlease"
 	"github.com/rolloutkit/rolloutkit/examples/controller/rollouthook"
+	"github.com/rolloutkit/rolloutkit/examples/controller/rolloutmetrics"
 	"github.com/rolloutkit/rolloutkit/examples/controller/servingcert"
 	"github.com/rolloutkit/rolloutkit/examples/controller/verify"
 )
@@ -76,12 +85,14 @@ type options struct {
 	retention    time.Duration // of approvals of superseded revisions
 	leaderElect  bool
 	leaderNS     string
+	replica      string // the name this replica reports its version under
 	lease        leaseTimes
 	probeAddr    string
 	metrics      metricsEndpoint
 	qps          float64
 	burst        int
 	dryRun       bool
+	version      bool                 // print the build and exit
 	ocmPlacement types.NamespacedName // the Lease of OCM's placement controller
 	gate         gate
 	zap          zap.Options
@@ -129,7 +140,9 @@ func (o *options) bindHubFlags(fs *flag.FlagSet, m *metricsFlags) {
 	fs.Float64Var(&o.qps, "kube-api-qps", 500, "requests per second to the API server, sustained, by the whole process (one client-side rate limiter; waits on it: rolloutkit_client_throttle_seconds)")
 	fs.IntVar(&o.burst, "kube-api-burst", 1000, "requests to the API server in a burst")
 	fs.BoolVar(&o.leaderElect, "leader-elect", false, "elect a leader with a Lease, so that only one replica writes")
-	fs.StringVar(&o.leaderNS, "leader-elect-namespace", "kube-system", "namespace of the leader-election Lease")
+	fs.StringVar(&o.leaderNS, "leader-elect-namespace", "kube-system", "namespace of the leader-election Lease, and of the Lease "+versionlease.Name+
+		" on which every replica reports its version (kubectl rolloutkit version reads it)")
+	fs.StringVar(&o.replica, "replica-name", "", "the name this replica reports its version under (default: the host name, which in a pod is the pod's name)")
 	o.lease.bindFlags(fs)
 	fs.StringVar(&o.probeAddr, "health-probe-bind-address", "127.0.0.1:8081", `address of the /healthz and /readyz probes ("0" turns them off)`)
 	m.bindFlags(fs)
@@ -164,6 +177,7 @@ func (o *options) bindWorkFlags(fs *flag.FlagSet) *textFlags {
 		" whose add-ons this controller takes (addon-manager also takes those without it); OCM's add-on manager takes addon-manager and those without it")
 	fs.StringVar(&o.addonVersion, "addon-version", "", "add-on API version to read and write, v1alpha1 or v1beta1 (default: the version the hub stores)")
 	fs.DurationVar(&o.retention, "approval-retention", addons.DefaultApprovalRetention, "delete a RolloutApproval of a revision its placement no longer rolls out this long after it was superseded (0 keeps it forever)")
+	fs.BoolVar(&o.version, "version", false, "print the controller's version and VCS revision, and exit")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "read the hub, print each add-on's next rollout step as examples/plan does, write nothing, and exit")
 	t.gate.bindFlags(fs)
 	return t
@@ -226,6 +240,10 @@ func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, proce
 	if err != nil {
 		fmt.Fprintf(stderr, "controller: %v\n", err)
 		return 2
+	}
+	if o.version {
+		fmt.Fprintf(stdout, "controller %s\n", buildinfo.Read())
+		return 0
 	}
 	var gateOn bool
 	var gateOff string
@@ -341,6 +359,9 @@ func serve(ctx context.Context, cfg *rest.Config, o options, gateOn bool, logger
 			return err
 		}
 	}
+	if err := reportVersion(mgr, o, logger); err != nil {
+		return err
+	}
 	version, err := hubctl.Setup(ctx, mgr, hubctl.Options{Placements: o.placements, Addons: o.addons, AddonVersion: o.addonVersion,
 		Lifecycles: o.lifecycles, Metrics: metrics.Registry, Verifier: verify.Verifier{HTTP: &http.Client{}}, WorkGate: gateOn,
 		ApprovalRetention: o.retention})
@@ -372,6 +393,28 @@ func serve(ctx context.Context, cfg *rest.Config, o options, gateOn bool, logger
 	logger.Info("starting", "placements", o.placements, "addons", o.addons, "lifecycles", o.lifecycles, "addonVersion", version,
 		"leaderElect", o.leaderElect, "workGate", gateOn)
 	return mgr.Start(ctx)
+}
+
+// reportVersion exports the controller's build as the metric
+// rolloutkit_build_info, and has every replica publish it on the Lease
+// versionlease.Name in -leader-elect-namespace, named by -replica-name
+// (default: the host name).
+func reportVersion(mgr ctrl.Manager, o options, logger logr.Logger) error {
+	info := buildinfo.Read()
+	if err := rolloutmetrics.RegisterBuildInfo(metrics.Registry, info.Version, info.Revision, info.GoVersion); err != nil {
+		return err
+	}
+	replica := o.replica
+	if replica == "" {
+		host, err := os.Hostname()
+		if err != nil {
+			return fmt.Errorf("naming the replica that reports its version (set -replica-name): %w", err)
+		}
+		replica = host
+	}
+	logger.Info("version", "version", info.Version, "revision", info.Revision, "modified", info.Modified, "goVersion", info.GoVersion, "replica", replica)
+	return mgr.Add(&versionlease.Publisher{Client: mgr.GetClient(), Namespace: o.leaderNS, Replica: replica, Info: info,
+		Logger: logger.WithName("versionlease")})
 }
 
 // keepServingCert makes or renews the webhook server's certificate once,

@@ -220,6 +220,7 @@ func TestManifests(t *testing.T) {
 			"Role rolloutkit-leader-election": {
 				"coordination.k8s.io leases create",
 				"coordination.k8s.io leases get,update rolloutkit-controller",
+				"coordination.k8s.io leases patch rolloutkit-controller-versions", // each replica's version
 				" events create,patch",
 			},
 			// rolloutkit-approver aggregates the two below; roles_test.go
@@ -232,6 +233,7 @@ func TestManifests(t *testing.T) {
 				"addon.open-cluster-management.io addondeploymentconfigs,addontemplates get,list,watch",
 				"proxy.open-cluster-management.io managedproxyconfigurations get,list,watch",
 				"rolloutkit.io addonrollouts,rolloutapprovals get,list,watch",
+				"coordination.k8s.io leases get rolloutkit-controller-versions",
 			},
 			"ClusterRole rolloutkit-approver-create": {
 				"rolloutkit.io rolloutapprovals create",
@@ -245,6 +247,7 @@ func TestManifests(t *testing.T) {
 				"addon.open-cluster-management.io addondeploymentconfigs,addontemplates get,list,watch",
 				"proxy.open-cluster-management.io managedproxyconfigurations get,list,watch",
 				"rolloutkit.io addonrollouts,rolloutapprovals get,list,watch",
+				"coordination.k8s.io leases get rolloutkit-controller-versions",
 			},
 			"ClusterRole rolloutkit-controller-metrics-auth": {
 				"authentication.k8s.io tokenreviews create",

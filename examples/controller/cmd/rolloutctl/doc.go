@@ -14,6 +14,7 @@
 //	resume ADDON                                   clusters start again
 //	approve ADDON GROUP [--placement NS/NAME] [--revision R] [--wait D]
 //	                                               let GROUP start at the revision it waits at (R: only if it is that one)
+//	version [--client] [-o text|json|yaml]         this client's version, and each controller replica's (also: -version)
 //	completion bash|zsh|fish|powershell            the shell's completion script
 //
 // The command line is cobra's, as kubectl's: a flag takes two dashes, or
@@ -23,8 +24,22 @@
 // ConfigFlags): --kubeconfig, --context, --cluster, --user, --server,
 // --token, --as and the rest; without them $KUBECONFIG, ~/.kube/config,
 // or the pod's service account in a cluster. rolloutkit's objects and
-// ClusterManagementAddOns are cluster-scoped: --namespace changes
-// nothing.
+// ClusterManagementAddOns are cluster-scoped: --namespace names only the
+// controller's namespace (default rolloutkit-system), where version and
+// status read the controller's version.
+//
+// # version
+//
+// version prints this client's build (module version, VCS revision, Go
+// version) and, unless --client, the controller's: each replica, leader
+// or not, reports its build every minute on the Lease
+// rolloutkit-controller-versions in its namespace (one annotation per
+// replica, versionlease), so that a rolling upgrade shows the old
+// replicas and the new side by side, and a replica that stopped without
+// saying so shows as stale. It exits 1 when no replica has reported in
+// the last three minutes. Reading it takes get on that one Lease, which
+// the viewer role grants; status ends with the same one line, so that a
+// plan with nobody to carry it out says so.
 //
 // The program names itself as it is invoked: "rolloutctl", or
 // "kubectl rolloutkit" as kubectl-rolloutkit, in its usage, its errors

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -104,6 +105,9 @@ func refused(format string, args ...any) error {
 func run(ctx context.Context, args []string, e env) int {
 	if args == nil {
 		args = []string{} // nil makes cobra read os.Args
+	}
+	if slices.Equal(args, []string{"-version"}) {
+		args = []string{"--version"} // one dash, as the controller and testhub take it
 	}
 	root := newRootCommand(e)
 	root.SetArgs(args)

@@ -10,6 +10,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/buildinfo"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 )
 
@@ -45,7 +46,7 @@ func (c *cli) client() (client.Client, error) {
 // exit codes.
 func newRootCommand(e env) *cobra.Command {
 	c := &cli{env: e, hub: genericclioptions.NewConfigFlags(true)}
-	subs := []*cobra.Command{newStatusCommand(c), newPauseCommand(c, true), newPauseCommand(c, false), newApproveCommand(c)}
+	subs := []*cobra.Command{newStatusCommand(c), newPauseCommand(c, true), newPauseCommand(c, false), newApproveCommand(c), newVersionCommand(c)}
 	var names []string
 	for _, s := range subs {
 		names = append(names, s.Name())
@@ -70,6 +71,11 @@ func newRootCommand(e env) *cobra.Command {
 			return badUsage("no subcommand: want one of %s", strings.Join(names, ", "))
 		},
 	}
+	root.Version = buildinfo.Read().String()
+	root.SetVersionTemplate("{{.DisplayName}} {{.Version}}\n")
+	// Defined here, for cobra not to add its -v too: kubectl's -v is
+	// the log level, which the plugin does not take.
+	root.Flags().Bool("version", false, "print the version and VCS revision of this client, and exit (version says the controller's too)")
 	root.SetOut(e.stdout)
 	root.SetErr(e.stderr)
 	root.SetFlagErrorFunc(flagError)

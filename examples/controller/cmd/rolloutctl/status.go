@@ -35,7 +35,7 @@ func newStatusCommand(c *cli) *cobra.Command {
 		if !slices.Contains(statusOutputs(), *output) {
 			return badUsage("status: -o %q: want %s", *output, strings.Join(statusOutputs(), ", "))
 		}
-		_, p, err := c.plan(cmd.Context(), args[0], *version)
+		cl, p, err := c.plan(cmd.Context(), args[0], *version)
 		var na *noAddonError
 		if errors.As(err, &na) {
 			return badUsage("%w", err) // a name to look up, not an act refused
@@ -43,10 +43,22 @@ func newStatusCommand(c *cli) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		if *output == "text" {
-			return writeStatus(c.stdout, p, c.name)
+		if *output != "text" {
+			return writeReport(c.stdout, p.report, *output)
 		}
-		return writeReport(c.stdout, p.report, *output)
+		// Who carries the plan out: the controller's version, or that
+		// none reports.
+		cv, readErr := c.controllerVersion(cmd.Context(), cl)
+		if cv == nil {
+			return readErr
+		}
+		if err := writeStatus(c.stdout, p, c.name); err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintf(c.stdout, "\ncontroller (lease %s): %s\n", cv.Lease, cv.summary()); err != nil {
+			return err
+		}
+		return readErr
 	}
 	return cmd
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/rolloutkit/rolloutkit/examples/controller/config"
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl/gatehook"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/buildinfo"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
 )
 
@@ -38,6 +39,7 @@ type options struct {
 	workGate   string
 	admission  string
 	gc         bool
+	version    bool
 }
 
 func parse(args []string, stderr io.Writer) (options, error) {
@@ -63,10 +65,13 @@ func parse(args []string, stderr io.Writer) (options, error) {
 		"each RolloutApproval's creator recorded) calling the controller at this base URL, such as https://127.0.0.1:9443; the controller puts its CA in (-webhook-cert-secret)")
 	fs.BoolVar(&o.gc, "gc", false, "also run kube-controller-manager's garbage collector, as a real hub does: deleting a ClusterManagementAddOn then deletes "+
 		"its add-ons, through their owner references (without it they stay)")
+	fs.BoolVar(&o.version, "version", false, "print testhub's version and VCS revision, and exit")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
 	switch {
+	case o.version:
+		return o, nil // nothing else is read
 	case o.gc && o.setImage != "":
 		return o, errors.New("-gc starts a hub's garbage collector; -set-agent-image changes a running hub: give one")
 	case fs.NArg() > 0:
@@ -99,6 +104,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "testhub: %v\n", err)
 		return 2
+	}
+	if o.version {
+		fmt.Fprintf(stdout, "testhub %s\n", buildinfo.Read())
+		return 0
 	}
 	if o.setImage != "" {
 		err = setImage(ctx, o, stdout)

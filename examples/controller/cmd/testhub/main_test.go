@@ -93,8 +93,9 @@ func TestHubScriptUsage(t *testing.T) {
 }
 
 // TestHubScriptFlags: the flags hack/test-hub.sh lists and passes on are
-// this program's, but for -kubeconfig (the script's first argument) and
-// -set-agent-image (which changes a running hub).
+// this program's, but for -kubeconfig (the script's first argument),
+// -set-agent-image (which changes a running hub) and -version (which
+// starts none).
 func TestHubScriptFlags(t *testing.T) {
 	t.Parallel()
 	code, usage, errOut := runScript(t, t.TempDir(), "-h")
@@ -111,7 +112,7 @@ func TestHubScriptFlags(t *testing.T) {
 		slices.Sort(out)
 		return out
 	}
-	own := slices.DeleteFunc(names(help.String()), func(n string) bool { return n == "kubeconfig" || n == "set-agent-image" })
+	own := slices.DeleteFunc(names(help.String()), func(n string) bool { return n == "kubeconfig" || n == "set-agent-image" || n == "version" })
 	assert.Equal(t, own, names(usage))
 	// -soak and -deadline say what they set on the hub, not "the seed's
 	// rollout" (the script's help and the program's).
