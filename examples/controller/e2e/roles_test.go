@@ -44,7 +44,8 @@ var unservedConfigs = []string{"addondeploymentconfigs", "addontemplates"}
 //     is refused by RBAC (exit 1, forbidden);
 //   - bound to rolloutkit-approver, status and approve work;
 //   - bound to nothing, status fails (exit 1), saying what is forbidden;
-//   - without any one resource of the viewer's rules, status fails,
+//   - without any one resource of the viewer's rules, status (version,
+//     for the controller's version lease) fails,
 //     naming that resource: the viewer grants nothing status does not
 //     read (the config resources the hub does not serve aside, which are
 //     the controller's own);
@@ -104,7 +105,7 @@ func TestRolloutctlRoles(t *testing.T) {
 // eachResourceNeeded binds, for every resource of the viewer's rules
 // that the hub serves, a role of the viewer's rules without it to a user
 // of its own, and checks that status fails as that user, naming the
-// resource.
+// resource (version, for the controller's version lease).
 func (e *env) eachResourceNeeded(t *testing.T, cli string, viewer *rbacv1.ClusterRole) {
 	ctx := context.Background()
 	for i, rule := range viewer.Rules {
@@ -122,7 +123,16 @@ func (e *env) eachResourceNeeded(t *testing.T, cli string, viewer *rbacv1.Cluste
 				require.NoError(t, e.c.Create(ctx, without))
 				user := "vic-" + res
 				e.bind(t, without.Name, rbacv1.Subject{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: user})
-				out, code := rolloutctl(t, cli, e.impersonating(t, user), "status", addonName)
+				// the controller's version lease is version's to read;
+				// status reads the rollout without it
+				cmd := []string{"status", addonName}
+				if res == "leases" {
+					cmd = []string{"version"}
+					out, code := rolloutctl(t, cli, e.impersonating(t, user), "status", addonName)
+					assert.Equal(t, 0, code, out)
+					assert.Contains(t, out, "\ncontroller: reading the controller's versions", "status says the version cannot be read")
+				}
+				out, code := rolloutctl(t, cli, e.impersonating(t, user), cmd...)
 				assert.Equal(t, 1, code, out)
 				assert.Contains(t, out, res+".", "forbidden, naming the resource")
 				assert.Contains(t, out, `is forbidden: User "`+user+`" cannot`)

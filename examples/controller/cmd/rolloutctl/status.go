@@ -46,19 +46,22 @@ func newStatusCommand(c *cli) *cobra.Command {
 		if *output != "text" {
 			return writeReport(c.stdout, p.report, *output)
 		}
-		// Who carries the plan out: the controller's version, or that
-		// none reports.
-		cv, readErr := c.controllerVersion(cmd.Context(), cl)
-		if cv == nil {
-			return readErr
-		}
 		if err := writeStatus(c.stdout, p, c.name); err != nil {
 			return err
 		}
-		if _, err := fmt.Fprintf(c.stdout, "\ncontroller (lease %s): %s\n", cv.Lease, cv.summary()); err != nil {
-			return err
+		// Who carries the plan out: the controller's version, or that
+		// none reports. The status stands without it: a viewer bound to
+		// a role from before the version lease still reads the rollout.
+		cv, readErr := c.controllerVersion(cmd.Context(), cl)
+		line := "controller: " + fmt.Sprint(readErr)
+		if cv != nil {
+			line = fmt.Sprintf("controller (lease %s): %s", cv.Lease, cv.summary())
+			if readErr != nil {
+				line += " (" + readErr.Error() + ")"
+			}
 		}
-		return readErr
+		_, err = fmt.Fprintf(c.stdout, "\n%s\n", line)
+		return err
 	}
 	return cmd
 }
