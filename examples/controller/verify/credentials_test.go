@@ -51,7 +51,9 @@ func TestVerifierCredentials(t *testing.T) {
 		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "elsewhere", Name: "verifier", Labels: label}, Data: map[string][]byte{"token": []byte(token)}},
 		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "verifier-ca"}, Data: map[string]string{"ca.crt": caPEM}},
 	).Build()
-	ref := func(name, key string) *v1alpha1.SecretKeyRef { return &v1alpha1.SecretKeyRef{Namespace: ns, Name: name, Key: key} }
+	ref := func(name, key string) *v1alpha1.SecretKeyRef {
+		return &v1alpha1.SecretKeyRef{Namespace: ns, Name: name, Key: key}
+	}
 	ca := &v1alpha1.TLSConfig{CA: &v1alpha1.CABundle{ConfigMapKeyRef: &v1alpha1.ConfigMapKeyRef{Namespace: ns, Name: "verifier-ca", Key: "ca.crt"}}}
 	headers := []v1alpha1.HTTPHeader{{Name: "X-Scope-OrgID", Value: ptr.To("fleet")}, {Name: "X-Api-Key", ValueFrom: ref("verifier", "api-key")}}
 	for _, tc := range []struct {
