@@ -83,6 +83,7 @@ type options struct {
 	burst        int
 	dryRun       bool
 	ocmPlacement types.NamespacedName // the Lease of OCM's placement controller
+	credentialNS []string             // where checks may read Secrets and ConfigMaps
 	gate         gate
 	zap          zap.Options
 }
@@ -92,6 +93,7 @@ type options struct {
 type textFlags struct {
 	lifecycle    string // comma-separated
 	ocmPlacement string // NAMESPACE/NAME
+	credentialNS string // comma-separated
 	gate         gateFlags
 	metrics      metricsFlags
 }
@@ -165,6 +167,9 @@ func (o *options) bindWorkFlags(fs *flag.FlagSet) *textFlags {
 	fs.StringVar(&o.addonVersion, "addon-version", "", "add-on API version to read and write, v1alpha1 or v1beta1 (default: the version the hub stores)")
 	fs.DurationVar(&o.retention, "approval-retention", addons.DefaultApprovalRetention, "delete a RolloutApproval of a revision its placement no longer rolls out this long after it was superseded (0 keeps it forever)")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "read the hub, print each add-on's next rollout step as examples/plan does, write nothing, and exit")
+	fs.StringVar(&t.credentialNS, "verification-secret-namespaces", "", "comma-separated namespaces whose Secrets (labelled "+verify.CredentialLabel+
+		"=true) and ConfigMaps verifications may read credentials and CAs from, by name, never listed; each needs a Role granting get (config/rbac/verification_credentials_role.yaml) "+
+		"(default: the controller's own namespace, $POD_NAMESPACE or its service account's; none outside a cluster)")
 	t.gate.bindFlags(fs)
 	return t
 }
@@ -182,6 +187,9 @@ func (o *options) complete(t *textFlags, set map[string]bool) error {
 		errs = append(errs, err)
 	}
 	if o.ocmPlacement, err = parseLeaseName(t.ocmPlacement); err != nil {
+		errs = append(errs, err)
+	}
+	if o.credentialNS, err = parseNamespaces(t.credentialNS, set["verification-secret-namespaces"]); err != nil {
 		errs = append(errs, err)
 	}
 	for _, l := range strings.Split(t.lifecycle, ",") {
@@ -305,7 +313,7 @@ func newManager(cfg *rest.Config, o options, gateOn bool, logger logr.Logger) (c
 	var webhookServer webhook.Server
 	if gateOn {
 		webhookServer = webhook.NewServer(webhook.Options{Host: o.gate.host, Port: o.gate.port, CertDir: o.gate.certDir})
-		rollouthook.Register(webhookServer, scheme)
+		rollouthook.Register(webhookServer, scheme, o.credentialNS)
 	}
 	return ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  scheme,
@@ -342,7 +350,8 @@ func serve(ctx context.Context, cfg *rest.Config, o options, gateOn bool, logger
 		}
 	}
 	version, err := hubctl.Setup(ctx, mgr, hubctl.Options{Placements: o.placements, Addons: o.addons, AddonVersion: o.addonVersion,
-		Lifecycles: o.lifecycles, Metrics: metrics.Registry, Verifier: verify.Verifier{HTTP: &http.Client{}}, WorkGate: gateOn,
+		Lifecycles: o.lifecycles, Metrics: metrics.Registry, WorkGate: gateOn,
+		Verifier:          verify.Verifier{HTTP: &http.Client{}, Credentials: verify.Credentials{Reader: mgr.GetAPIReader(), Namespaces: o.credentialNS}},
 		ApprovalRetention: o.retention})
 	if err != nil {
 		return err

@@ -293,7 +293,7 @@ func (e *env) startAdmission(t *testing.T) {
 	e.startManager(t, e.hub.Config, func(o *ctrl.Options) {
 		o.WebhookServer = crwebhook.NewServer(crwebhook.Options{Host: "127.0.0.1", Port: port, CertDir: dir})
 	}, func(mgr ctrl.Manager) error {
-		rollouthook.Register(mgr.GetWebhookServer(), mgr.GetScheme())
+		rollouthook.Register(mgr.GetWebhookServer(), mgr.GetScheme(), []string{controllerNamespace})
 		return nil
 	})
 	vwc, mwc, err := config.AdmissionAt(fmt.Sprintf("https://127.0.0.1:%d", port))
