@@ -8,7 +8,8 @@
 //     add-ons, the config types it reads, the Placement scheduling that
 //     -placements adds, with a read of OCM's placement controller's
 //     Lease, the leader-election Lease, the work
-//     gate's serving certificate), and an approver role that can only
+//     gate's serving certificate, a get of the Secrets and ConfigMaps
+//     verifications name in the controller's namespace), and an approver role that can only
 //     create RolloutApprovals;
 //   - manager/: the namespace and the Deployment (two replicas under
 //     leader election, both serving the work gate with a certificate the
