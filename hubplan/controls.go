@@ -191,15 +191,12 @@ func parseCheck(path *field.Path, i int, v v1alpha1.Verification, validate Query
 		errs = append(errs, field.Forbidden(path.Child("prometheus"), "set only one of webhook and prometheus"))
 	case v.Webhook != nil:
 		p := path.Child("webhook")
-		if err := httpURL(v.Webhook.URL); err != "" {
-			errs = append(errs, field.Invalid(p.Child("url"), v.Webhook.URL, err))
-		}
+		errs = append(errs, endpointErrors(p, "url", v.Webhook.URL, v.Webhook.HTTPClientConfig)...)
 		ch.spec.Webhook.Timeout = positive(p.Child("timeout"), ch.spec.Webhook.Timeout, DefaultCheckTimeout)
 	default:
 		p := path.Child("prometheus")
-		if err := httpURL(v.Prometheus.Address); err != "" {
-			errs = append(errs, field.Invalid(p.Child("address"), v.Prometheus.Address, err))
-		}
+		errs = append(errs, endpointErrors(p, "address", v.Prometheus.Address, v.Prometheus.HTTPClientConfig)...)
+		errs = append(errs, basicAuthErrors(p.Child("basicAuth"), v.Prometheus.BasicAuth, v.Prometheus.BearerToken)...)
 		if msg := checkPromQL(v.Prometheus.Query, validate); msg != "" {
 			errs = append(errs, field.Invalid(p.Child("query"), v.Prometheus.Query, msg))
 		}

@@ -13,7 +13,9 @@ import (
 // IANA name, loaded with time.LoadLocation), a verification with both or
 // neither of webhook and prometheus, a URL or address that is not an
 // absolute http or https URL, a PromQL query that validate refuses (nil:
-// only a blank one), a non-positive interval or timeout, and two
+// only a blank one), a non-positive interval or timeout, a check's
+// credentials, CA and headers (each reference complete and well named, a
+// header that is not one the client sets, no password in a URL), and two
 // verifications of one name. Each is a *field.Error whose path starts at
 // the object's root (spec.windows[0].timeZone); none: nil.
 //

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/hubplan"
@@ -37,6 +38,7 @@ func TestValidateSpec(t *testing.T) {
 		return v1alpha1.AddOnRolloutSpec{Verifications: []v1alpha1.Verification{v}}
 	}
 	d := func(d time.Duration) *metav1.Duration { return &metav1.Duration{Duration: d} }
+	token := v1alpha1.SecretKeyRef{Namespace: "rolloutkit-system", Name: "verifier-token", Key: "token"}
 	tests := []struct {
 		name string
 		spec v1alpha1.AddOnRolloutSpec
@@ -84,6 +86,40 @@ func TestValidateSpec(t *testing.T) {
 			`spec.verifications[0].webhook.timeout: Invalid value: "-1s": want a positive duration, e.g. 30s`,
 			`spec.verifications[1].interval: Invalid value: "-1s": want a positive duration, e.g. 30s`,
 			`spec.verifications[1].prometheus.timeout: Invalid value: "0s": want a positive duration, e.g. 30s`}},
+		{"credentials, a CA and headers", check(v1alpha1.Verification{Webhook: &v1alpha1.WebhookCheck{URL: webhook.URL,
+			HTTPClientConfig: v1alpha1.HTTPClientConfig{BearerToken: &token,
+				TLS:     &v1alpha1.TLSConfig{CA: &v1alpha1.CABundle{ConfigMapKeyRef: &v1alpha1.ConfigMapKeyRef{Namespace: "rolloutkit-system", Name: "ca", Key: "ca.crt"}}, ServerName: "verifier.example"},
+				Headers: []v1alpha1.HTTPHeader{{Name: "X-Scope-OrgID", Value: ptr.To("fleet")}, {Name: "X-Api-Key", ValueFrom: &token}}}}}), nil},
+		{"basic auth for Prometheus", check(v1alpha1.Verification{Prometheus: &v1alpha1.PrometheusCheck{Address: "https://prometheus.example:9090", Query: "up",
+			BasicAuth: &v1alpha1.BasicAuth{Username: "rolloutkit", Password: token}}}), nil},
+		{"a password in the URL", check(v1alpha1.Verification{Webhook: &v1alpha1.WebhookCheck{URL: "https://user:hunter2@verifier.example/verify"}}),
+			[]string{`spec.verifications[0].webhook.url: Invalid value: "https://user:xxxxx@verifier.example/verify": want no user or password in the URL (it is quoted in the status): give them as basicAuth, bearerToken or a header from a Secret`}},
+		{"references without their parts", check(v1alpha1.Verification{Webhook: &v1alpha1.WebhookCheck{URL: webhook.URL,
+			HTTPClientConfig: v1alpha1.HTTPClientConfig{BearerToken: &v1alpha1.SecretKeyRef{Name: "Token_Secret", Key: "a/b"},
+				TLS: &v1alpha1.TLSConfig{CA: &v1alpha1.CABundle{}}}}}), []string{
+			`spec.verifications[0].webhook.bearerToken.namespace: Required value: the namespace (the AddOnRollout is cluster-scoped)`,
+			`spec.verifications[0].webhook.bearerToken.name: Invalid value: "Token_Secret": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+			`spec.verifications[0].webhook.bearerToken.key: Invalid value: "a/b": a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')`,
+			`spec.verifications[0].webhook.tls.ca: Required value: one of configMapKeyRef and secretKeyRef`}},
+		{"a CA from both", check(v1alpha1.Verification{Webhook: &v1alpha1.WebhookCheck{URL: webhook.URL,
+			HTTPClientConfig: v1alpha1.HTTPClientConfig{TLS: &v1alpha1.TLSConfig{CA: &v1alpha1.CABundle{SecretKeyRef: &token,
+				ConfigMapKeyRef: &v1alpha1.ConfigMapKeyRef{Namespace: "rolloutkit-system", Name: "ca", Key: "ca.crt"}}}}}}),
+			[]string{`spec.verifications[0].webhook.tls.ca.secretKeyRef: Forbidden: set only one of configMapKeyRef and secretKeyRef`}},
+		{"headers the client sets, twice, with neither or both values", check(v1alpha1.Verification{Prometheus: &v1alpha1.PrometheusCheck{Address: prom.Address, Query: "up",
+			HTTPClientConfig: v1alpha1.HTTPClientConfig{Headers: []v1alpha1.HTTPHeader{
+				{Name: "authorization", Value: ptr.To("Bearer x")}, {Name: "X-Tenant", Value: ptr.To("a")}, {Name: "x-tenant", ValueFrom: &token},
+				{Name: "X Bad", Value: ptr.To("a\nb")}, {Name: "X-None"}, {Name: "X-Both", Value: ptr.To("a"), ValueFrom: &token}}}}}), []string{
+			`spec.verifications[0].prometheus.headers[0].name: Invalid value: "authorization": want a header the client does not set itself: give a token as bearerToken (or basicAuth for Prometheus)`,
+			`spec.verifications[0].prometheus.headers[2].name: Duplicate value: "x-tenant"`,
+			`spec.verifications[0].prometheus.headers[3].name: Invalid value: "X Bad": a valid HTTP header must consist of alphanumeric characters or '-' (e.g. 'X-Header-Name', regex used for validation is '[-A-Za-z0-9]+')`,
+			`spec.verifications[0].prometheus.headers[3].value: Invalid value: "a\nb": want a header value without line breaks or NUL`,
+			`spec.verifications[0].prometheus.headers[4]: Required value: one of value and valueFrom`,
+			`spec.verifications[0].prometheus.headers[5].valueFrom: Forbidden: set only one of value and valueFrom`}},
+		{"basic auth beside a token, without a user", check(v1alpha1.Verification{Prometheus: &v1alpha1.PrometheusCheck{Address: prom.Address, Query: "up",
+			HTTPClientConfig: v1alpha1.HTTPClientConfig{BearerToken: &token}, BasicAuth: &v1alpha1.BasicAuth{Password: v1alpha1.SecretKeyRef{Namespace: "rolloutkit-system", Name: "p"}}}}), []string{
+			`spec.verifications[0].prometheus.basicAuth: Forbidden: set at most one of bearerToken and basicAuth`,
+			`spec.verifications[0].prometheus.basicAuth.username: Required value: the user's name`,
+			`spec.verifications[0].prometheus.basicAuth.password.key: Required value: a key of the object's data`}},
 		{"two of one name", v1alpha1.AddOnRolloutSpec{Verifications: []v1alpha1.Verification{
 			{Name: "slo", Webhook: webhook}, {Name: "slo", Prometheus: prom}}},
 			[]string{`spec.verifications[1].name: Duplicate value: "slo": want a name of its own (spec.verifications[0] has it)`}},

@@ -134,6 +134,8 @@ type WebhookCheck struct {
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:MaxLength=32
 	Timeout *metav1.Duration `json:"timeout,omitempty"`
+	// HTTPClientConfig is the call's credentials, CA and extra headers.
+	HTTPClientConfig `json:",inline"`
 }
 
 // PrometheusCheck is a verification by an instant query of the Prometheus
@@ -141,6 +143,7 @@ type WebhookCheck struct {
 //
 // +kubebuilder:validation:XValidation:rule="!has(self.timeout) || self.timeout.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$')",messageExpression="'want a duration such as 10s or 1m, not ' + self.timeout",fieldPath=".timeout"
 // +kubebuilder:validation:XValidation:rule="!has(self.timeout) || !self.timeout.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') || duration(self.timeout) > duration('0s')",messageExpression="'want a positive timeout, e.g. 10s, not ' + self.timeout",fieldPath=".timeout"
+// +kubebuilder:validation:XValidation:rule="!(has(self.bearerToken) && has(self.basicAuth))",message="set at most one of bearerToken and basicAuth",fieldPath=".basicAuth"
 type PrometheusCheck struct {
 	// Address is the Prometheus server's base URL, e.g.
 	// http://prometheus.monitoring:9090.
@@ -156,6 +159,13 @@ type PrometheusCheck struct {
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:MaxLength=32
 	Timeout *metav1.Duration `json:"timeout,omitempty"`
+	// BasicAuth authenticates the query with a user name and password;
+	// not with bearerToken.
+	// +optional
+	BasicAuth *BasicAuth `json:"basicAuth,omitempty"`
+	// HTTPClientConfig is the query's credentials, CA and extra headers
+	// (Thanos's or Cortex's tenant header, say).
+	HTTPClientConfig `json:",inline"`
 }
 
 // VerificationRequest is the JSON body a webhook check receives.

@@ -94,6 +94,7 @@ type options struct {
 	dryRun       bool
 	version      bool                 // print the build and exit
 	ocmPlacement types.NamespacedName // the Lease of OCM's placement controller
+	credentialNS []string             // where checks may read Secrets and ConfigMaps
 	gate         gate
 	zap          zap.Options
 }
@@ -103,6 +104,7 @@ type options struct {
 type textFlags struct {
 	lifecycle    string // comma-separated
 	ocmPlacement string // NAMESPACE/NAME
+	credentialNS string // comma-separated
 	gate         gateFlags
 	metrics      metricsFlags
 }
@@ -179,6 +181,9 @@ func (o *options) bindWorkFlags(fs *flag.FlagSet) *textFlags {
 	fs.DurationVar(&o.retention, "approval-retention", addons.DefaultApprovalRetention, "delete a RolloutApproval of a revision its placement no longer rolls out this long after it was superseded (0 keeps it forever)")
 	fs.BoolVar(&o.version, "version", false, "print the controller's version and VCS revision, and exit")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "read the hub, print each add-on's next rollout step as examples/plan does, write nothing, and exit")
+	fs.StringVar(&t.credentialNS, "verification-secret-namespaces", "", "comma-separated namespaces whose Secrets (labelled "+verify.CredentialLabel+
+		"=true) and ConfigMaps verifications may read credentials and CAs from, by name, never listed; each needs a Role granting get (config/rbac/verification_credentials_role.yaml) "+
+		"(default: the controller's own namespace, $POD_NAMESPACE or its service account's; none outside a cluster)")
 	t.gate.bindFlags(fs)
 	return t
 }
@@ -196,6 +201,9 @@ func (o *options) complete(t *textFlags, set map[string]bool) error {
 		errs = append(errs, err)
 	}
 	if o.ocmPlacement, err = parseLeaseName(t.ocmPlacement); err != nil {
+		errs = append(errs, err)
+	}
+	if o.credentialNS, err = parseNamespaces(t.credentialNS, set["verification-secret-namespaces"]); err != nil {
 		errs = append(errs, err)
 	}
 	for _, l := range strings.Split(t.lifecycle, ",") {
@@ -323,7 +331,7 @@ func newManager(cfg *rest.Config, o options, gateOn bool, logger logr.Logger) (c
 	var webhookServer webhook.Server
 	if gateOn {
 		webhookServer = webhook.NewServer(webhook.Options{Host: o.gate.host, Port: o.gate.port, CertDir: o.gate.certDir})
-		rollouthook.Register(webhookServer, scheme)
+		rollouthook.Register(webhookServer, scheme, o.credentialNS)
 	}
 	return ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  scheme,
@@ -363,7 +371,8 @@ func serve(ctx context.Context, cfg *rest.Config, o options, gateOn bool, logger
 		return err
 	}
 	version, err := hubctl.Setup(ctx, mgr, hubctl.Options{Placements: o.placements, Addons: o.addons, AddonVersion: o.addonVersion,
-		Lifecycles: o.lifecycles, Metrics: metrics.Registry, Verifier: verify.Verifier{HTTP: &http.Client{}}, WorkGate: gateOn,
+		Lifecycles: o.lifecycles, Metrics: metrics.Registry, WorkGate: gateOn,
+		Verifier:          verify.Verifier{HTTP: &http.Client{}, Credentials: verify.Credentials{Reader: mgr.GetAPIReader(), Namespaces: o.credentialNS}},
 		ApprovalRetention: o.retention})
 	if err != nil {
 		return err

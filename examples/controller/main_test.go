@@ -170,6 +170,39 @@ func TestLifecycleFlag(t *testing.T) {
 	}
 }
 
+// TestVerificationSecretNamespacesFlag: -verification-secret-namespaces,
+// parsed; unset, the controller's own namespace (none in a test, outside
+// a pod); a name that is not a namespace's is refused, naming it.
+func TestVerificationSecretNamespacesFlag(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		want []string
+		err  string
+	}{
+		{nil, nil, ""},
+		{[]string{"-verification-secret-namespaces", "rolloutkit-system"}, []string{"rolloutkit-system"}, ""},
+		{[]string{"-verification-secret-namespaces", " monitoring , rolloutkit-system "}, []string{"monitoring", "rolloutkit-system"}, ""},
+		{[]string{"-verification-secret-namespaces", "monitoring,Kube_System"}, nil,
+			`-verification-secret-namespaces "monitoring,Kube_System": want comma-separated namespace names: "Kube_System": a lowercase RFC 1123 label`},
+		{[]string{"-verification-secret-namespaces", ""}, nil, `-verification-secret-namespaces "": want comma-separated namespace names: "": `},
+	} {
+		o, err := parseFlags(tc.args, io.Discard)
+		if tc.err != "" {
+			require.ErrorContains(t, err, tc.err, "%q", tc.args)
+			continue
+		}
+		require.NoError(t, err)
+		if tc.args == nil {
+			tc.want = nil
+			if ns := ownNamespace(); ns != "" {
+				tc.want = []string{ns}
+			}
+		}
+		assert.Equal(t, tc.want, o.credentialNS, "%q", tc.args)
+	}
+}
+
 // TestGateFlags: the work gate's flags, parsed, and their defaults.
 func TestGateFlags(t *testing.T) {
 	t.Parallel()

@@ -8,9 +8,11 @@
 //     add-ons, the config types it reads, the Placement scheduling that
 //     -placements adds, with a read of OCM's placement controller's
 //     Lease, the leader-election Lease and the Lease each replica
-//     reports its version on, the work gate's serving certificate), a
-//     viewer role (which may also read that version Lease), and an
-//     approver role that adds only the creation of RolloutApprovals;
+//     reports its version on, the work gate's serving certificate, a get
+//     of the Secrets and ConfigMaps verifications name in the
+//     controller's namespace), a viewer role (which may also read that
+//     version Lease), and an approver role that adds only the creation of
+//     RolloutApprovals;
 //   - manager/: the namespace and the Deployment (two replicas under
 //     leader election, both serving the work gate with a certificate the
 //     controller keeps, probed, locked down);

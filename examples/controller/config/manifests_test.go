@@ -100,8 +100,10 @@ func TestManifests(t *testing.T) {
 		"MutatingWebhookConfiguration /" + rollouthook.AdmissionConfiguration,
 		"Namespace /" + namespace,
 		"PodDisruptionBudget " + namespace + "/rolloutkit-controller",
+		"Role " + namespace + "/rolloutkit-controller-verification-credentials",
 		"Role " + namespace + "/rolloutkit-controller-webhook",
 		"Role " + namespace + "/rolloutkit-leader-election",
+		"RoleBinding " + namespace + "/rolloutkit-controller-verification-credentials",
 		"RoleBinding " + namespace + "/rolloutkit-controller-webhook",
 		"RoleBinding " + namespace + "/rolloutkit-leader-election",
 		"Service " + namespace + "/rolloutkit-controller-metrics",
@@ -209,6 +211,9 @@ func TestManifests(t *testing.T) {
 			"Role rolloutkit-controller-webhook": {
 				" secrets create",
 				" secrets get,update " + certSecret,
+			},
+			"Role rolloutkit-controller-verification-credentials": {
+				" secrets,configmaps get", // by name, at each check: no list or watch
 			},
 			"ClusterRole rolloutkit-controller-placements": {
 				"cluster.open-cluster-management.io managedclusters,managedclustersets,managedclustersetbindings,addonplacementscores list,watch",

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
@@ -54,6 +55,7 @@ func TestAdmissionSchema(t *testing.T) {
 	checks := func(vs ...v1alpha1.Verification) v1alpha1.AddOnRolloutSpec {
 		return v1alpha1.AddOnRolloutSpec{Verifications: vs}
 	}
+	credRef := &v1alpha1.SecretKeyRef{Namespace: "rolloutkit-system", Name: "verification", Key: "token"}
 	tests := []struct {
 		name string
 		spec v1alpha1.AddOnRolloutSpec
@@ -80,6 +82,22 @@ func TestAdmissionSchema(t *testing.T) {
 			[]string{"spec.verifications[0].prometheus.timeout: Invalid value", "want a positive timeout, e.g. 10s, not 0s"}, true},
 		{"two checks of one name", checks(v1alpha1.Verification{Name: "slo", Webhook: hook}, v1alpha1.Verification{Name: "slo", Prometheus: prom}),
 			[]string{"spec.verifications: Invalid value", "each verification needs a name of its own"}, true},
+		{"a CA from both a ConfigMap and a Secret", checks(v1alpha1.Verification{Name: "slo", Webhook: &v1alpha1.WebhookCheck{URL: hook.URL,
+			HTTPClientConfig: v1alpha1.HTTPClientConfig{TLS: &v1alpha1.TLSConfig{CA: &v1alpha1.CABundle{SecretKeyRef: credRef,
+				ConfigMapKeyRef: &v1alpha1.ConfigMapKeyRef{Namespace: "rolloutkit-system", Name: "ca", Key: "ca.crt"}}}}}}),
+			[]string{"spec.verifications[0].webhook.tls.ca: Invalid value", "set exactly one of configMapKeyRef and secretKeyRef"}, true},
+		{"a header with neither value", checks(v1alpha1.Verification{Name: "slo", Webhook: &v1alpha1.WebhookCheck{URL: hook.URL,
+			HTTPClientConfig: v1alpha1.HTTPClientConfig{Headers: []v1alpha1.HTTPHeader{{Name: "X-Scope-OrgID"}}}}}),
+			[]string{"spec.verifications[0].webhook.headers[0]: Invalid value", "set exactly one of value and valueFrom"}, true},
+		{"basic auth beside a token", checks(v1alpha1.Verification{Name: "slo", Prometheus: &v1alpha1.PrometheusCheck{Address: prom.Address, Query: "up",
+			BasicAuth: &v1alpha1.BasicAuth{Username: "rolloutkit", Password: *credRef}, HTTPClientConfig: v1alpha1.HTTPClientConfig{BearerToken: credRef}}}),
+			[]string{"spec.verifications[0].prometheus.basicAuth: Invalid value", "set at most one of bearerToken and basicAuth"}, true},
+		{"every credential field", checks(v1alpha1.Verification{Name: "slo", Prometheus: &v1alpha1.PrometheusCheck{Address: prom.Address, Query: "up",
+			BasicAuth: &v1alpha1.BasicAuth{Username: "rolloutkit", Password: *credRef}, HTTPClientConfig: v1alpha1.HTTPClientConfig{
+				TLS:     &v1alpha1.TLSConfig{CA: &v1alpha1.CABundle{SecretKeyRef: credRef}, ServerName: "prometheus.example"},
+				Headers: []v1alpha1.HTTPHeader{{Name: "X-Scope-OrgID", Value: ptr.To("fleet")}, {Name: "X-Api-Key", ValueFrom: credRef}}}}},
+			v1alpha1.Verification{Name: "hook", Webhook: &v1alpha1.WebhookCheck{URL: hook.URL, HTTPClientConfig: v1alpha1.HTTPClientConfig{BearerToken: credRef}}}),
+			nil, false},
 		{"every spelling the library takes", v1alpha1.AddOnRolloutSpec{
 			Windows: []v1alpha1.RolloutWindow{{Days: []string{"mon", "TUESDAY", "Wedn-Thurs", "Fri,sat", "Sun-Mon"}, Start: "9:05", End: "0:00"},
 				{Days: []string{"Sunday,Monday,Tuesday,Wednesday,Thursday,Friday,Saturday"}, Start: "22:00", End: "04:00"}},
@@ -172,7 +190,8 @@ func TestAdmissionSchema(t *testing.T) {
 // TestAdmissionWebhooks runs admission as the controller serves it (its
 // webhook server, over TLS) on a hub of its own, with the shipped webhook
 // configurations pointed at it: what the schema cannot say is refused
-// with the field named, a valid AddOnRollout is admitted, an object
+// with the field named (a check's credentials in a namespace the
+// controller does not read them from too), a valid AddOnRollout is admitted, an object
 // written before the webhook existed can still be labelled, and an
 // approval records the user who created it, not the one its spec names.
 func TestAdmissionWebhooks(t *testing.T) {
@@ -203,6 +222,10 @@ func TestAdmissionWebhooks(t *testing.T) {
 			[]string{`spec.verifications[0].prometheus.address: Invalid value: "prometheus.monitoring:9090": want an absolute http or https URL`}},
 		{"a webhook URL that is not absolute", v1alpha1.AddOnRolloutSpec{Verifications: []v1alpha1.Verification{{Webhook: &v1alpha1.WebhookCheck{URL: "/verify"}}}},
 			[]string{`spec.verifications[0].webhook.url: Invalid value: "/verify": want an absolute http or https URL`}},
+		{"a Secret of a namespace not allowed", v1alpha1.AddOnRolloutSpec{Verifications: []v1alpha1.Verification{{Prometheus: &v1alpha1.PrometheusCheck{
+			Address: "https://prometheus.monitoring:9091", Query: "up",
+			HTTPClientConfig: v1alpha1.HTTPClientConfig{BearerToken: &v1alpha1.SecretKeyRef{Namespace: "monitoring", Name: "prometheus-token", Key: "token"}}}}}},
+			[]string{`spec.verifications[0].prometheus.bearerToken.namespace: Invalid value: "monitoring": want a namespace the controller reads credentials from (-verification-secret-namespaces: rolloutkit-system)`}},
 		{"a valid one, of a group yet to come", v1alpha1.AddOnRolloutSpec{ApprovalRequired: []string{"canary"}, Windows: []v1alpha1.RolloutWindow{window()},
 			Verifications: prom("http://prometheus.monitoring:9090", "max(addon_error_ratio) < 0.01")}, nil},
 	} {
@@ -293,7 +316,7 @@ func (e *env) startAdmission(t *testing.T) {
 	e.startManager(t, e.hub.Config, func(o *ctrl.Options) {
 		o.WebhookServer = crwebhook.NewServer(crwebhook.Options{Host: "127.0.0.1", Port: port, CertDir: dir})
 	}, func(mgr ctrl.Manager) error {
-		rollouthook.Register(mgr.GetWebhookServer(), mgr.GetScheme())
+		rollouthook.Register(mgr.GetWebhookServer(), mgr.GetScheme(), []string{controllerNamespace})
 		return nil
 	})
 	vwc, mwc, err := config.AdmissionAt(fmt.Sprintf("https://127.0.0.1:%d", port))

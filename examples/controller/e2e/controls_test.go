@@ -48,12 +48,19 @@ type controlled struct {
 
 func newControlled(t *testing.T) *controlled {
 	t.Helper()
+	return newControlledWith(t, func(*env, ctrl.Manager) verify.Verifier { return verify.Verifier{HTTP: &http.Client{}} }, func(*ctrl.Options) {})
+}
+
+// newControlledWith is newControlled with the verifier verifier makes for
+// the test's hub and the manager, the manager's options changed by tune.
+func newControlledWith(t *testing.T, verifier func(*env, ctrl.Manager) verify.Verifier, tune func(*ctrl.Options)) *controlled {
+	t.Helper()
 	e := sharedEnv(t)
 	o := seedHub(t, e, "60s")
 	reg := prometheus.NewRegistry()
-	ctl := e.start(t, func(mgr ctrl.Manager) error {
+	ctl := e.startManager(t, e.hub.Config, tune, func(mgr ctrl.Manager) error {
 		_, err := hubctl.Setup(context.Background(), mgr, hubctl.Options{Placements: true, Addons: true,
-			Lifecycles: []string{e.lifecycle}, Metrics: reg, Verifier: verify.Verifier{HTTP: &http.Client{}}})
+			Lifecycles: []string{e.lifecycle}, Metrics: reg, Verifier: verifier(e, mgr)})
 		return err
 	})
 	e.agents(t, applyTime, nil)

@@ -65,7 +65,7 @@ func (e *env) installRBAC(t testing.TB) {
 			n++
 		}
 	}
-	require.Equal(t, 22, n, "objects of config/default's RBAC")
+	require.Equal(t, 24, n, "objects of config/default's RBAC")
 }
 
 // serviceAccountConfig returns a config of the hub that authenticates as
@@ -184,7 +184,9 @@ func (e *env) approve(t testing.TB) *v1alpha1.RolloutApproval {
 //     shipped roles' finalizers permission);
 //   - an approver (the approver role bound to a group) may create a
 //     RolloutApproval and read it, and do nothing else with it;
-//   - it may not read Secrets, write ManagedClusters or write
+//   - it may read a Secret of its own namespace by name, for
+//     verifications' credentials, and no other, and may not list them;
+//   - it may not write ManagedClusters or write
 //     ManifestWorks (the -simulate-agents test mode is not covered);
 //   - without placements_role.yaml's binding it may not write
 //     PlacementDecisions, and the controller with -placements=false still
@@ -257,10 +259,18 @@ func TestRBACLeastPrivilege(t *testing.T) {
 	ctl.stop(t)
 
 	t.Run("refused", func(t *testing.T) {
-		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: controllerNamespace, Name: "hub-credentials"}, StringData: map[string]string{"token": "x"}}
+		// Outside -verification-secret-namespaces (the controller's own
+		// namespace), no Secret can be read; inside, one can be read by
+		// name only (verification_credentials_role.yaml), never listed.
+		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: metav1.NamespaceDefault, Name: "hub-credentials"}, StringData: map[string]string{"token": "x"}}
 		require.NoError(t, e.c.Create(ctx, secret))
 		forbidden(t, asSA.Get(ctx, client.ObjectKeyFromObject(secret), &corev1.Secret{}), "reading a Secret")
 		forbidden(t, asSA.List(ctx, &corev1.SecretList{}), "listing Secrets")
+		forbidden(t, asSA.List(ctx, &corev1.SecretList{}, client.InNamespace(controllerNamespace)), "listing the Secrets of its namespace")
+		forbidden(t, asSA.List(ctx, &corev1.ConfigMapList{}, client.InNamespace(controllerNamespace)), "listing the ConfigMaps of its namespace")
+		own := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: controllerNamespace, Name: "verifier-token"}, StringData: map[string]string{"token": "x"}}
+		require.NoError(t, e.c.Create(ctx, own))
+		require.NoError(t, asSA.Get(ctx, client.ObjectKeyFromObject(own), &corev1.Secret{}), "reading a Secret of its namespace by name")
 
 		forbidden(t, asSA.Patch(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "dev-cluster"}},
 			client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"labels":{"environment":"prod"}}}`))), "patching a ManagedCluster")

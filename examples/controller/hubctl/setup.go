@@ -45,7 +45,9 @@ type Options struct {
 	// rollout metrics.
 	Metrics prometheus.Registerer
 	// Verifier runs the verifications of AddOnRollouts. Its zero value
-	// uses http.DefaultClient and the real clock.
+	// uses http.DefaultClient and the real clock, and reads no
+	// credentials (the controller gives it the manager's uncached API
+	// reader and -verification-secret-namespaces).
 	Verifier verify.Verifier
 	// WorkGate serves the ManifestWork gate (WorkGate) on the manager's
 	// webhook server at WorkGatePath, and keeps its configuration scoped

@@ -44,24 +44,32 @@ const (
 
 // Register serves admission on the webhook server s, with the
 // types of scheme (NewScheme's): the AddOnRollouts' validation at
-// RolloutValidationPath (Validator, with PromQL) and the
+// RolloutValidationPath (Validator, with PromQL, and the namespaces
+// checks may read credentials from) and the
 // RolloutApprovals' creators at ApprovalMutationPath (ApproverRecorder).
 // Neither reads the hub, so every replica serves both from the moment its
 // webhook server starts.
-func Register(s webhook.Server, scheme *runtime.Scheme) {
-	s.Register(RolloutValidationPath, admission.WithValidator[*v1alpha1.AddOnRollout](scheme, Validator{ValidateQuery: verify.PromQL()}))
+func Register(s webhook.Server, scheme *runtime.Scheme, credentialNamespaces []string) {
+	s.Register(RolloutValidationPath, admission.WithValidator[*v1alpha1.AddOnRollout](scheme,
+		Validator{ValidateQuery: verify.PromQL(), CredentialNamespaces: credentialNamespaces}))
 	s.Register(ApprovalMutationPath, admission.WithDefaulter[*v1alpha1.RolloutApproval](scheme, ApproverRecorder{}))
 }
 
 // Validator refuses an AddOnRollout whose spec
-// hubplan.ValidateSpec finds a problem with: what the controller
-// would otherwise report only in the Valid condition of its status. The
-// group names it gives are not judged, since a placement may have them
-// later.
+// hubplan.ValidateSpec finds a problem with (what the controller
+// would otherwise report only in the Valid condition of its status), or
+// whose checks reference a Secret or a ConfigMap in a namespace the
+// controller does not read credentials from (where it would fail every
+// run). The group names it gives are not judged, since a placement may
+// have them later.
 type Validator struct {
 	// ValidateQuery checks the PromQL queries of verifications (PromQL
 	// for the controller); nil: only that they are not blank.
 	ValidateQuery hubplan.QueryValidator
+	// CredentialNamespaces are the namespaces checks may reference
+	// (the controller's -verification-secret-namespaces). None: no
+	// reference is admitted.
+	CredentialNamespaces []string
 }
 
 var _ admission.Validator[*v1alpha1.AddOnRollout] = Validator{}
@@ -91,7 +99,7 @@ func (Validator) ValidateDelete(context.Context, *v1alpha1.AddOnRollout) (admiss
 // ar's spec, as the API server's own validation does; nil when it has
 // none.
 func (v Validator) validate(ar *v1alpha1.AddOnRollout) error {
-	errs := hubplan.ValidateSpec(ar, v.ValidateQuery)
+	errs := append(hubplan.ValidateSpec(ar, v.ValidateQuery), namespaceErrors(ar.Spec, v.CredentialNamespaces)...)
 	if len(errs) == 0 {
 		return nil
 	}

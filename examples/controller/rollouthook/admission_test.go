@@ -146,3 +146,58 @@ func TestApproverRecorder(t *testing.T) {
 		})
 	}
 }
+
+// TestRolloutValidatorCredentialNamespaces: a check's reference to a
+// Secret or a ConfigMap is admitted only in a namespace the controller
+// reads credentials from; a refusal names each reference's field, its
+// namespace and the namespaces allowed.
+func TestRolloutValidatorCredentialNamespaces(t *testing.T) {
+	t.Parallel()
+	scheme, err := hubclient.NewScheme()
+	require.NoError(t, err)
+	secret := func(ns string) *v1alpha1.SecretKeyRef {
+		return &v1alpha1.SecretKeyRef{Namespace: ns, Name: "prometheus-credentials", Key: "token"}
+	}
+	spec := func(ns string) v1alpha1.AddOnRolloutSpec {
+		return v1alpha1.AddOnRolloutSpec{Verifications: []v1alpha1.Verification{
+			{Name: "hook", Webhook: &v1alpha1.WebhookCheck{URL: "https://verifier.example/verify", HTTPClientConfig: v1alpha1.HTTPClientConfig{
+				BearerToken: secret(ns), Headers: []v1alpha1.HTTPHeader{{Name: "X-Api-Key", ValueFrom: secret(ns)}},
+				TLS: &v1alpha1.TLSConfig{CA: &v1alpha1.CABundle{ConfigMapKeyRef: &v1alpha1.ConfigMapKeyRef{Namespace: ns, Name: "ca", Key: "ca.crt"}}}}}},
+			{Name: "slo", Prometheus: &v1alpha1.PrometheusCheck{Address: "https://prometheus.example", Query: "up",
+				BasicAuth:        &v1alpha1.BasicAuth{Username: "rolloutkit", Password: *secret(ns)},
+				HTTPClientConfig: v1alpha1.HTTPClientConfig{TLS: &v1alpha1.TLSConfig{CA: &v1alpha1.CABundle{SecretKeyRef: secret(ns)}}}}}}}
+	}
+	everyRef := []string{"spec.verifications[0].webhook.bearerToken.namespace", "spec.verifications[0].webhook.tls.ca.configMapKeyRef.namespace",
+		"spec.verifications[0].webhook.headers[0].valueFrom.namespace", "spec.verifications[1].prometheus.tls.ca.secretKeyRef.namespace",
+		"spec.verifications[1].prometheus.basicAuth.password.namespace"}
+	tests := []struct {
+		name    string
+		allowed []string
+		ns      string
+		refused []string // the refusal's causes' fields
+		message string
+	}{
+		{"an allowed namespace", []string{"monitoring", "rolloutkit-system"}, "rolloutkit-system", nil, ""},
+		{"another namespace", []string{"rolloutkit-system"}, "kube-system", everyRef,
+			`spec.verifications[0].webhook.bearerToken.namespace: Invalid value: "kube-system": want a namespace the controller reads credentials from (-verification-secret-namespaces: rolloutkit-system)`},
+		{"no namespace allowed", nil, "rolloutkit-system", everyRef,
+			`spec.verifications[1].prometheus.basicAuth.password.namespace: Invalid value: "rolloutkit-system": want a namespace the controller reads credentials from (-verification-secret-namespaces: none)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			wh := admission.WithValidator[*v1alpha1.AddOnRollout](scheme, rollouthook.Validator{ValidateQuery: verify.PromQL(), CredentialNamespaces: tt.allowed})
+			resp := wh.Handle(context.Background(), admissionRequest(t, admissionv1.Create, rolloutOf(spec(tt.ns)), nil))
+			require.Equal(t, tt.refused == nil, resp.Allowed, "%+v", resp.Result)
+			if tt.refused == nil {
+				return
+			}
+			assert.Contains(t, resp.Result.Message, tt.message)
+			var fields []string
+			for _, c := range resp.Result.Details.Causes {
+				fields = append(fields, c.Field)
+			}
+			assert.Equal(t, tt.refused, fields)
+		})
+	}
+}

@@ -16,6 +16,7 @@ import (
 	promv1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/common/model"
 
+	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/clock"
 	"github.com/rolloutkit/rolloutkit/hubplan"
 )
@@ -29,6 +30,10 @@ type Verifier struct {
 	HTTP *http.Client
 	// Clock stamps the results. Nil: the real clock.
 	Clock clock.PassiveClock
+	// Credentials reads what a check with credentials, a CA or headers
+	// references, and makes its client in place of HTTP. Its zero value
+	// reads nothing: such a check fails, naming the reference.
+	Credentials Credentials
 }
 
 // Run runs the checks at once, each bounded by its timeout, and returns
@@ -48,19 +53,43 @@ func (v Verifier) Run(ctx context.Context, checks []hubplan.Check) []hubplan.Che
 	return out
 }
 
-// run runs one check: whether it passed, and its answer for people.
+// run runs one check: whether it passed, and its answer for people,
+// which quotes no credential.
 func (v Verifier) run(ctx context.Context, c hubplan.Check) (bool, string) {
 	switch spec := c.Verification; {
 	case spec.Webhook != nil:
 		ctx, cancel := context.WithTimeout(ctx, spec.Webhook.Timeout.Duration)
 		defer cancel()
-		return v.webhook(ctx, spec.Webhook.URL, c)
+		hc, read, err := v.clientFor(ctx, spec.Webhook.HTTPClientConfig, nil)
+		if err != nil {
+			return false, read.redact(fmt.Sprintf("webhook %s: %v", spec.Webhook.URL, err))
+		}
+		defer hc.CloseIdleConnections()
+		passed, msg := v.webhook(ctx, hc, spec.Webhook.URL, c)
+		return passed, read.redact(msg)
 	case spec.Prometheus != nil:
-		ctx, cancel := context.WithTimeout(ctx, spec.Prometheus.Timeout.Duration)
+		p := spec.Prometheus
+		ctx, cancel := context.WithTimeout(ctx, p.Timeout.Duration)
 		defer cancel()
-		return v.prometheus(ctx, spec.Prometheus.Address, spec.Prometheus.Query)
+		hc, read, err := v.clientFor(ctx, p.HTTPClientConfig, p.BasicAuth)
+		if err != nil {
+			return false, read.redact(fmt.Sprintf("prometheus %s query %q: %v", p.Address, p.Query, err))
+		}
+		defer hc.CloseIdleConnections()
+		passed, msg := v.prometheus(ctx, hc, p.Address, p.Query)
+		return passed, read.redact(msg)
 	}
 	return false, "neither a webhook nor a Prometheus query"
+}
+
+// clientFor is the client of a check whose endpoint takes cfg and basic:
+// v's own when it takes neither, else one Credentials makes, with the
+// credential values it read.
+func (v Verifier) clientFor(ctx context.Context, cfg v1alpha1.HTTPClientConfig, basic *v1alpha1.BasicAuth) (*http.Client, secrets, error) {
+	if basic == nil && cfg.BearerToken == nil && cfg.TLS == nil && len(cfg.Headers) == 0 {
+		return v.client(), nil, nil
+	}
+	return v.Credentials.httpClient(ctx, cfg, basic)
 }
 
 func (v Verifier) client() *http.Client {
@@ -71,7 +100,7 @@ func (v Verifier) client() *http.Client {
 }
 
 // webhook POSTs the check's request as JSON; a 2xx answer passes.
-func (v Verifier) webhook(ctx context.Context, target string, c hubplan.Check) (bool, string) {
+func (v Verifier) webhook(ctx context.Context, hc *http.Client, target string, c hubplan.Check) (bool, string) {
 	body, err := json.Marshal(c.Request)
 	if err != nil {
 		return false, fmt.Sprintf("webhook %s: %v", target, err)
@@ -81,7 +110,7 @@ func (v Verifier) webhook(ctx context.Context, target string, c hubplan.Check) (
 		return false, fmt.Sprintf("webhook %s: %v", target, err)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := v.client().Do(req)
+	resp, err := hc.Do(req)
 	if err != nil {
 		return false, fmt.Sprintf("webhook %s: %v", target, err)
 	}
@@ -99,9 +128,9 @@ func (v Verifier) webhook(ctx context.Context, target string, c hubplan.Check) (
 // can never pass, and its message says so (for a string, the client's
 // bad_response). A failure quotes the server's answer: its HTTP status
 // and the API's error type and message.
-func (v Verifier) prometheus(ctx context.Context, address, query string) (bool, string) {
+func (Verifier) prometheus(ctx context.Context, hc *http.Client, address, query string) (bool, string) {
 	what := fmt.Sprintf("prometheus %s query %q", address, query)
-	c, err := api.NewClient(api.Config{Address: address, Client: v.client()})
+	c, err := api.NewClient(api.Config{Address: address, Client: hc})
 	if err != nil {
 		return false, fmt.Sprintf("%s: %v", what, err)
 	}

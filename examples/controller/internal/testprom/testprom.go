@@ -81,8 +81,8 @@ func Binary() (string, error) {
 
 // Server is a running Prometheus. Stop it when done.
 type Server struct {
-	// URL is the server's base URL, http://127.0.0.1:PORT, without a
-	// trailing slash.
+	// URL is the server's base URL, http://127.0.0.1:PORT (https with
+	// Web.TLS), without a trailing slash.
 	URL string
 	// LogFile is the file that holds the server's output.
 	LogFile string
@@ -108,6 +108,25 @@ type Server struct {
 // temporary directory when logDir is empty). ctx bounds the start only (a
 // minute when it has no deadline): the server runs until Stop.
 func Start(ctx context.Context, bin string, targets []string, scrapeInterval time.Duration, logDir string) (*Server, error) {
+	return StartWeb(ctx, bin, targets, scrapeInterval, logDir, Web{})
+}
+
+// Web is how a server serves its HTTP API: Prometheus's own
+// --web.config.file (TLS, basic authentication), and a client that gets
+// through it. Its zero value: plain HTTP, open to anyone.
+type Web struct {
+	// Config is the web configuration file's YAML; empty: none.
+	Config []byte
+	// TLS is whether Config serves HTTPS (a tls_server_config).
+	TLS bool
+	// Client is the client the Server's own calls use (readiness,
+	// targets, Query): one that trusts the server's certificate and
+	// passes its authentication. Nil: a plain client.
+	Client *http.Client
+}
+
+// StartWeb is Start, the server's HTTP API served as web says.
+func StartWeb(ctx context.Context, bin string, targets []string, scrapeInterval time.Duration, logDir string, web Web) (*Server, error) {
 	if len(targets) == 0 {
 		return nil, errors.New("testprom: no scrape targets")
 	}
@@ -140,13 +159,21 @@ func Start(ctx context.Context, bin string, targets []string, scrapeInterval tim
 	if logDir == "" {
 		logDir = dir
 	}
+	webFile := ""
+	if len(web.Config) > 0 {
+		webFile = filepath.Join(dir, "web.yml")
+		if err := os.WriteFile(webFile, web.Config, 0o600); err != nil {
+			_ = os.RemoveAll(dir)
+			return nil, err
+		}
+	}
 
 	// A free port is found by listening on port 0 and closing the listener,
 	// so something else may take it before prometheus does: try again with
 	// another port when that happens.
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
-		s, portTaken, err := start(ctx, bin, dir, config, logDir, targets)
+		s, portTaken, err := start(ctx, bin, dir, config, logDir, targets, web, webFile)
 		if err == nil {
 			return s, nil
 		}
@@ -161,12 +188,12 @@ func Start(ctx context.Context, bin string, targets []string, scrapeInterval tim
 
 // start runs prometheus on a free port and waits until it is ready. It
 // reports whether it failed because something else took the port first.
-func start(ctx context.Context, bin, dir, config, logDir string, targets []string) (*Server, bool, error) {
+func start(ctx context.Context, bin, dir, config, logDir string, targets []string, web Web, webFile string) (*Server, bool, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, false, err
 	}
-	s, err := launch(bin, dir, config, logDir, port)
+	s, err := launch(bin, dir, config, logDir, port, web, webFile)
 	if err != nil {
 		return nil, false, err
 	}
@@ -178,30 +205,42 @@ func start(ctx context.Context, bin, dir, config, logDir string, targets []strin
 	return s, false, nil
 }
 
-// launch starts prometheus on port, with its storage in dir and its output
-// in a file of logDir, and returns it running, not yet ready.
-func launch(bin, dir, config, logDir string, port int) (*Server, error) {
+// launch starts prometheus on port, with its storage in dir, its output
+// in a file of logDir and its web configuration in webFile (""; none),
+// and returns it running, not yet ready.
+func launch(bin, dir, config, logDir string, port int, web Web, webFile string) (*Server, error) {
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	logFile := filepath.Join(logDir, "prometheus-"+strconv.Itoa(port)+".log")
 	log, err := os.Create(logFile)
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin,
-		"--config.file="+config,
-		"--storage.tsdb.path="+filepath.Join(dir, "data-"+strconv.Itoa(port)),
-		"--web.listen-address="+addr,
+	args := []string{
+		"--config.file=" + config,
+		"--storage.tsdb.path=" + filepath.Join(dir, "data-"+strconv.Itoa(port)),
+		"--web.listen-address=" + addr,
 		// The scrape manager takes in new targets every 5s by default, so
 		// a fresh server would first scrape ~5s after it is ready. The flag
 		// is hidden (an older or newer release without it fails to start,
 		// and its log says why).
 		"--scrape.discovery-reload-interval=100ms",
-	)
+	}
+	if webFile != "" {
+		args = append(args, "--web.config.file="+webFile)
+	}
+	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	cmd.Stdout = log
 	cmd.Stderr = log
-	s := &Server{URL: "http://" + addr, LogFile: logFile, cmd: cmd, exited: make(chan struct{}), dataDir: dir}
-	if s.client, err = api.NewClient(api.Config{Address: s.URL, Client: &http.Client{Timeout: 5 * time.Second}}); err != nil {
+	scheme, hc := "http://", web.Client
+	if web.TLS {
+		scheme = "https://"
+	}
+	if hc == nil {
+		hc = &http.Client{Timeout: 5 * time.Second}
+	}
+	s := &Server{URL: scheme + addr, LogFile: logFile, cmd: cmd, exited: make(chan struct{}), dataDir: dir}
+	if s.client, err = api.NewClient(api.Config{Address: s.URL, Client: hc}); err != nil {
 		_ = log.Close()
 		return nil, err
 	}
@@ -353,6 +392,12 @@ func (s *Server) Query(ctx context.Context, expr string) (model.Vector, error) {
 // mode it is skipped.
 func ForTest(t testing.TB, targets []string, scrapeInterval time.Duration) *Server {
 	t.Helper()
+	return ForTestWeb(t, targets, scrapeInterval, Web{})
+}
+
+// ForTestWeb is ForTest, the server's HTTP API served as web says.
+func ForTestWeb(t testing.TB, targets []string, scrapeInterval time.Duration, web Web) *Server {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("needs a real Prometheus: not in -short mode")
 	}
@@ -365,7 +410,7 @@ func ForTest(t testing.TB, targets []string, scrapeInterval time.Duration) *Serv
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), defaultWait)
 	defer cancel()
-	s, err := Start(ctx, bin, targets, scrapeInterval, t.TempDir())
+	s, err := StartWeb(ctx, bin, targets, scrapeInterval, t.TempDir(), web)
 	if err != nil {
 		t.Fatal(err)
 	}
