@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # Builds a real Prometheus server from its Go module, for the controller's
-# end-to-end tests, and prints the directory that holds the binary.
+# end-to-end tests, and promtool from the same module, for the alert rules'
+# unit tests (promtool test rules), and prints the directory that holds the
+# binaries.
 #
 #   hack/test-prometheus.sh           build if needed; print the bin directory
-#   hack/test-prometheus.sh -check    exit 0 when the binary is cached, 1 if not
+#   hack/test-prometheus.sh -check    exit 0 when both binaries are cached, 1 if not
 #
 # The build happens in a scratch module under $CACHE (default
 # $HOME/.cache/rolloutkit), never in the repository's own modules. Only the
 # first run pays for it (a few minutes on 2 cores); later runs find the
-# binary and return at once. Point ROLLOUTKIT_PROMETHEUS at the printed
-# directory and internal/testprom starts it.
+# binaries and return at once. Point ROLLOUTKIT_PROMETHEUS at the printed
+# directory and internal/testprom starts prometheus there, and
+# internal/alerts runs its promtool. A cache from before promtool was built
+# builds only promtool (about a minute on 2 cores).
 #
 # The web UI's assets are not built in (no builtinassets tag, so no npm): the
 # HTTP API, which is all the tests use, works without them. Nor is any
@@ -23,7 +27,7 @@ CACHE=${ROLLOUTKIT_CACHE:-${HOME}/.cache/rolloutkit}
 root="${CACHE}/prometheus-${PROMETHEUS_VERSION}"
 bin="${root}/bin"
 
-have() { [ -x "${bin}/prometheus" ]; }
+have() { [ -x "${bin}/prometheus" ] && [ -x "${bin}/promtool" ]; }
 
 if [ "${1:-}" = "-check" ]; then
   have && exit 0 || exit 1
@@ -67,16 +71,22 @@ cat > tools.go <<'EOF'
 
 package tools
 
-import _ "github.com/prometheus/prometheus/cmd/prometheus"
+import (
+	_ "github.com/prometheus/prometheus/cmd/prometheus"
+	_ "github.com/prometheus/prometheus/cmd/promtool"
+)
 EOF
 
 say "resolving modules"
 GOFLAGS=-mod=mod go mod tidy -e >/dev/null 2>"${src}/tidy.log" || { cat "${src}/tidy.log" >&2; exit 1; }
 
-say "building prometheus ${appversion} (${PROMETHEUS_VERSION})"
-GOFLAGS=-mod=mod go build -trimpath -tags remove_all_sd \
-  -ldflags "-s -w -X github.com/prometheus/common/version.Version=${appversion} -X github.com/prometheus/common/version.Branch=${PROMETHEUS_VERSION} -X github.com/prometheus/common/version.BuildUser=rolloutkit" \
-  -o "${bin}/prometheus.tmp" github.com/prometheus/prometheus/cmd/prometheus
-mv "${bin}/prometheus.tmp" "${bin}/prometheus"
+for cmd in prometheus promtool; do
+  [ -x "${bin}/${cmd}" ] && continue
+  say "building ${cmd} ${appversion} (${PROMETHEUS_VERSION})"
+  GOFLAGS=-mod=mod go build -trimpath -tags remove_all_sd \
+    -ldflags "-s -w -X github.com/prometheus/common/version.Version=${appversion} -X github.com/prometheus/common/version.Branch=${PROMETHEUS_VERSION} -X github.com/prometheus/common/version.BuildUser=rolloutkit" \
+    -o "${bin}/${cmd}.tmp" "github.com/prometheus/prometheus/cmd/${cmd}"
+  mv "${bin}/${cmd}.tmp" "${bin}/${cmd}"
+done
 say "built in $(( $(date +%s) - start ))s"
 echo "${bin}"

@@ -22,9 +22,14 @@
 //     overrides), and no RBAC for Placements;
 //   - components/cert-manager/: a kustomize Component that hands the
 //     gate's certificate to cert-manager, for a kustomization that lists
-//     default/ or ocm-placement/.
+//     default/ or ocm-placement/;
+//   - components/prometheus/: a kustomize Component with a Prometheus
+//     Operator ServiceMonitor of the metrics and a PrometheusRule of the
+//     controller's alerts (docs/alerts.md; commented out in default/).
 //
-// TestManifests checks what they promise; TestManifestsApply applies them
+// TestManifests checks what they promise; TestPrometheusComponent that
+// the component's objects name what they scrape and alert on as the
+// manifests do; TestManifestsApply applies them
 // to the test hub with a server-side dry run; TestRBACLeastPrivilege
 // (package e2e) runs the controller under the RBAC alone.
 package config

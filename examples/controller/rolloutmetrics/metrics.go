@@ -47,6 +47,18 @@ const (
 	// MetricVerifications counts verification results (labels
 	// verification and result: passed, failed).
 	MetricVerifications = "rolloutkit_verifications_total"
+	// MetricVerificationFailing is, per group and verification (label
+	// verification), 1 while the verification's latest result failed.
+	// There is no series once it passed, nor while the group waits for no
+	// verification (a new revision, say), nor for a group gone.
+	MetricVerificationFailing = "rolloutkit_verification_failing"
+	// MetricGroupUntil is, per group, the Unix time (seconds) at which
+	// what the group waits for may end on the clock (GroupStatus.Until:
+	// a soak, a window, a deadline, a verification's next run). A group
+	// whose wait ends on an outside change, or that waits for nothing,
+	// has no series. The controller plans the group again at that time,
+	// so a value long past says the status is stale.
+	MetricGroupUntil = "rolloutkit_group_until_timestamp_seconds"
 	// MetricRevisionDuration observes, per add-on and placement, the time
 	// from a revision's start to its completion (every group complete and
 	// verified), in seconds.
@@ -74,6 +86,8 @@ type Metrics struct {
 	paused   *prometheus.GaugeVec
 	breaches *prometheus.CounterVec
 	verified *prometheus.CounterVec
+	failing  *prometheus.GaugeVec
+	until    *prometheus.GaugeVec
 	duration *prometheus.HistogramVec
 	refusals *prometheus.CounterVec
 
@@ -107,6 +121,10 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 			Help: "Times a decision group breached its failure budget, halting the rollout."}, labels),
 		verified: prometheus.NewCounterVec(prometheus.CounterOpts{Name: MetricVerifications,
 			Help: "Verification results of decision groups, by verification and result."}, append(labels, "verification", "result")),
+		failing: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: MetricVerificationFailing,
+			Help: "1 while the latest result of a decision group's verification failed; no series once it passed, or while the group waits for no verification."}, append(labels, "verification")),
+		until: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: MetricGroupUntil,
+			Help: "Unix time at which what a decision group waits for may end on the clock (its status's until); no series when it ends on an outside change."}, labels),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: MetricRevisionDuration,
 			Help:    "Seconds from the start of a revision of an add-on's configs to its completion on a placement.",
 			Buckets: prometheus.ExponentialBuckets(10, 2, 14)}, []string{"addon", "placement"}),
@@ -115,7 +133,7 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 		groups: make(map[string]map[groupSeries]string),
 	}
 	var errs []error
-	for _, c := range []prometheus.Collector{m.phase, m.clusters, m.pending, m.waiting, m.valid, m.paused, m.breaches, m.verified, m.duration, m.refusals} {
+	for _, c := range []prometheus.Collector{m.phase, m.clusters, m.pending, m.waiting, m.valid, m.paused, m.breaches, m.verified, m.failing, m.until, m.duration, m.refusals} {
 		errs = append(errs, reg.Register(c))
 	}
 	return m, errors.Join(errs...)
@@ -185,7 +203,19 @@ func (m *Metrics) observeGroup(addOn string, s groupSeries, g v1alpha1.GroupStat
 	if g.WaitsFor != "" {
 		m.waiting.WithLabelValues(addOn, s.placement, s.group, g.WaitsFor).Set(1)
 	}
+	if g.WaitsFor != waitsVerification {
+		m.failing.DeletePartialMatch(prometheus.Labels{"addon": addOn, "placement": s.placement, "group": s.group})
+	}
+	if g.Until != nil {
+		m.until.WithLabelValues(addOn, s.placement, s.group).Set(float64(g.Until.Unix()))
+	} else {
+		m.until.DeleteLabelValues(addOn, s.placement, s.group)
+	}
 }
+
+// waitsVerification is GroupStatus.WaitsFor of a group held by its
+// verifications (hubplan's gate of that kind).
+const waitsVerification = "Verification"
 
 // Forget deletes every series of a deleted add-on.
 func (m *Metrics) Forget(addOn string) {
@@ -209,6 +239,8 @@ func (m *Metrics) deleteGroup(addOn string, s groupSeries) {
 	m.clusters.DeletePartialMatch(l)
 	m.pending.DeletePartialMatch(l)
 	m.waiting.DeletePartialMatch(l)
+	m.failing.DeletePartialMatch(l)
+	m.until.DeletePartialMatch(l)
 }
 
 // Breach counts a group's breach.
@@ -218,7 +250,8 @@ func (m *Metrics) Breach(addOn, placement string, g v1alpha1.GroupStatus) {
 	}
 }
 
-// Verification counts the result of a verification of group g.
+// Verification counts the result of a verification of group g, and sets
+// whether it is failing.
 func (m *Metrics) Verification(addOn, placement string, g v1alpha1.GroupStatus, name string, passed bool) {
 	if m == nil {
 		return
@@ -228,6 +261,11 @@ func (m *Metrics) Verification(addOn, placement string, g v1alpha1.GroupStatus, 
 		result = "passed"
 	}
 	m.verified.WithLabelValues(addOn, placement, seriesGroup(g), name, result).Inc()
+	if passed {
+		m.failing.DeleteLabelValues(addOn, placement, seriesGroup(g), name)
+	} else {
+		m.failing.WithLabelValues(addOn, placement, seriesGroup(g), name).Set(1)
+	}
 }
 
 // Completed observes a revision's time to completion.

@@ -239,6 +239,10 @@ func TestRolloutVerificationReconcile(t *testing.T) {
 		Name: "smoke", Groups: []string{"stg"}, Interval: &metav1.Duration{Duration: 30 * time.Second},
 		Webhook: &v1alpha1.WebhookCheck{URL: srv.URL + "/verify"},
 	}}}))
+	reg := prometheus.NewRegistry()
+	m, err := rolloutmetrics.New(reg)
+	require.NoError(t, err)
+	h.r.Metrics = m
 	h.soakThrough(2)
 	assert.Equal(t, []string{"dev-cluster", "stg-cluster"}, h.started(), "prod started before stg's verification passed")
 	stg := h.group("stg")
@@ -249,6 +253,9 @@ func TestRolloutVerificationReconcile(t *testing.T) {
 	assert.Equal(t, h.clk.Now().Add(30*time.Second).Unix(), stg.Until.Unix())
 	assert.Equal(t, "Waiting", h.group("prod").Phase)
 	assert.Contains(t, strings.Join(h.events(), "\n"), EventVerificationFailed)
+	where := hubtest.SeedNamespace + "/" + hubtest.SeedRef.Name
+	assert.Equal(t, 1.0, hubtest.Sample(t, reg, rolloutmetrics.MetricVerificationFailing, "addon", hubtest.SeedAddonName, "placement", where, "group", "stg", "verification", "smoke"))
+	assert.Equal(t, float64(stg.Until.Unix()), hubtest.Sample(t, reg, rolloutmetrics.MetricGroupUntil, "addon", hubtest.SeedAddonName, "placement", where, "group", "stg"))
 	mu.Lock()
 	require.Len(t, bodies, 1)
 	rev := h.rollout().Status.Placements[0].Revision
@@ -265,6 +272,9 @@ func TestRolloutVerificationReconcile(t *testing.T) {
 	assert.Equal(t, hubtest.SeedClusters, h.started())
 	assert.Equal(t, "Complete", h.group("stg").Phase)
 	assert.Contains(t, strings.Join(h.events(), "\n"), EventVerificationPassed)
+	n, err := testutil.GatherAndCount(reg, rolloutmetrics.MetricVerificationFailing)
+	require.NoError(t, err)
+	assert.Zero(t, n, "a verification that passed is still failing")
 }
 
 // TestRolloutInvalidReconcile: an AddOnRollout with an unknown time zone

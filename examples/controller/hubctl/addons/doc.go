@@ -93,8 +93,9 @@
 // AddOnRollout or a RolloutApproval naming an add-on the hub does not have
 // is reconciled through that name too: it gets a condition with reason
 // AddOnNotFound ([EventAddOnNotFound]) until the add-on exists. rolloutmetrics.Metrics export each group's phase, clusters and what it waits
-// for, pending approvals, breaches, verification results, the time from a
-// revision's start to its completion, and whether each AddOnRollout is
+// for and until when, pending approvals, breaches, verification results
+// and the verifications failing now, the time from a revision's start to
+// its completion, and whether each AddOnRollout is
 // valid and paused. An add-on without an AddOnRollout is
 // rolled out as OCM would; on a hub without the CRDs, the controller says
 // so once and rolls every add-on out that way.
