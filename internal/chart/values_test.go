@@ -150,6 +150,7 @@ func TestChartSchema(t *testing.T) {
 			t.Parallel()
 			_, err := renderChart(tt.vals)
 			require.Error(t, err)
+			t.Logf("helm: %v", err)
 			for _, w := range tt.want {
 				assert.Contains(t, err.Error(), w)
 			}
