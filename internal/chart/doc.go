@@ -17,7 +17,9 @@
 //     and runs the controller binary with the rendered Deployment's
 //     arguments, as the chart's ServiceAccount: it becomes ready, keeps
 //     its webhooks' certificate, answers admission and scopes the work
-//     gate to the add-ons the chart's values take.
+//     gate to the add-ons the chart's values take; rendered as helm
+//     upgrade renders it, the gate keeps that scope, and Helm's
+//     unforced server-side apply does not conflict with the controller.
 //
 // It is a module of its own so that Helm's dependencies never enter the
 // library's go.mod or the controller's. It imports neither: the

@@ -12,6 +12,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"helm.sh/helm/v4/pkg/chart/common"
+	chartutil "helm.sh/helm/v4/pkg/chart/common/util"
+	"helm.sh/helm/v4/pkg/chart/loader"
+	"helm.sh/helm/v4/pkg/engine"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -211,7 +215,9 @@ func controllerArgs(t testing.TB, d *unstructured.Unstructured, kubeconfig, dir 
 // ServiceAccount: it becomes ready, puts its CA in the three webhook
 // configurations, its admission refuses a bad AddOnRollout, it scopes the
 // work gate to an add-on of lifecycle team-a, and nothing it does is
-// forbidden.
+// forbidden. Rendered again as helm upgrade renders it (lookup), the
+// gate keeps that scope, and Helm's unforced server-side apply of it
+// does not conflict with the controller's write.
 func TestChartOnHub(t *testing.T) {
 	t.Parallel()
 	needAPIServer(t)
@@ -219,7 +225,8 @@ func TestChartOnHub(t *testing.T) {
 	progs := buildHubPrograms(t, dir)
 	_, kubeconfig := startTestHub(t, progs.testhub, dir)
 	h := newHub(t, kubeconfig)
-	chart := mustRenderChart(t, map[string]any{"addOns": map[string]any{"lifecycles": []any{"rolloutkit", "team-a"}}})
+	vals := map[string]any{"addOns": map[string]any{"lifecycles": []any{"rolloutkit", "team-a"}}}
+	chart := mustRenderChart(t, vals)
 	webhook := freeAddr(t)
 	h.install(t, chart, "https://"+webhook)
 
@@ -252,6 +259,7 @@ func TestChartOnHub(t *testing.T) {
 	}
 	h.refusesBadRollout(t)
 	h.gateScoped(t, "team-a-addon", "team-a")
+	h.upgradeKeepsGateScope(t, vals, "https://"+webhook, "team-a-addon")
 	assert.NotContains(t, ctl.output("stderr"), "forbidden", "the chart's RBAC refused the controller something")
 }
 
@@ -283,4 +291,34 @@ func (h *hub) gateScoped(t testing.TB, name, lifecycle string) {
 		sel := fmt.Sprint(hooks[0].(map[string]any)["objectSelector"])
 		return strings.Contains(sel, name), sel, nil
 	})
+}
+
+// upgradeKeepsGateScope renders the work gate's configuration as helm
+// upgrade does, looking up the live objects (lookup), and applies it
+// server-side as Helm's field manager without forcing: the scope the
+// controller wrote (naming addOn) is rendered back, so the apply neither
+// conflicts with the controller's write nor opens the gate.
+func (h *hub) upgradeKeepsGateScope(t testing.TB, vals map[string]any, base, addOn string) {
+	t.Helper()
+	ch, err := loader.Load(chartDir)
+	require.NoError(t, err)
+	caps := common.DefaultCapabilities.Copy()
+	caps.KubeVersion = *kubeVersion
+	rv, err := chartutil.ToRenderValues(ch, vals, common.ReleaseOptions{Name: releaseName, Namespace: namespace, IsUpgrade: true}, caps)
+	require.NoError(t, err)
+	files, err := engine.New(h.cfg).Render(ch, rv)
+	require.NoError(t, err)
+	objs, err := decodeAll([]byte(files["rolloutkit/templates/webhook/manifests.yaml"]))
+	require.NoError(t, err)
+	require.Len(t, objs, 1)
+	gate := objs[0]
+	hooks, _, _ := unstructured.NestedSlice(gate.Object, "webhooks")
+	for _, w := range hooks {
+		assert.Contains(t, fmt.Sprint(w.(map[string]any)["objectSelector"]), addOn, "helm upgrade renders the live scope")
+	}
+	callAt(t, gate, base)
+	r, err := h.resource(gate)
+	require.NoError(t, err)
+	_, err = r.Apply(context.Background(), gate.GetName(), gate, metav1.ApplyOptions{FieldManager: "helm"})
+	require.NoError(t, err, "helm upgrade's server-side apply, not forced")
 }
