@@ -15,7 +15,8 @@
 //     RolloutApprovals;
 //   - manager/: the namespace and the Deployment (two replicas under
 //     leader election, both serving the work gate with a certificate the
-//     controller keeps, probed, locked down);
+//     controller keeps, probed, locked down), and its pods' PriorityClass
+//     rolloutkit-critical, since the gate fails closed;
 //   - webhook/: the work gate's ValidatingWebhookConfiguration (updates of
 //     add-ons' ManifestWorks, failing closed) and its Service;
 //   - default/: all of it, in the namespace its kustomization sets:
@@ -29,6 +30,9 @@
 //   - components/prometheus/: a kustomize Component with a Prometheus
 //     Operator ServiceMonitor of the metrics and a PrometheusRule of the
 //     controller's alerts (docs/alerts.md; commented out in default/).
+//
+// examples/controller/charts/rolloutkit is a Helm chart of the same
+// objects; internal/chart's TestHelmMatchesKustomize compares the two.
 //
 // TestManifests checks what they promise; TestPrometheusComponent that
 // the component's objects name what they scrape and alert on as the

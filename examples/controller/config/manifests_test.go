@@ -100,6 +100,7 @@ func TestManifests(t *testing.T) {
 		"MutatingWebhookConfiguration /" + rollouthook.AdmissionConfiguration,
 		"Namespace /" + namespace,
 		"PodDisruptionBudget " + namespace + "/rolloutkit-controller",
+		"PriorityClass /rolloutkit-critical",
 		"Role " + namespace + "/rolloutkit-controller-verification-credentials",
 		"Role " + namespace + "/rolloutkit-controller-webhook",
 		"Role " + namespace + "/rolloutkit-leader-election",
@@ -286,6 +287,7 @@ func TestManifests(t *testing.T) {
 		assert.Equal(t, int32(2), *d.Spec.Replicas)
 		pod := d.Spec.Template.Spec
 		assert.Equal(t, "rolloutkit-controller", pod.ServiceAccountName)
+		assert.Equal(t, "rolloutkit-critical", pod.PriorityClassName, "the work gate fails closed: the pods are evicted after ordinary workloads")
 		require.NotNil(t, pod.SecurityContext)
 		assert.Equal(t, true, *pod.SecurityContext.RunAsNonRoot)
 		assert.Equal(t, corev1.SeccompProfileTypeRuntimeDefault, pod.SecurityContext.SeccompProfile.Type)
