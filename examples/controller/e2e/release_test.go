@@ -91,7 +91,7 @@ func (r release) binary(t testing.TB) string {
 		return bin
 	}
 	tmp := fmt.Sprintf("%s.%d", bin, os.Getpid())
-	cmd := exec.Command("go", "build", "-trimpath", "-o", tmp, ".")
+	cmd := exec.Command("go", "build", "-o", tmp, ".")
 	cmd.Dir = filepath.Join(r.tree(), "examples", "controller")
 	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly")
 	out, err := cmd.CombinedOutput()
