@@ -86,6 +86,7 @@ func TestUpgrade(t *testing.T) {
 		mid.stgUntil.Format(time.RFC3339), time.Until(mid.stgUntil).Round(time.Second), mid.prodWaits, mid.revision)
 
 	old.stop(t)
+	upgraded := time.Now()
 	e.applyConfig(t, "../config/default")
 	cur := startProcess(t, newBin, kubeconfig, "tree")
 	ctl.carriesOn(t, mid, cur)
@@ -103,6 +104,7 @@ func TestUpgrade(t *testing.T) {
 	for _, cl := range []string{e.dev, e.stg} {
 		assert.Equal(t, mid.works[cl], works[cl].generation, "%s: its work written again after the upgrade", cl)
 	}
+	assert.Empty(t, writesTo(events, controllerUser, upgraded, "managedclusteraddons", e.dev, e.stg), "the new controller's writes to the add-ons of dev and stg")
 	assert.Empty(t, refusedTo(events, controllerUser), "requests of the controllers the API server refused as forbidden")
 	forbiddenLines := slices.DeleteFunc(strings.Split(cur.logs(t), "\n"), func(l string) bool { return !strings.Contains(strings.ToLower(l), "forbidden") })
 	assert.Empty(t, forbiddenLines, "the new controller's log says forbidden")
@@ -346,6 +348,20 @@ func refusedTo(events []auditv1.Event, user string) []string {
 	for i := range events {
 		ev := &events[i]
 		if ev.User.Username == user && ev.ResponseStatus != nil && ev.ResponseStatus.Code == http.StatusForbidden {
+			out = append(out, auditDescribe(ev))
+		}
+	}
+	return out
+}
+
+// writesTo returns the accepted writes of user, answered after since, to
+// resource in each of namespaces.
+func writesTo(events []auditv1.Event, user string, since time.Time, resource string, namespaces ...string) []string {
+	var out []string
+	for i := range events {
+		ev := &events[i]
+		if auditStateWrite(ev) && ev.User.Username == user && ev.StageTimestamp.After(since) &&
+			ev.ObjectRef.Resource == resource && slices.Contains(namespaces, ev.ObjectRef.Namespace) {
 			out = append(out, auditDescribe(ev))
 		}
 	}
