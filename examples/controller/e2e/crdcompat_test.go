@@ -46,6 +46,30 @@ func TestCRDChangesAdditive(t *testing.T) {
 // named by field path.
 func TestCRDBreaks(t *testing.T) {
 	t.Parallel()
+	for _, tt := range crdChanges() {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			crds, err := config.CRDs()
+			require.NoError(t, err)
+			i := slices.IndexFunc(crds, func(c *apiextensionsv1.CustomResourceDefinition) bool { return c.Spec.Names.Kind == "AddOnRollout" })
+			require.GreaterOrEqual(t, i, 0)
+			old, cur := crds[i], crds[i].DeepCopy()
+			tt.change(cur)
+			assert.Equal(t, tt.want, crdBreaks(old, cur))
+		})
+	}
+}
+
+// crdChange is a case of TestCRDBreaks: a change to the CRD, and what
+// crdBreaks says of it.
+type crdChange struct {
+	name   string
+	change func(*apiextensionsv1.CustomResourceDefinition)
+	want   []string
+}
+
+// crdChanges are additive changes (want nil) and breaking ones.
+func crdChanges() []crdChange {
 	spec := func(c *apiextensionsv1.CustomResourceDefinition) *apiextensionsv1.JSONSchemaProps {
 		s := c.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"]
 		return &s
@@ -59,11 +83,7 @@ func TestCRDBreaks(t *testing.T) {
 		change(&st)
 		root.Properties["status"] = st
 	}
-	tests := []struct {
-		name   string
-		change func(*apiextensionsv1.CustomResourceDefinition)
-		want   []string
-	}{
+	return []crdChange{
 		{name: "unchanged", change: func(*apiextensionsv1.CustomResourceDefinition) {}},
 		{name: "a new optional field", change: func(c *apiextensionsv1.CustomResourceDefinition) {
 			s := spec(c)
@@ -122,18 +142,6 @@ func TestCRDBreaks(t *testing.T) {
 			c.Spec.Versions = append(c.Spec.Versions, *v)
 			c.Spec.Conversion = &apiextensionsv1.CustomResourceConversion{Strategy: apiextensionsv1.WebhookConverter}
 		}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			crds, err := config.CRDs()
-			require.NoError(t, err)
-			i := slices.IndexFunc(crds, func(c *apiextensionsv1.CustomResourceDefinition) bool { return c.Spec.Names.Kind == "AddOnRollout" })
-			require.GreaterOrEqual(t, i, 0)
-			old, cur := crds[i], crds[i].DeepCopy()
-			tt.change(cur)
-			assert.Equal(t, tt.want, crdBreaks(old, cur))
-		})
 	}
 }
 
