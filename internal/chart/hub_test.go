@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rolloutkit/rolloutkit/internal/realhub"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"helm.sh/helm/v4/pkg/chart/common"
@@ -74,7 +76,7 @@ func (h *hub) resource(o *unstructured.Unstructured) (dynamic.ResourceInterface,
 // made).
 func (h *hub) apply(t testing.TB, o *unstructured.Unstructured) {
 	t.Helper()
-	poll(t, 30*time.Second, "applying "+id(o), func() (bool, string, error) {
+	realhub.Poll(t, 30*time.Second, "applying "+id(o), func() (bool, string, error) {
 		r, err := h.resource(o)
 		if err == nil {
 			_, err = r.Apply(context.Background(), o.GetName(), o, metav1.ApplyOptions{FieldManager: "helm", Force: true})
@@ -220,14 +222,14 @@ func controllerArgs(t testing.TB, d *unstructured.Unstructured, kubeconfig, dir 
 // does not conflict with the controller's write.
 func TestChartOnHub(t *testing.T) {
 	t.Parallel()
-	needAPIServer(t)
+	realhub.NeedAPIServer(t)
 	dir := t.TempDir()
-	progs := buildHubPrograms(t, dir)
-	_, kubeconfig := startTestHub(t, progs.testhub, dir)
+	progs := realhub.BuildHubPrograms(t, dir, "chart-bin")
+	_, kubeconfig := realhub.StartTestHub(t, progs.Testhub, dir, controllerModule(t))
 	h := newHub(t, kubeconfig)
 	vals := map[string]any{"addOns": map[string]any{"lifecycles": []any{"rolloutkit", "team-a"}}}
 	chart := mustRenderChart(t, vals)
-	webhook := freeAddr(t)
+	webhook := realhub.FreeAddr(t)
 	h.install(t, chart, "https://"+webhook)
 
 	d := chart[deploymentID]
@@ -235,19 +237,19 @@ func TestChartOnHub(t *testing.T) {
 	assert.Equal(t, int64(2000000000), h.admittedPriority(t, podOf(t, d, "critical-pod", "system-cluster-critical")),
 		"system-cluster-critical, admitted outside kube-system")
 
-	probe, metrics := freeAddr(t), freeAddr(t)
+	probe, metrics := realhub.FreeAddr(t), realhub.FreeAddr(t)
 	args := controllerArgs(t, d, h.serviceAccountKubeconfig(t, dir), dir, probe, metrics, webhook)
-	ctl := startProcess(t, dir, "", "controller", nil, false, progs.controller, args...)
-	poll(t, 60*time.Second, "the controller's /readyz", func() (bool, string, error) {
-		if ctl.exited() {
-			return false, "", fmt.Errorf("%s", ctl.describe())
+	ctl := realhub.StartProcess(t, dir, "", "controller", nil, false, progs.Controller, args...)
+	realhub.Poll(t, 60*time.Second, "the controller's /readyz", func() (bool, string, error) {
+		if ctl.Exited() {
+			return false, "", fmt.Errorf("%s", ctl.Describe())
 		}
 		resp, err := http.Get("http://" + probe + "/readyz")
 		if err != nil {
 			return false, err.Error(), nil
 		}
 		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK, resp.Status + "; " + ctl.describe(), nil
+		return resp.StatusCode == http.StatusOK, resp.Status + "; " + ctl.Describe(), nil
 	})
 	for _, c := range [][2]string{{"ValidatingWebhookConfiguration", "rolloutkit-work-gate"},
 		{"ValidatingWebhookConfiguration", "rolloutkit-admission"}, {"MutatingWebhookConfiguration", "rolloutkit-admission"}} {
@@ -260,7 +262,7 @@ func TestChartOnHub(t *testing.T) {
 	h.refusesBadRollout(t)
 	h.gateScoped(t, "team-a-addon", "team-a")
 	h.upgradeKeepsGateScope(t, vals, "https://"+webhook, "team-a-addon")
-	assert.NotContains(t, ctl.output("stderr"), "forbidden", "the chart's RBAC refused the controller something")
+	assert.NotContains(t, ctl.Output("stderr"), "forbidden", "the chart's RBAC refused the controller something")
 }
 
 // refusesBadRollout creates an AddOnRollout whose time zone is no IANA
@@ -285,7 +287,7 @@ func (h *hub) gateScoped(t testing.TB, name, lifecycle string) {
 		"metadata": map[string]any{"name": name, "annotations": map[string]any{"addon.open-cluster-management.io/lifecycle": lifecycle}},
 		"spec":     map[string]any{}}}
 	h.apply(t, cma)
-	poll(t, 30*time.Second, "the work gate scoped to "+name, func() (bool, string, error) {
+	realhub.Poll(t, 30*time.Second, "the work gate scoped to "+name, func() (bool, string, error) {
 		gate := h.get(t, "admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration", "rolloutkit-work-gate")
 		hooks, _, _ := unstructured.NestedSlice(gate.Object, "webhooks")
 		sel := fmt.Sprint(hooks[0].(map[string]any)["objectSelector"])
@@ -321,4 +323,15 @@ func (h *hub) upgradeKeepsGateScope(t testing.TB, vals map[string]any, base, add
 	require.NoError(t, err)
 	_, err = r.Apply(context.Background(), gate.GetName(), gate, metav1.ApplyOptions{FieldManager: "helm"})
 	require.NoError(t, err, "helm upgrade's server-side apply, not forced")
+}
+
+// controllerModule is examples/controller's directory: the chart's hub
+// takes OCM's CRDs from the OCM API module the controller requires.
+func controllerModule(tb testing.TB) string {
+	tb.Helper()
+	wd, err := filepath.Abs(filepath.Join("..", "..", "examples", "controller"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return wd
 }

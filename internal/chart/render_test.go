@@ -8,6 +8,7 @@ import (
 	"io"
 	"path/filepath"
 	"sort"
+	"sync"
 
 	"helm.sh/helm/v4/pkg/action"
 	"helm.sh/helm/v4/pkg/chart/common"
@@ -67,12 +68,20 @@ func renderChart(vals map[string]any) ([]*unstructured.Unstructured, error) {
 	return decodeAll([]byte(acc.Manifest()))
 }
 
+// kustomizeMu serializes kustomize builds in the test process: kustomize
+// keeps the OpenAPI schema it merges patches with in package-level
+// variables, filled on first use without a lock, so parallel builds race.
+var kustomizeMu sync.Mutex
+
 // renderKustomize builds the kustomization in dir as kubectl apply -k
-// does, as examples/controller/internal/manifests.Render does.
+// does, as examples/controller/internal/manifests.Render does, one build
+// at a time.
 func renderKustomize(dir string) ([]*unstructured.Unstructured, error) {
 	opts := krusty.MakeDefaultOptions()
 	opts.Reorder = krusty.ReorderOptionLegacy
+	kustomizeMu.Lock()
 	res, err := krusty.MakeKustomizer(opts).Run(filesys.MakeFsOnDisk(), dir)
+	kustomizeMu.Unlock()
 	if err != nil {
 		return nil, fmt.Errorf("kustomize build %s: %w", dir, err)
 	}

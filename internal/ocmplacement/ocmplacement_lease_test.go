@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rolloutkit/rolloutkit/internal/realhub"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
@@ -65,10 +67,10 @@ type leaseHub struct {
 // a process of its own (this test binary, re-executed: see TestMain).
 func TestRefusesBesideOCMPlacementController(t *testing.T) {
 	t.Parallel()
-	needAPIServer(t)
+	realhub.NeedAPIServer(t)
 	dir := t.TempDir()
-	bins := buildHubPrograms(t, dir)
-	_, kubeconfig := startTestHub(t, bins.testhub, dir)
+	bins := realhub.BuildHubPrograms(t, dir, "ocmplacement-bin")
+	_, kubeconfig := realhub.StartTestHub(t, bins.Testhub, dir, "")
 	h := newLeaseHub(t, kubeconfig)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -101,10 +103,10 @@ func TestRefusesBesideOCMPlacementController(t *testing.T) {
 				args = append(args, "-placements")
 			}
 			if tc.refused {
-				h.assertRefused(ctx, t, bins.controller, dir, name, holder, args)
+				h.assertRefused(ctx, t, bins.Controller, dir, name, holder, args)
 				return
 			}
-			assertStarts(t, bins.controller, dir, name, args)
+			assertStarts(t, bins.Controller, dir, name, args)
 		})
 	}
 }
@@ -176,25 +178,25 @@ func (h *leaseHub) seed(ctx context.Context) error {
 // leader election (a 137s Lease). Its secure server (healthz, metrics)
 // listens on a free 127.0.0.1 port, with the self-signed certificate
 // library-go makes in a directory of the test's.
-func startOCMPlacement(tb testing.TB, dir, kubeconfig string) *process {
+func startOCMPlacement(tb testing.TB, dir, kubeconfig string) *realhub.Process {
 	tb.Helper()
 	self, err := os.Executable()
 	require.NoError(tb, err)
 	tmp := filepath.Join(dir, "ocm-tmp")
 	require.NoError(tb, os.Mkdir(tmp, 0o755))
-	return startProcess(tb, dir, "ocm-placement", []string{envOCMPlacement + "=1", "TMPDIR=" + tmp}, false, self,
-		"--kubeconfig", kubeconfig, "--namespace", ocmHubNamespace, "--listen", freeAddr(tb))
+	return realhub.StartProcess(tb, dir, "", "ocm-placement", []string{envOCMPlacement + "=1", "TMPDIR=" + tmp}, false, self,
+		"--kubeconfig", kubeconfig, "--namespace", ocmHubNamespace, "--listen", realhub.FreeAddr(tb))
 }
 
 // waitScheduledByOCM waits until OCM's placement controller has scheduled
 // the Placement: a PlacementDecision of it that lists the dev cluster
 // alone, and its status counting one cluster selected.
-func (h *leaseHub) waitScheduledByOCM(ctx context.Context, tb testing.TB, ocm *process) {
+func (h *leaseHub) waitScheduledByOCM(ctx context.Context, tb testing.TB, ocm *realhub.Process) {
 	tb.Helper()
 	selector := clusterv1beta1.PlacementLabel + "=" + leasePlacementName
-	poll(tb, 2*time.Minute, "OCM's placement controller to schedule Placement "+leasePlacementNamespace+"/"+leasePlacementName, func() (bool, string, error) {
-		if ocm.exited() {
-			return false, "", errors.New(ocm.describe())
+	realhub.Poll(tb, 2*time.Minute, "OCM's placement controller to schedule Placement "+leasePlacementNamespace+"/"+leasePlacementName, func() (bool, string, error) {
+		if ocm.Exited() {
+			return false, "", errors.New(ocm.Describe())
 		}
 		pds, err := h.cluster.ClusterV1beta1().PlacementDecisions(leasePlacementNamespace).List(ctx, metav1.ListOptions{LabelSelector: selector})
 		if err != nil {
@@ -211,21 +213,21 @@ func (h *leaseHub) waitScheduledByOCM(ctx context.Context, tb testing.TB, ocm *p
 			return false, err.Error(), nil
 		}
 		status := fmt.Sprintf("%d PlacementDecisions deciding %v; Placement status selects %d", len(pds.Items), decided, p.Status.NumberOfSelectedClusters)
-		return slices.Equal(decided, []string{"dev-cluster"}) && p.Status.NumberOfSelectedClusters == 1, status + "\n" + ocm.describe(), nil
+		return slices.Equal(decided, []string{"dev-cluster"}) && p.Status.NumberOfSelectedClusters == 1, status + "\n" + ocm.Describe(), nil
 	})
 }
 
 // waitLeaseHolder waits until the Lease of OCM's placement controller has
 // a holder, and returns the holder's identity.
-func (h *leaseHub) waitLeaseHolder(ctx context.Context, tb testing.TB, ocm *process) string {
+func (h *leaseHub) waitLeaseHolder(ctx context.Context, tb testing.TB, ocm *realhub.Process) string {
 	tb.Helper()
 	var holder string
-	poll(tb, time.Minute, "OCM's placement controller to hold Lease "+ocmLease, func() (bool, string, error) {
-		if ocm.exited() {
-			return false, "", errors.New(ocm.describe())
+	realhub.Poll(tb, time.Minute, "OCM's placement controller to hold Lease "+ocmLease, func() (bool, string, error) {
+		if ocm.Exited() {
+			return false, "", errors.New(ocm.Describe())
 		}
 		holder = h.leaseHolder(ctx)
-		return holder != "" && !strings.HasPrefix(holder, "("), "holder " + holder + "\n" + ocm.describe(), nil
+		return holder != "" && !strings.HasPrefix(holder, "("), "holder " + holder + "\n" + ocm.Describe(), nil
 	})
 	return holder
 }
@@ -246,12 +248,12 @@ func (h *leaseHub) leaseHolder(ctx context.Context) string {
 // stopOCM stops OCM's placement controller with SIGTERM, as a pod's
 // deletion does, and waits until it has exited and released its Lease
 // (library-go elects with ReleaseOnCancel): holder was its identity.
-func (h *leaseHub) stopOCM(ctx context.Context, tb testing.TB, ocm *process, holder string) {
+func (h *leaseHub) stopOCM(ctx context.Context, tb testing.TB, ocm *realhub.Process, holder string) {
 	tb.Helper()
 	require.Equal(tb, holder, h.leaseHolder(ctx), "OCM's placement controller still holds its Lease before it is stopped")
-	require.NoError(tb, ocm.cmd.Process.Signal(syscall.SIGTERM))
-	require.True(tb, ocm.wait(time.Minute), "OCM's placement controller did not exit within 1m of SIGTERM: %s", ocm.describe())
-	tb.Logf("OCM's placement controller exited with code %d after SIGTERM", ocm.exitCode())
+	require.NoError(tb, ocm.Signal(syscall.SIGTERM))
+	require.True(tb, ocm.Wait(time.Minute), "OCM's placement controller did not exit within 1m of SIGTERM: %s", ocm.Describe())
+	tb.Logf("OCM's placement controller exited with code %d after SIGTERM", ocm.ExitCode())
 	assert.Empty(tb, h.leaseHolder(ctx), "Lease %s once OCM's placement controller has stopped: want it released", ocmLease)
 }
 
@@ -260,10 +262,10 @@ func (h *leaseHub) stopOCM(ctx context.Context, tb testing.TB, ocm *process, hol
 // which still holds it afterwards.
 func (h *leaseHub) assertRefused(ctx context.Context, tb testing.TB, bin, dir, name, holder string, args []string) {
 	tb.Helper()
-	ours := startProcess(tb, dir, name, nil, false, bin, args...)
-	require.True(tb, ours.wait(2*time.Minute), "the controller did not exit within 2m: %s", ours.describe())
-	stderr := ours.output("stderr")
-	assert.Equal(tb, 1, ours.exitCode(), "exit code; stderr:\n%s", stderr)
+	ours := realhub.StartProcess(tb, dir, "", name, nil, false, bin, args...)
+	require.True(tb, ours.Wait(2*time.Minute), "the controller did not exit within 2m: %s", ours.Describe())
+	stderr := ours.Output("stderr")
+	assert.Equal(tb, 1, ours.ExitCode(), "exit code; stderr:\n%s", stderr)
 	assert.Contains(tb, stderr, "OCM's placement controller holds lease "+ocmLease)
 	assert.Contains(tb, stderr, "(holder "+holder+", renewed ")
 	assert.Equal(tb, holder, h.leaseHolder(ctx), "the Lease's holder after the controller's refusal")
@@ -273,23 +275,23 @@ func (h *leaseHub) assertRefused(ctx context.Context, tb testing.TB, bin, dir, n
 // (its readiness probe answers 200) and that, interrupted, it exits 0.
 func assertStarts(tb testing.TB, bin, dir, name string, args []string) {
 	tb.Helper()
-	probe := freeAddr(tb)
-	ours := startProcess(tb, dir, name, nil, false, bin, append(args, "-health-probe-bind-address", probe)...)
+	probe := realhub.FreeAddr(tb)
+	ours := realhub.StartProcess(tb, dir, "", name, nil, false, bin, append(args, "-health-probe-bind-address", probe)...)
 	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
-	poll(tb, 2*time.Minute, "the controller's readiness probe to answer 200", func() (bool, string, error) {
-		if ours.exited() {
-			return false, "", errors.New(ours.describe())
+	realhub.Poll(tb, 2*time.Minute, "the controller's readiness probe to answer 200", func() (bool, string, error) {
+		if ours.Exited() {
+			return false, "", errors.New(ours.Describe())
 		}
 		resp, err := client.Get("http://" + probe + "/readyz")
 		if err != nil {
 			return false, err.Error(), nil
 		}
 		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK, resp.Status + "\n" + ours.describe(), nil
+		return resp.StatusCode == http.StatusOK, resp.Status + "\n" + ours.Describe(), nil
 	})
-	require.NoError(tb, ours.cmd.Process.Signal(os.Interrupt))
-	require.True(tb, ours.wait(time.Minute), "the controller did not exit within 1m of SIGINT: %s", ours.describe())
-	stderr := ours.output("stderr")
-	assert.Equal(tb, 0, ours.exitCode(), "exit code; stderr:\n%s", stderr)
+	require.NoError(tb, ours.Signal(os.Interrupt))
+	require.True(tb, ours.Wait(time.Minute), "the controller did not exit within 1m of SIGINT: %s", ours.Describe())
+	stderr := ours.Output("stderr")
+	assert.Equal(tb, 0, ours.ExitCode(), "exit code; stderr:\n%s", stderr)
 	assert.NotContains(tb, stderr, "holds lease")
 }

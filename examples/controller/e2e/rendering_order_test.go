@@ -54,7 +54,11 @@ func TestRenderingDuringConfigRollout(t *testing.T) {
 	seen := e.watchRenderings(t)
 
 	e.setAgentImage(t, newImage)
-	waitFor(t, 60*time.Second, "stg applied B: the config rollout is at stg", func(ct *assert.CollectT) {
+	// 2 minutes: when the install's last work landed after its add-on
+	// applied (addon-framework packs a work refused at its first create
+	// anew), the gate held it as a new rendering, and B joins that
+	// rendering revision from dev, whose release settles first.
+	waitFor(t, 120*time.Second, "stg applied B: the config rollout is at stg", func(ct *assert.CollectT) {
 		s := e.addon(ct, "stg-cluster", addonName)
 		assert.Equal(ct, hashB, s.applied)
 	})

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
@@ -15,13 +16,22 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 )
 
+// kustomizeMu serializes kustomize builds in this process. kustomize's
+// kyaml keeps the OpenAPI schema it merges patches with in package-level
+// variables, filled on first use without a lock: two builds at once (two
+// parallel tests) race on them. The lock guards kustomize's state, not
+// this package's, which has none.
+var kustomizeMu sync.Mutex
+
 // Render builds the kustomization in dir, on disk, as kubectl apply -k
 // does (kustomize's legacy order: namespaces and CRDs first), and returns
-// its objects in that order.
+// its objects in that order. Builds run one at a time (kustomizeMu).
 func Render(dir string) ([]*unstructured.Unstructured, error) {
 	opts := krusty.MakeDefaultOptions()
 	opts.Reorder = krusty.ReorderOptionLegacy
+	kustomizeMu.Lock()
 	res, err := krusty.MakeKustomizer(opts).Run(filesys.MakeFsOnDisk(), dir)
+	kustomizeMu.Unlock()
 	if err != nil {
 		return nil, fmt.Errorf("kustomize build %s: %w", dir, err)
 	}

@@ -1,4 +1,4 @@
-package chart
+package realhub
 
 import (
 	"context"
@@ -18,15 +18,18 @@ import (
 // The environment variables of the test API server, as
 // internal/sidebyside and examples/controller's testhub read them.
 const (
-	envAssets  = "KUBEBUILDER_ASSETS"
-	envRequire = "ROLLOUTKIT_REQUIRE_APISERVER"
-	envCache   = "ROLLOUTKIT_CACHE"
+	// EnvAssets names the directory of etcd and kube-apiserver.
+	EnvAssets = "KUBEBUILDER_ASSETS"
+	// EnvRequire, set, fails a test that finds no API server.
+	EnvRequire = "ROLLOUTKIT_REQUIRE_APISERVER"
+	// EnvCache overrides ~/.cache/rolloutkit.
+	EnvCache = "ROLLOUTKIT_CACHE"
 )
 
-// cacheDir is where hack/test-apiserver.sh caches what it builds:
+// CacheDir is where hack/test-apiserver.sh caches what it builds:
 // $ROLLOUTKIT_CACHE, else ~/.cache/rolloutkit.
-func cacheDir() (string, error) {
-	if dir := os.Getenv(envCache); dir != "" {
+func CacheDir() (string, error) {
+	if dir := os.Getenv(EnvCache); dir != "" {
 		return dir, nil
 	}
 	home, err := os.UserHomeDir()
@@ -36,13 +39,13 @@ func cacheDir() (string, error) {
 	return filepath.Join(home, ".cache", "rolloutkit"), nil
 }
 
-// apiServerAssets returns the directory holding etcd and kube-apiserver
+// APIServerAssets returns the directory holding etcd and kube-apiserver
 // ($KUBEBUILDER_ASSETS, else hack/test-apiserver.sh's cache), or an error
 // saying how to build them.
-func apiServerAssets() (string, error) {
-	dir := os.Getenv(envAssets)
+func APIServerAssets() (string, error) {
+	dir := os.Getenv(EnvAssets)
 	if dir == "" {
-		cache, err := cacheDir()
+		cache, err := CacheDir()
 		if err != nil {
 			return "", err
 		}
@@ -50,49 +53,51 @@ func apiServerAssets() (string, error) {
 	}
 	for _, b := range []string{"etcd", "kube-apiserver"} {
 		if _, err := os.Stat(filepath.Join(dir, b)); err != nil {
-			return "", fmt.Errorf("no %s in %s: build the test API server with hack/test-apiserver.sh (or set %s)", b, dir, envAssets)
+			return "", fmt.Errorf("no %s in %s: build the test API server with hack/test-apiserver.sh (or set %s)", b, dir, EnvAssets)
 		}
 	}
 	return dir, nil
 }
 
-// needAPIServer skips tb without the test API server (fails it when
+// NeedAPIServer skips tb without the test API server (fails it when
 // ROLLOUTKIT_REQUIRE_APISERVER is set, as CI sets it) and in -short mode,
 // as internal/sidebyside does.
-func needAPIServer(tb testing.TB) {
+func NeedAPIServer(tb testing.TB) {
 	tb.Helper()
 	if testing.Short() {
 		tb.Skip("needs a real kube-apiserver: not in -short mode")
 	}
-	if _, err := apiServerAssets(); err != nil {
-		if os.Getenv(envRequire) != "" {
-			tb.Fatalf("%s is set and there is no test API server: %v", envRequire, err)
+	if _, err := APIServerAssets(); err != nil {
+		if os.Getenv(EnvRequire) != "" {
+			tb.Fatalf("%s is set and there is no test API server: %v", EnvRequire, err)
 		}
 		tb.Skipf("SKIP (no test API server): %v", err)
 	}
 }
 
-// hubPrograms are the programs of examples/controller the test runs: the
+// HubPrograms are the programs of examples/controller the test runs: the
 // test hub (etcd and kube-apiserver with OCM's CRDs) and the rolloutkit
 // controller.
-type hubPrograms struct {
-	testhub, controller string
+type HubPrograms struct {
+	// Testhub and Controller are the paths of the two programs.
+	Testhub, Controller string
 }
 
-// buildHubPrograms builds the test hub and the controller from their own
-// module, examples/controller. They are built into the cache
-// (chart-bin), where go build relinks them only when their code has
+// BuildHubPrograms builds the test hub and the controller from their own
+// module, examples/controller (../../examples/controller from the
+// test's module, a sibling of this one). They are built into the cache
+// (its directory name), where go build relinks them only when their code has
 // changed (a link of both takes most of a minute on a busy 2-core
 // machine), one test process at a time, then hard-linked (or copied) into
 // dir, so that another process's rebuild never changes the files this
 // test runs.
-func buildHubPrograms(tb testing.TB, dir string) hubPrograms {
+func BuildHubPrograms(tb testing.TB, dir, name string) HubPrograms {
 	tb.Helper()
-	cache, err := cacheDir()
+	cache, err := CacheDir()
 	if err != nil {
 		tb.Fatal(err)
 	}
-	bin := filepath.Join(cache, "chart-bin")
+	bin := filepath.Join(cache, name)
 	if err := os.MkdirAll(bin, 0o755); err != nil {
 		tb.Fatal(err)
 	}
@@ -110,8 +115,8 @@ func buildHubPrograms(tb testing.TB, dir string) hubPrograms {
 	if out, err := build.CombinedOutput(); err != nil {
 		tb.Fatalf("go build . ./cmd/testhub in %s: %v\n%s", src, err, out)
 	}
-	p := hubPrograms{testhub: filepath.Join(dir, "testhub"), controller: filepath.Join(dir, "controller")}
-	for _, f := range []string{p.testhub, p.controller} {
+	p := HubPrograms{Testhub: filepath.Join(dir, "testhub"), Controller: filepath.Join(dir, "controller")}
+	for _, f := range []string{p.Testhub, p.Controller} {
 		if err := linkOrCopy(filepath.Join(bin, filepath.Base(f)), f); err != nil {
 			tb.Fatal(err)
 		}
@@ -158,9 +163,9 @@ func linkOrCopy(src, dst string) error {
 	return out.Close()
 }
 
-// process is a program the test started, its stdout and stderr each
+// Process is a program the test started, its stdout and stderr each
 // going to a file.
-type process struct {
+type Process struct {
 	name           string
 	cmd            *exec.Cmd
 	stdout, stderr string // the files
@@ -171,12 +176,12 @@ type process struct {
 	group bool
 }
 
-// startProcess runs bin with args and the test's environment plus env,
+// StartProcess runs bin with args and the test's environment plus env,
 // in the working directory wd (empty: the test's), its output going to
 // files in dir, and stops it when the test ends.
-func startProcess(tb testing.TB, dir, wd, name string, env []string, group bool, bin string, args ...string) *process {
+func StartProcess(tb testing.TB, dir, wd, name string, env []string, group bool, bin string, args ...string) *Process {
 	tb.Helper()
-	p := &process{name: name, done: make(chan struct{}), group: group,
+	p := &Process{name: name, done: make(chan struct{}), group: group,
 		stdout: filepath.Join(dir, name+".stdout"), stderr: filepath.Join(dir, name+".stderr")}
 	stdout, err := os.Create(p.stdout)
 	if err != nil {
@@ -203,18 +208,18 @@ func startProcess(tb testing.TB, dir, wd, name string, env []string, group bool,
 		stderr.Close()
 		close(p.done)
 	}()
-	tb.Cleanup(func() { p.stop(tb) })
+	tb.Cleanup(func() { p.Stop(tb) })
 	return p
 }
 
 // stop ends p with SIGTERM (SIGKILL, of its group if it leads one, after
-// 60s) and waits for it; stopping a stopped process does nothing.
-func (p *process) stop(tb testing.TB) {
-	if p.exited() {
+// 60s) and waits for it; stopping a stopped Process does nothing.
+func (p *Process) Stop(tb testing.TB) {
+	if p.Exited() {
 		return
 	}
 	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	if p.wait(60 * time.Second) {
+	if p.Wait(60 * time.Second) {
 		return
 	}
 	tb.Logf("%s did not stop within 60s of SIGTERM: killing it", p.name)
@@ -226,8 +231,13 @@ func (p *process) stop(tb testing.TB) {
 	<-p.done
 }
 
+// Signal sends sig to the process (its own, not its group).
+func (p *Process) Signal(sig os.Signal) error {
+	return p.cmd.Process.Signal(sig)
+}
+
 // wait waits up to timeout for p to exit, and tells whether it has.
-func (p *process) wait(timeout time.Duration) bool {
+func (p *Process) Wait(timeout time.Duration) bool {
 	t := time.NewTimer(timeout)
 	defer t.Stop()
 	select {
@@ -239,7 +249,7 @@ func (p *process) wait(timeout time.Duration) bool {
 }
 
 // exited tells whether p has exited.
-func (p *process) exited() bool {
+func (p *Process) Exited() bool {
 	select {
 	case <-p.done:
 		return true
@@ -249,7 +259,7 @@ func (p *process) exited() bool {
 }
 
 // exitCode is p's exit code once it has exited: -1 if a signal ended it.
-func (p *process) exitCode() int {
+func (p *Process) ExitCode() int {
 	<-p.done
 	var ee *exec.ExitError
 	if errors.As(p.err, &ee) {
@@ -263,7 +273,7 @@ func (p *process) exitCode() int {
 
 // output returns what p has written so far to its stderr ("stderr") or
 // stdout.
-func (p *process) output(stream string) string {
+func (p *Process) Output(stream string) string {
 	path := p.stdout
 	if stream == "stderr" {
 		path = p.stderr
@@ -277,44 +287,40 @@ func (p *process) output(stream string) string {
 
 // describe names p and says whether it has exited, with the last lines of
 // its stderr, for a failure message.
-func (p *process) describe() string {
+func (p *Process) Describe() string {
 	state := "running"
-	if p.exited() {
-		state = fmt.Sprintf("exited with code %d", p.exitCode())
+	if p.Exited() {
+		state = fmt.Sprintf("exited with code %d", p.ExitCode())
 	}
-	lines := strings.Split(strings.TrimRight(p.output("stderr"), "\n"), "\n")
+	lines := strings.Split(strings.TrimRight(p.Output("stderr"), "\n"), "\n")
 	if len(lines) > 30 {
 		lines = lines[len(lines)-30:]
 	}
 	return fmt.Sprintf("%s (%s), the end of its stderr:\n%s", p.name, state, strings.Join(lines, "\n"))
 }
 
-// startTestHub starts the test hub (etcd and kube-apiserver on 127.0.0.1
-// with OCM's CRDs, nothing seeded), stopped when the test ends, and
-// returns it and its kubeconfig once it says it is running.
-func startTestHub(tb testing.TB, bin, dir string) (*process, string) {
+// StartTestHub starts the test hub (etcd and kube-apiserver on 127.0.0.1
+// with OCM's CRDs, nothing seeded) in the working directory wd (empty:
+// the test's), stopped when the test ends, and returns it and its
+// kubeconfig once it says it is running. The hub takes OCM's CRDs from
+// the module of open-cluster-management.io/api that wd's module requires.
+func StartTestHub(tb testing.TB, bin, dir, wd string) (*Process, string) {
 	tb.Helper()
 	kubeconfig := filepath.Join(dir, "hub.kubeconfig")
-	// In the controller's module: the hub finds OCM's CRDs in the
-	// module of open-cluster-management.io/api that module requires.
-	wd, err := filepath.Abs(filepath.Join("..", "..", "examples", "controller"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	h := startProcess(tb, dir, wd, "testhub", nil, true, bin, "-kubeconfig", kubeconfig, "-seed=false")
-	poll(tb, 3*time.Minute, "the test hub to start", func() (bool, string, error) {
-		if h.exited() {
-			return false, "", errors.New(h.describe())
+	h := StartProcess(tb, dir, wd, "testhub", nil, true, bin, "-kubeconfig", kubeconfig, "-seed=false")
+	Poll(tb, 3*time.Minute, "the test hub to start", func() (bool, string, error) {
+		if h.Exited() {
+			return false, "", errors.New(h.Describe())
 		}
-		return strings.Contains(h.output("stdout"), "hub running"), h.describe(), nil
+		return strings.Contains(h.Output("stdout"), "hub running"), h.Describe(), nil
 	})
 	return h, kubeconfig
 }
 
-// poll calls cond every 200ms until it is done, and fails tb, saying what
+// Poll calls cond every 200ms until it is done, and fails tb, saying what
 // it waited for and cond's last status, when cond returns an error or
 // timeout has passed.
-func poll(tb testing.TB, timeout time.Duration, what string, cond func() (done bool, status string, err error)) {
+func Poll(tb testing.TB, timeout time.Duration, what string, cond func() (done bool, status string, err error)) {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
@@ -336,8 +342,8 @@ func poll(tb testing.TB, timeout time.Duration, what string, cond func() (done b
 	}
 }
 
-// freeAddr returns a 127.0.0.1 address with a port free now.
-func freeAddr(tb testing.TB) string {
+// FreeAddr returns a 127.0.0.1 address with a port free now.
+func FreeAddr(tb testing.TB) string {
 	tb.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
