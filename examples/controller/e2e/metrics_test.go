@@ -193,28 +193,7 @@ type process struct {
 // in the file logs; a failed test logs its end.
 func startControllerBinary(t *testing.T, logs string, args ...string) *process {
 	t.Helper()
-	f, err := os.Create(logs)
-	require.NoError(t, err)
-	p := &process{cmd: exec.Command(shared.controller.get(t), args...), done: make(chan error, 1)}
-	p.cmd.Stdout, p.cmd.Stderr = f, f
-	require.NoError(t, p.cmd.Start())
-	go func() {
-		p.done <- p.cmd.Wait()
-		f.Close()
-	}()
-	t.Cleanup(func() {
-		_ = p.cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-p.done:
-		case <-time.After(30 * time.Second):
-			_ = p.cmd.Process.Kill()
-		}
-		if t.Failed() {
-			b, _ := os.ReadFile(logs)
-			t.Logf("controller log:\n%s", tailOf(b, 8000))
-		}
-	})
-	return p
+	return startBinary(t, shared.controller.get(t), logs, args...)
 }
 
 // stop interrupts the controller and checks it stops cleanly.

@@ -133,7 +133,7 @@ func stampedController(t *testing.T) string {
 }
 
 // startBinary runs the controller binary bin with args, its output in the
-// file logs, as startControllerBinary runs the shared one.
+// file logs; a failed test logs its end.
 func startBinary(t *testing.T, bin, logs string, args ...string) *process {
 	t.Helper()
 	f, err := os.Create(logs)
