@@ -567,6 +567,14 @@ func checkAdmission(t *testing.T, objs []*unstructured.Unstructured, ns string) 
 // under config, or a path) and components/cert-manager, as README shows.
 func withCertManager(t *testing.T, base string) []*unstructured.Unstructured {
 	t.Helper()
+	return withComponent(t, base, "components/cert-manager")
+}
+
+// withComponent renders a kustomization, in a directory of its own, that
+// lists base as a resource and component as a component (each a
+// directory under config, or a path).
+func withComponent(t *testing.T, base, component string) []*unstructured.Unstructured {
+	t.Helper()
 	dir := t.TempDir()
 	rel := func(p string) string {
 		abs, err := filepath.Abs(p)
@@ -576,7 +584,7 @@ func withCertManager(t *testing.T, base string) []*unstructured.Unstructured {
 		return filepath.ToSlash(r)
 	}
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "kustomization.yaml"),
-		fmt.Appendf(nil, "resources:\n- %s\ncomponents:\n- %s\n", rel(base), rel("components/cert-manager")), 0o600))
+		fmt.Appendf(nil, "resources:\n- %s\ncomponents:\n- %s\n", rel(base), rel(component)), 0o600))
 	objs, err := manifests.Render(dir)
 	require.NoError(t, err)
 	return objs

@@ -123,19 +123,7 @@ func checkRuleNames(t *testing.T, objs []*unstructured.Unstructured) {
 // components/prometheus, as docs/alerts.md shows.
 func withPrometheus(t *testing.T, base string) []*unstructured.Unstructured {
 	t.Helper()
-	dir := t.TempDir()
-	rel := func(p string) string {
-		abs, err := filepath.Abs(p)
-		require.NoError(t, err)
-		r, err := filepath.Rel(dir, abs)
-		require.NoError(t, err)
-		return filepath.ToSlash(r)
-	}
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "kustomization.yaml"),
-		fmt.Appendf(nil, "resources:\n- %s\ncomponents:\n- %s\n", rel(base), rel(promComponent)), 0o600))
-	objs, err := manifests.Render(dir)
-	require.NoError(t, err)
-	return objs
+	return withComponent(t, base, promComponent)
 }
 
 // uncommented renders base/kustomization.yaml (config/default's) with its
