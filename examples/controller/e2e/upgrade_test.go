@@ -25,8 +25,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/manifests"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
+	"github.com/rolloutkit/rolloutkit/examples/seed"
 	"github.com/rolloutkit/rolloutkit/hubplan"
 )
 
@@ -46,7 +48,8 @@ const upgradeManager = "rolloutkit-upgrade"
 // controller, built from the same clone, running as the ServiceAccount
 // with the Deployment's leader election; the seed's add-on under an
 // AddOnRollout whose stg and prod need an approval. With dev done, stg
-// approved and soaking and prod waiting, the old controller stops, this
+// approved and soaking, prod waiting, and the second add-on's dev waiting
+// for an approval, the old controller stops, this
 // tree's CRDs and RBAC are applied over the release's, and this tree's
 // controller starts as the same ServiceAccount. Then:
 //
@@ -58,6 +61,10 @@ const upgradeManager = "rolloutkit-upgrade"
 //     exactly [old, new] in every version the audit log recorded, and the
 //     works of dev and stg are not written again;
 //   - no approval is lost: stg's, given to the release, still approves;
+//   - a group waiting for an approval at the switch waits on: a second
+//     add-on on the same clusters and config, upgradeWaiting, whose dev
+//     needs an approval, waits for one of the same revision with no
+//     cluster started, and takes one given to the new controller;
 //   - the API server refuses neither controller anything (the audit log,
 //     and "forbidden" in the new controller's log);
 //   - the stored AddOnRollout and RolloutApprovals need no migration: the
@@ -73,38 +80,47 @@ func TestUpgrade(t *testing.T) {
 	e.applyConfig(t, rel.config("default"))
 	kubeconfig := e.serviceAccountKubeconfig(t)
 	o := e.seed(t, testhub.SeedOptions{Strategy: testhub.Strategy(upgradeSoak.String(), "5m", 0)})
+	ctl := &controlled{env: e, o: o, oldHash: specHash(t, testhub.Image), newHash: specHash(t, newImage)}
+	waiting := ctl.waitingAddon(t)
 	old := startProcess(t, oldBin, kubeconfig, "release")
 	e.agents(t, applyTime, nil)
-	ctl := &controlled{env: e, o: o, oldHash: specHash(t, testhub.Image), newHash: specHash(t, newImage)}
 	e.installed(t, o, addonName, ctl.oldHash, 90*time.Second)
+	e.installed(t, o, waiting.addonName, ctl.oldHash, 90*time.Second)
 	ctl.govern(t, v1alpha1.AddOnRolloutSpec{ApprovalRequired: []string{"stg", "prod"}})
+	waiting.govern(t, v1alpha1.AddOnRolloutSpec{ApprovalRequired: []string{"dev"}})
 
 	ob := e.observe(t, o.Clusters(), addonName, ctl.newHash)
 	require.NoError(t, testhub.SetAgentImage(context.Background(), e.c, newImage))
 	mid := ctl.midway(t)
-	t.Logf("midway: dev done, stg soaking until %s (%s from now), prod %s; revision %s",
-		mid.stgUntil.Format(time.RFC3339), time.Until(mid.stgUntil).Round(time.Second), mid.prodWaits, mid.revision)
+	waitingRev := waiting.waitsForApproval(t, "dev", "")
+	t.Logf("midway: dev done, stg soaking until %s (%s from now), prod %s; revision %s; %s's dev waits for an approval of %s",
+		mid.stgUntil.Format(time.RFC3339), time.Until(mid.stgUntil).Round(time.Second), mid.prodWaits, mid.revision, upgradeWaiting, waitingRev)
 
 	old.stop(t)
 	upgraded := time.Now()
 	e.applyConfig(t, "../config/default")
 	cur := startProcess(t, newBin, kubeconfig, "tree")
 	ctl.carriesOn(t, mid, cur)
+	waiting.waitsForApproval(t, "dev", waitingRev)
+	waiting.approveGroup(t, "dev", waitingRev)
 	e.installed(t, o, addonName, ctl.newHash, 90*time.Second)
+	e.installed(t, o, waiting.addonName, ctl.newHash, 90*time.Second)
 	e.requireStaged(t, ob, o, ctl.oldHash, ctl.newHash)
 	requireSoaked(t, e, ob, e.stg, e.prod)
 
 	events := audit.events(t)
-	versions := addonVersions(t, events, addonName)
-	for _, cl := range o.Clusters() {
-		assert.Equal(t, []string{ctl.oldHash, ctl.newHash}, hashRuns(versions[cl], func(v addonVersion) string { return v.desired }), "%s: desired, every stored version", cl)
-		assert.Equal(t, []string{ctl.oldHash, ctl.newHash}, hashRuns(versions[cl], func(v addonVersion) string { return v.applied }), "%s: lastApplied, every stored version", cl)
+	for _, name := range []string{addonName, waiting.addonName} {
+		versions := addonVersions(t, events, name)
+		for _, cl := range o.Clusters() {
+			assert.Equal(t, []string{ctl.oldHash, ctl.newHash}, hashRuns(versions[cl], func(v addonVersion) string { return v.desired }), "%s on %s: desired, every stored version", name, cl)
+			assert.Equal(t, []string{ctl.oldHash, ctl.newHash}, hashRuns(versions[cl], func(v addonVersion) string { return v.applied }), "%s on %s: lastApplied, every stored version", name, cl)
+		}
 	}
 	works := e.works(t, addonName)
 	for _, cl := range []string{e.dev, e.stg} {
 		assert.Equal(t, mid.works[cl], works[cl].generation, "%s: its work written again after the upgrade", cl)
 	}
-	assert.Empty(t, writesTo(events, controllerUser, upgraded, "managedclusteraddons", e.dev, e.stg), "the new controller's writes to the add-ons of dev and stg")
+	assert.Empty(t, writesTo(events, controllerUser, upgraded, "managedclusteraddons", addonName, e.dev, e.stg), "the new controller's writes to the add-ons of dev and stg")
 	assert.Empty(t, refusedTo(events, controllerUser), "requests of the controllers the API server refused as forbidden")
 	forbiddenLines := slices.DeleteFunc(strings.Split(cur.logs(t), "\n"), func(l string) bool { return !strings.Contains(strings.ToLower(l), "forbidden") })
 	assert.Empty(t, forbiddenLines, "the new controller's log says forbidden")
@@ -190,13 +206,56 @@ func (c *controlled) carriesOn(t *testing.T, m midway, cur *versionRun) {
 	c.approveGroup(t, "prod", m.revision)
 }
 
+// upgradeWaiting is the add-on of TestUpgrade whose first group waits for
+// an approval when the controller is replaced.
+const upgradeWaiting = "upgrade-waiting"
+
+// waitingAddon creates a copy of the seed's add-on, upgradeWaiting, taken
+// by the controller and installed on the seed's Placement with a soak of
+// two seconds, and returns it under c's hub, clusters and hashes.
+func (c *controlled) waitingAddon(t *testing.T) *controlled {
+	t.Helper()
+	cma, err := seed.ClusterManagementAddOn()
+	require.NoError(t, err)
+	cma.Name = upgradeWaiting
+	cma.Annotations[hubclient.LifecycleAnnotation] = c.lifecycle
+	cma.Spec.InstallStrategy.Placements[0].RolloutStrategy = testhub.Strategy("2s", "5m", 0)
+	alpha, err := testhub.AddonV1alpha1(cma)
+	require.NoError(t, err)
+	require.NoError(t, c.c.Create(context.Background(), alpha))
+	n := c.names
+	n.addonName = upgradeWaiting
+	return &controlled{env: &env{hub: c.hub, c: c.c, names: n}, o: c.o, oldHash: c.oldHash, newHash: c.newHash}
+}
+
+// waitsForApproval waits until group waits for an approval, with no
+// cluster of it or after it given the new config, and returns the
+// revision asked for; a revision other than "" must be the one asked for.
+func (c *controlled) waitsForApproval(t *testing.T, group, revision string) string {
+	t.Helper()
+	c.waitGroup(t, group, 60*time.Second, func(g v1alpha1.GroupStatus) bool { return g.WaitsFor == "Approval" })
+	pending := c.rollout(t).Status.PendingApprovals
+	require.Len(t, pending, 1, "%s: pending approvals %+v", c.addonName, pending)
+	assert.Equal(t, group, pending[0].Group, "%s: the group asking for an approval", c.addonName)
+	if revision != "" {
+		assert.Equal(t, revision, pending[0].Revision, "%s: the revision asked for", c.addonName)
+	}
+	for cl, h := range c.desired(t) {
+		assert.NotEqual(t, c.newHash, h, "%s: %s given the new config while %s waits for an approval", c.addonName, cl, group)
+	}
+	return pending[0].Revision
+}
+
 // approveGroup approves group at revision, as the hub's administrator.
 func (c *controlled) approveGroup(t *testing.T, group, revision string) {
 	t.Helper()
-	require.NoError(t, c.c.Create(context.Background(), &v1alpha1.RolloutApproval{ObjectMeta: metav1.ObjectMeta{Name: c.named(group)},
+	require.NoError(t, c.c.Create(context.Background(), &v1alpha1.RolloutApproval{ObjectMeta: metav1.ObjectMeta{Name: c.approvalName(group)},
 		Spec: v1alpha1.RolloutApprovalSpec{AddOn: c.addonName, Placement: v1alpha1.PlacementRef{Namespace: c.namespace, Name: seedPlacement},
 			Group: group, Revision: revision}}))
 }
+
+// approvalName names the test's approval of group of c's add-on.
+func (c *controlled) approvalName(group string) string { return c.addonName + "-" + group }
 
 // approvedAt waits until the approval of group is Approved, and returns
 // when its condition last changed.
@@ -205,7 +264,7 @@ func (c *controlled) approvedAt(t *testing.T, group string) metav1.Time {
 	var at metav1.Time
 	require.EventuallyWithT(t, func(ct *assert.CollectT) {
 		var a v1alpha1.RolloutApproval
-		require.NoError(ct, c.c.Get(context.Background(), types.NamespacedName{Name: c.named(group)}, &a))
+		require.NoError(ct, c.c.Get(context.Background(), types.NamespacedName{Name: c.approvalName(group)}, &a))
 		cond := meta.FindStatusCondition(a.Status.Conditions, hubplan.ConditionApproved)
 		require.NotNil(ct, cond, "no Approved condition")
 		require.Equal(ct, metav1.ConditionTrue, cond.Status, "%+v", cond)
@@ -355,13 +414,13 @@ func refusedTo(events []auditv1.Event, user string) []string {
 }
 
 // writesTo returns the accepted writes of user, answered after since, to
-// resource in each of namespaces.
-func writesTo(events []auditv1.Event, user string, since time.Time, resource string, namespaces ...string) []string {
+// the object name of resource in each of namespaces.
+func writesTo(events []auditv1.Event, user string, since time.Time, resource, name string, namespaces ...string) []string {
 	var out []string
 	for i := range events {
 		ev := &events[i]
 		if auditStateWrite(ev) && ev.User.Username == user && ev.StageTimestamp.After(since) &&
-			ev.ObjectRef.Resource == resource && slices.Contains(namespaces, ev.ObjectRef.Namespace) {
+			ev.ObjectRef.Resource == resource && ev.ObjectRef.Name == name && slices.Contains(namespaces, ev.ObjectRef.Namespace) {
 			out = append(out, auditDescribe(ev))
 		}
 	}
@@ -384,9 +443,15 @@ func (e *env) requireStoredObjects(t *testing.T) {
 	var approvals v1alpha1.RolloutApprovalList
 	require.NoError(t, e.c.List(ctx, &rollouts))
 	require.NoError(t, e.c.List(ctx, &approvals))
-	require.Len(t, rollouts.Items, 1)
-	require.Len(t, approvals.Items, 2)
-	objs := []client.Object{&rollouts.Items[0], &approvals.Items[0], &approvals.Items[1]}
+	require.Len(t, rollouts.Items, 2)
+	require.Len(t, approvals.Items, 3)
+	var objs []client.Object
+	for i := range rollouts.Items {
+		objs = append(objs, &rollouts.Items[i])
+	}
+	for i := range approvals.Items {
+		objs = append(objs, &approvals.Items[i])
+	}
 	for _, o := range objs {
 		o.SetAnnotations(map[string]string{"rolloutkit.io/upgrade-test": "validate"})
 		assert.NoError(t, e.c.Update(ctx, o, client.DryRunAll), "%T %s as stored, under this tree's CRD", o, o.GetName())
