@@ -18,9 +18,9 @@
 #   rolloutkit-controller.oci.tar      the controller's image, an OCI layout in a tar
 #                                      (internal/image), read back and run by
 #                                      TestImageLayout before the script ends
-#   rolloutkit-X.Y.Z.tgz               charts/rolloutkit packaged by helm package,
-#                                      when the chart exists and helm is on $PATH
-#                                      (else it says so and leaves it out)
+#   rolloutkit-X.Y.Z.tgz               examples/controller/charts/rolloutkit, packaged
+#                                      as helm package does, with Helm's Go SDK
+#                                      (internal/chart/cmd/chartpackage)
 #   SHA256SUMS
 #
 # It runs on Linux, and builds the controller and the image for this
@@ -73,12 +73,12 @@ go -C internal/image run . -binary "$ctl" -version "$VERSION" -revision "$REVISI
 ROLLOUTKIT_IMAGE="$image" ROLLOUTKIT_IMAGE_BINARY="$ctl" ROLLOUTKIT_IMAGE_VERSION="$VERSION" ROLLOUTKIT_IMAGE_REVISION="$REVISION" \
   ROLLOUTKIT_IMAGE_MODIFIED="$MODIFIED" ROLLOUTKIT_IMAGE_CREATED="$CREATED" go -C internal/image test -count=1 ./...
 
-if [ -f charts/rolloutkit/Chart.yaml ]; then
-  if command -v helm >/dev/null; then
-    helm package charts/rolloutkit --version "${VERSION#v}" --app-version "$VERSION" -d "$out"
-  else
-    echo "release: charts/rolloutkit not packaged: no helm on \$PATH (helm package charts/rolloutkit --version ${VERSION#v} --app-version ${VERSION})" >&2
-  fi
-fi
+# The chart, packaged as helm package does, by Helm's own Go SDK
+# (internal/chart/cmd/chartpackage): no helm binary needed. Its files are
+# stamped with the commit's time, so that the archive, like the image, is
+# the same bytes when the commit is built again.
+chart=$(go -C internal/chart run ./cmd/chartpackage -version "${VERSION#v}" -app-version "$VERSION" \
+  -epoch "$(date -u -d "$CREATED" +%s)" -o "$out" "$(pwd)/examples/controller/charts/rolloutkit")
+echo "release: the chart: ${chart}"
 (cd "$out" && sha256sum -- * | grep -v ' SHA256SUMS$' >SHA256SUMS)
 ls -l "$out"
