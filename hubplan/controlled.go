@@ -159,11 +159,14 @@ const (
 	ReasonNotPlanned             = "NotPlanned"
 	ReasonUsed                   = "Used"
 	ReasonNotUsedYet             = "NotUsedYet"
-	ReasonRevisionMismatch       = "RevisionMismatch"
-	ReasonNotRequired            = "NotRequired"
-	ReasonUnknownGroup           = "UnknownGroup"
-	ReasonGuarded                = "Guarded"
-	ReasonNotGuarded             = "NotGuarded"
+	// ReasonAwaitingApprovers: the approval counts, but its group needs
+	// approvals from more distinct users (spec.minApprovers).
+	ReasonAwaitingApprovers = "AwaitingApprovers"
+	ReasonRevisionMismatch  = "RevisionMismatch"
+	ReasonNotRequired       = "NotRequired"
+	ReasonUnknownGroup      = "UnknownGroup"
+	ReasonGuarded           = "Guarded"
+	ReasonNotGuarded        = "NotGuarded"
 )
 
 // planControlled plans the add-on in.ClusterManagementAddOn ([Planner.Plan]).
@@ -241,10 +244,20 @@ func (p *Plan) addPlacements(v view, ctl Controls, cma *addonv1beta1.ClusterMana
 			// the approval can be given meanwhile
 			p.Status.PendingApprovals = append(p.Status.PendingApprovals, v1alpha1.PendingApproval{
 				Placement: v1alpha1.PlacementRef{Namespace: s.Ref.Namespace, Name: s.Ref.Name}, Group: g, Revision: s.Revision,
-				Configs: slices.Clone(pv.status.Configs)})
+				Configs: slices.Clone(pv.status.Configs), PendingApprovers: pendingApprovers(ctl, cma.Name, s, g)})
 		}
 	}
 	return nil
+}
+
+// pendingApprovers says who has approved group g of step s so far, and,
+// when it needs more than one, how many users must.
+func pendingApprovers(ctl Controls, addOn string, s Step, g string) v1alpha1.PendingApprovers {
+	pa := v1alpha1.PendingApprovers{Approvers: Approvers(ctl.Approvals, addOn, s.Ref, g, s.Revision)}
+	if n := MinApprovers(ctl.Rollout.Spec.ApproversSpec, g); n > 1 {
+		pa.MinApprovers = int32(n)
+	}
+	return pa
 }
 
 // Record returns ctl with its AddOnRollout's status replaced by the plan's,
@@ -295,7 +308,7 @@ func (c controls) gates(invalid error, approvals []*v1alpha1.RolloutApproval, ad
 		add(gatePaused, rollout.Paused("spec.paused of the AddOnRollout"))
 	}
 	if len(c.need) > 0 {
-		add(gateApproval, rollout.RequireApproval(c.need, approved(approvals, addOn, ref, revision)...))
+		add(gateApproval, c.approvalGate(approvals, addOn, ref, revision))
 	}
 	if len(c.windows) > 0 {
 		add(gateWindow, rollout.AnyOf(c.windows...))
@@ -306,18 +319,6 @@ func (c controls) gates(invalid error, approvals []*v1alpha1.RolloutApproval, ad
 		}
 	}
 	return gates, kinds
-}
-
-// approved returns the groups the approvals approve for the add-on's
-// placement ref at revision.
-func approved(approvals []*v1alpha1.RolloutApproval, addOn string, ref addonv1beta1.PlacementRef, revision string) []grouping.GroupKey {
-	var out []grouping.GroupKey
-	for _, a := range approvals {
-		if a != nil && a.Spec.Group != "" && Approves(a, addOn, ref, a.Spec.Group, revision) {
-			out = append(out, grouping.GroupKey{Name: a.Spec.Group})
-		}
-	}
-	return out
 }
 
 // Approves reports whether the RolloutApproval a lets group of the

@@ -82,10 +82,11 @@ const (
 
 // controls is an AddOnRollout's spec, parsed.
 type controls struct {
-	paused  bool
-	need    []string
-	windows []rollout.Scoped
-	checks  []check
+	paused    bool
+	need      []string
+	approvers v1alpha1.ApproversSpec
+	windows   []rollout.Scoped
+	checks    []check
 }
 
 // check is one verification, parsed, with its defaults.
@@ -123,8 +124,8 @@ func parseControls(ar *v1alpha1.AddOnRollout, groups map[string]bool, validate Q
 // each list of group names (nil: none).
 func parseSpec(ar *v1alpha1.AddOnRollout, validate QueryValidator, names func(*field.Path, []string) []error) (controls, []error) {
 	spec := field.NewPath("spec")
-	c := controls{paused: ar.Spec.Paused, need: ar.Spec.ApprovalRequired}
-	var errs []error
+	c := controls{paused: ar.Spec.Paused, need: ar.Spec.ApprovalRequired, approvers: ar.Spec.ApproversSpec}
+	errs := approverErrors(spec, ar)
 	checkNames := func(path *field.Path, list []string) {
 		if names != nil {
 			errs = append(errs, names(path, list)...)

@@ -393,7 +393,7 @@ func approvalStatuses(approvals []*v1alpha1.RolloutApproval, cma *addonv1beta1.C
 		if a == nil || a.Spec.AddOn != cma.Name {
 			continue
 		}
-		reason, msg := approvalVerdict(a, c, steps, st)
+		reason, msg := approvalVerdict(a, approvals, c, steps, st)
 		status := metav1.ConditionFalse
 		if reason == ReasonUsed {
 			status = metav1.ConditionTrue
@@ -409,8 +409,8 @@ func approvalStatuses(approvals []*v1alpha1.RolloutApproval, cma *addonv1beta1.C
 }
 
 // approvalVerdict says what approval a does: its Approved condition's
-// reason and message.
-func approvalVerdict(a *v1alpha1.RolloutApproval, c controls, steps []Step, st v1alpha1.AddOnRolloutStatus) (string, string) {
+// reason and message (approvals: the others, which count with it).
+func approvalVerdict(a *v1alpha1.RolloutApproval, approvals []*v1alpha1.RolloutApproval, c controls, steps []Step, st v1alpha1.AddOnRolloutStatus) (string, string) {
 	ref := addonv1beta1.PlacementRef{Namespace: a.Spec.Placement.Namespace, Name: a.Spec.Placement.Name}
 	i := slices.IndexFunc(steps, func(s Step) bool { return s.Ref == ref && s.Index >= 0 })
 	if i < 0 {
@@ -431,6 +431,12 @@ func approvalVerdict(a *v1alpha1.RolloutApproval, c controls, steps []Step, st v
 	// An Active group none of whose clusters has moved yet is starting
 	// them now, under the approval.
 	started := n.Succeeded+n.Progressing+n.Failed+n.TimedOut+n.Skipped > 0 || g.Phase == rollout.Active.String()
+	if g.WaitsFor == string(gateApproval) {
+		users := Approvers(approvals, a.Spec.AddOn, ref, a.Spec.Group, s.Revision)
+		if n := MinApprovers(c.approvers, a.Spec.Group); len(users) < n {
+			return ReasonAwaitingApprovers, fmt.Sprintf("group %q of %s needs approvals from %d distinct users: %s", a.Spec.Group, placementLabel(ref), n, ApprovalProgress(users, n))
+		}
+	}
 	if g.WaitsFor == string(gateApproval) || !started {
 		return ReasonNotUsedYet, fmt.Sprintf("group %q of %s has not started under it yet: %s", a.Spec.Group, placementLabel(ref), g.Message)
 	}

@@ -55,6 +55,9 @@ type AddOnRolloutSpec struct {
 	// +kubebuilder:validation:MaxItems=32
 	// +kubebuilder:validation:XValidation:rule="self.all(v, !has(v.name) || v.name == '' || self.filter(w, has(w.name) && w.name == v.name).size() == 1)",message="each verification needs a name of its own"
 	Verifications []Verification `json:"verifications,omitempty"`
+
+	// Approvers: how many distinct users must approve a group (issue 34).
+	ApproversSpec `json:",inline"`
 }
 
 // RolloutWindow is a recurring time window: days of the week and a
@@ -417,6 +420,8 @@ type PendingApproval struct {
 	// status lists them: what an approval of it approves.
 	// +optional
 	Configs []RevisionConfig `json:"configs,omitempty"`
+	// Approvers: who has approved it so far, and how many must.
+	PendingApprovers `json:",inline"`
 }
 
 // +kubebuilder:object:root=true
@@ -503,4 +508,47 @@ type RolloutApprovalList struct {
 	metav1.ListMeta `json:"metadata,omitempty"`
 	// Items are the RolloutApprovals.
 	Items []RolloutApproval `json:"items"`
+}
+
+// ApproversSpec is how many distinct users must approve a group of
+// spec.approvalRequired before it starts (two-person approval).
+type ApproversSpec struct {
+	// MinApprovers is how many approvals of a group, each from a
+	// distinct user (by username; one user's approvals count once), let
+	// it start; unset: 1. MinApproversByGroup overrides it per group.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=16
+	MinApprovers int32 `json:"minApprovers,omitempty"`
+	// MinApproversByGroup sets MinApprovers for the groups it names,
+	// each of spec.approvalRequired.
+	// +optional
+	// +listType=map
+	// +listMapKey=group
+	// +kubebuilder:validation:MaxItems=32
+	MinApproversByGroup []GroupApprovers `json:"minApproversByGroup,omitempty"`
+}
+
+// GroupApprovers is how many distinct users must approve one group.
+type GroupApprovers struct {
+	// Group is the decision group's name.
+	// +kubebuilder:validation:MinLength=1
+	Group string `json:"group"`
+	// MinApprovers is how many distinct users must approve it.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=16
+	MinApprovers int32 `json:"minApprovers"`
+}
+
+// PendingApprovers is who has approved a pending group so far.
+type PendingApprovers struct {
+	// Approvers are the users whose approvals of the group at the
+	// revision count so far, sorted.
+	// +optional
+	// +listType=atomic
+	Approvers []string `json:"approvers,omitempty"`
+	// MinApprovers is how many distinct users must approve the group,
+	// when more than one.
+	// +optional
+	MinApprovers int32 `json:"minApprovers,omitempty"`
 }

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	authorizationclient "k8s.io/client-go/kubernetes/typed/authorization/v1"
 	"net/http"
 	"os"
 	"os/signal"
@@ -331,7 +332,12 @@ func newManager(cfg *rest.Config, o options, gateOn bool, logger logr.Logger) (c
 	var webhookServer webhook.Server
 	if gateOn {
 		webhookServer = webhook.NewServer(webhook.Options{Host: o.gate.host, Port: o.gate.port, CertDir: o.gate.certDir})
-		rollouthook.Register(webhookServer, scheme, o.credentialNS)
+		sars, err := authorizationclient.NewForConfig(cfg)
+		if err != nil {
+			return nil, fmt.Errorf("building the approvers' access reviews: %w", err)
+		}
+		rollouthook.Register(webhookServer, scheme, o.credentialNS,
+			rollouthook.SubjectAccessReviews{Client: sars.SubjectAccessReviews()})
 	}
 	return ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  scheme,

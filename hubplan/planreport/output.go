@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
+	"github.com/rolloutkit/rolloutkit/hubplan"
 )
 
 // WriteJSON writes r as one indented JSON object and a newline.
@@ -147,8 +148,12 @@ func writeRolloutTail(b *strings.Builder, addOn string, r *Rollout) {
 	} else {
 		fmt.Fprintln(b, "\npending approvals:")
 		for _, pa := range r.PendingApprovals {
-			fmt.Fprintf(b, "  - placement %q, group %q, revision %s (approve: kubectl rolloutkit approve %s %s --revision %s)\n",
-				pa.Placement.Namespace+"/"+pa.Placement.Name, pa.Group, pa.Revision, addOn, pa.Group, pa.Revision)
+			progress := ""
+			if p := hubplan.PendingProgress(pa); p != "" {
+				progress = ", " + p
+			}
+			fmt.Fprintf(b, "  - placement %q, group %q, revision %s%s (approve: kubectl rolloutkit approve %s %s --revision %s)\n",
+				pa.Placement.Namespace+"/"+pa.Placement.Name, pa.Group, pa.Revision, progress, addOn, pa.Group, pa.Revision)
 		}
 	}
 	if len(r.Checks) == 0 {

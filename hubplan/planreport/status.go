@@ -358,7 +358,11 @@ func writeControls(b *strings.Builder, command string, rep *Report, r *Rollout) 
 			if len(rep.Placements) > 1 {
 				cmd += " --placement " + pa.Placement.Namespace + "/" + pa.Placement.Name
 			}
-			fmt.Fprintf(b, "  %s/%s group %q, revision %s: %s --revision %s\n", pa.Placement.Namespace, pa.Placement.Name, pa.Group, pa.Revision, cmd, pa.Revision)
+			progress := ""
+			if p := hubplan.PendingProgress(pa); p != "" {
+				progress = " (" + p + ")"
+			}
+			fmt.Fprintf(b, "  %s/%s group %q, revision %s%s: %s --revision %s\n", pa.Placement.Namespace, pa.Placement.Name, pa.Group, pa.Revision, progress, cmd, pa.Revision)
 		}
 	}
 	if err := writeApprovals(b, r.Approvals); err != nil {

@@ -243,9 +243,11 @@ func TestManifests(t *testing.T) {
 			},
 			"ClusterRole rolloutkit-approver-create": {
 				"rolloutkit.io rolloutapprovals create",
+				"rolloutkit.io decisiongroups approve",
 			},
 			"ClusterRole rolloutkit-approver": {
 				"rolloutkit.io rolloutapprovals create",
+				"rolloutkit.io decisiongroups approve",
 				"apiextensions.k8s.io customresourcedefinitions get clustermanagementaddons.addon.open-cluster-management.io,managedclusteraddons.addon.open-cluster-management.io",
 				"cluster.open-cluster-management.io managedclusters,managedclustersets,managedclustersetbindings,placements,placementdecisions,addonplacementscores get,list,watch",
 				"addon.open-cluster-management.io clustermanagementaddons,managedclusteraddons get,list,watch",

@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"context"
 	"fmt"
+	authorizationclient "k8s.io/client-go/kubernetes/typed/authorization/v1"
 	"os"
 	"strings"
 	"testing"
@@ -265,7 +266,8 @@ func (e *env) approverRecorded(t *testing.T) {
 	t.Helper()
 	ctx := context.Background()
 	require.NoError(t, e.c.Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "approve"},
-		Rules: []rbacv1.PolicyRule{{APIGroups: []string{v1alpha1.Group}, Resources: []string{"rolloutapprovals"}, Verbs: []string{"create"}}}}))
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{v1alpha1.Group}, Resources: []string{"rolloutapprovals"}, Verbs: []string{"create"}},
+			{APIGroups: []string{v1alpha1.Group}, Resources: []string{"decisiongroups"}, Verbs: []string{"approve"}}}}))
 	require.NoError(t, e.c.Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "approve"},
 		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "approve"},
 		Subjects: []rbacv1.Subject{{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: "release-managers"}}}))
@@ -316,7 +318,12 @@ func (e *env) startAdmission(t *testing.T) {
 	e.startManager(t, e.hub.Config, func(o *ctrl.Options) {
 		o.WebhookServer = crwebhook.NewServer(crwebhook.Options{Host: "127.0.0.1", Port: port, CertDir: dir})
 	}, func(mgr ctrl.Manager) error {
-		rollouthook.Register(mgr.GetWebhookServer(), mgr.GetScheme(), []string{controllerNamespace})
+		sars, err := authorizationclient.NewForConfig(mgr.GetConfig())
+		if err != nil {
+			return err
+		}
+		rollouthook.Register(mgr.GetWebhookServer(), mgr.GetScheme(), []string{controllerNamespace},
+			rollouthook.SubjectAccessReviews{Client: sars.SubjectAccessReviews()})
 		return nil
 	})
 	vwc, mwc, err := config.AdmissionAt(fmt.Sprintf("https://127.0.0.1:%d", port))

@@ -49,10 +49,13 @@ const (
 // RolloutApprovals' creators at ApprovalMutationPath (ApproverRecorder).
 // Neither reads the hub, so every replica serves both from the moment its
 // webhook server starts.
-func Register(s webhook.Server, scheme *runtime.Scheme, credentialNamespaces []string) {
+//
+// authz answers whether the creator of an approval may approve its group
+// (SubjectAccessReviews for the controller); nil admits no approval.
+func Register(s webhook.Server, scheme *runtime.Scheme, credentialNamespaces []string, authz Authorizer) {
 	s.Register(RolloutValidationPath, admission.WithValidator[*v1alpha1.AddOnRollout](scheme,
 		Validator{ValidateQuery: verify.PromQL(), CredentialNamespaces: credentialNamespaces}))
-	s.Register(ApprovalMutationPath, admission.WithDefaulter[*v1alpha1.RolloutApproval](scheme, ApproverRecorder{}))
+	s.Register(ApprovalMutationPath, admission.WithDefaulter[*v1alpha1.RolloutApproval](scheme, ApproverRecorder{Authorizer: authz}))
 }
 
 // Validator refuses an AddOnRollout whose spec
@@ -111,13 +114,22 @@ func (v Validator) validate(ar *v1alpha1.AddOnRollout) error {
 // authenticated for the create, whatever the request said, as the API
 // server does for a CertificateSigningRequest. The CRD makes the spec
 // immutable, so that the record cannot be changed later.
-type ApproverRecorder struct{}
+//
+// A create is refused unless that user may approve the approval's group:
+// verb approve on decisiongroups.rolloutkit.io named "<add-on>/<group>"
+// or "<add-on>/*", asked of Authorizer (see authorizeApproval). A failed
+// check refuses the create (fail closed), saying why.
+type ApproverRecorder struct {
+	// Authorizer answers the access reviews; nil refuses every create.
+	Authorizer Authorizer
+}
 
 var _ admission.Defaulter[*v1alpha1.RolloutApproval] = ApproverRecorder{}
 
 // Default sets the approver of a RolloutApproval being created from the
-// admission request in ctx; other operations are left as they are.
-func (ApproverRecorder) Default(ctx context.Context, a *v1alpha1.RolloutApproval) error {
+// admission request in ctx, or refuses the create if that user may not
+// approve its group; other operations are left as they are.
+func (r ApproverRecorder) Default(ctx context.Context, a *v1alpha1.RolloutApproval) error {
 	req, err := admission.RequestFromContext(ctx)
 	if err != nil {
 		return fmt.Errorf("recording the approver: %w", err)
@@ -126,6 +138,12 @@ func (ApproverRecorder) Default(ctx context.Context, a *v1alpha1.RolloutApproval
 		return nil
 	}
 	u := req.UserInfo
+	if r.Authorizer == nil {
+		return apierrors.NewServiceUnavailable("no authorizer to check approvers with")
+	}
+	if err := authorizeApproval(ctx, r.Authorizer, u, a); err != nil {
+		return err
+	}
 	a.Spec.Username, a.Spec.UID = u.Username, u.UID
 	a.Spec.Groups = nil
 	if len(u.Groups) > 0 {

@@ -111,7 +111,7 @@ func TestApproverRecorder(t *testing.T) {
 	t.Parallel()
 	scheme, err := hubclient.NewScheme()
 	require.NoError(t, err)
-	wh := admission.WithDefaulter[*v1alpha1.RolloutApproval](scheme, rollouthook.ApproverRecorder{})
+	wh := admission.WithDefaulter[*v1alpha1.RolloutApproval](scheme, rollouthook.ApproverRecorder{Authorizer: grants{"alice": {"cluster-proxy/prod"}}})
 	approval := func(username string, groups ...string) *v1alpha1.RolloutApproval {
 		return &v1alpha1.RolloutApproval{TypeMeta: metav1.TypeMeta{APIVersion: "rolloutkit.io/v1alpha1", Kind: "RolloutApproval"},
 			ObjectMeta: metav1.ObjectMeta{Name: "cluster-proxy-prod"},

@@ -233,7 +233,11 @@ func nothingPending(rep *planreport.Report, group string, inScope func(v1alpha1.
 	if len(rep.Rollout.PendingApprovals) > 0 {
 		var ps []string
 		for _, pa := range rep.Rollout.PendingApprovals {
-			ps = append(ps, fmt.Sprintf("group %q of placement %s/%s at revision %s", pa.Group, pa.Placement.Namespace, pa.Placement.Name, pa.Revision))
+			p := fmt.Sprintf("group %q of placement %s/%s at revision %s", pa.Group, pa.Placement.Namespace, pa.Placement.Name, pa.Revision)
+			if progress := hubplan.PendingProgress(pa); progress != "" {
+				p += " (" + progress + ")"
+			}
+			ps = append(ps, p)
 		}
 		pending = "pending approvals: " + strings.Join(ps, ", ")
 	}
