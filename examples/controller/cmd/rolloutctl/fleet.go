@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/spf13/cobra"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl/dryrun"
@@ -149,4 +151,13 @@ func pausedBy(reason string, now time.Time) map[string]string {
 		a[PauseReasonAnnotation] = reason
 	}
 	return a
+}
+
+// addonOrNone checks the positional arguments of a command that takes an
+// add-on or, for the whole fleet, none: at most one, not empty.
+func addonOrNone(cmd *cobra.Command, args []string) error {
+	if len(args) > 1 {
+		return badUsage("%s: want ADDON or none, got %d arguments %q", cmd.Name(), len(args), args)
+	}
+	return exactArgs(slices.Repeat([]string{"ADDON"}, len(args))...)(cmd, args)
 }

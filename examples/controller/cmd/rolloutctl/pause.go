@@ -21,7 +21,7 @@ func newPauseCommand(c *cli, paused bool) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:               "pause ADDON | --all",
 		Short:             "Set spec.paused of the add-on's AddOnRollout (created if need be): no cluster starts; clusters in flight finish",
-		Args:              cobra.MaximumNArgs(1),
+		Args:              addonOrNone,
 		ValidArgsFunction: c.completeAddons,
 	}
 	if !paused {

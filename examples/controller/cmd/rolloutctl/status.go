@@ -26,7 +26,7 @@ func newStatusCommand(c *cli) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:               "status [ADDON]",
 		Short:             "Show the add-on's rollout as the controller plans it: one line per group, approvals pending, conditions; with no add-on, every add-on's in one table",
-		Args:              cobra.MaximumNArgs(1),
+		Args:              addonOrNone,
 		ValidArgsFunction: c.completeAddons,
 	}
 	output := cmd.Flags().StringP("output", "o", "text", "output: text, json or yaml (the report of examples/plan -o json)")
