@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -23,9 +24,9 @@ func statusOutputs() []string { return []string{"text", "json", "yaml"} }
 // plans it.
 func newStatusCommand(c *cli) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:               "status ADDON",
-		Short:             "Show the add-on's rollout as the controller plans it: one line per group, approvals pending, conditions",
-		Args:              exactArgs("ADDON"),
+		Use:               "status [ADDON]",
+		Short:             "Show the add-on's rollout as the controller plans it: one line per group, approvals pending, conditions; with no add-on, every add-on's in one table",
+		Args:              addonOrNone,
 		ValidArgsFunction: c.completeAddons,
 	}
 	output := cmd.Flags().StringP("output", "o", "text", "output: text, json or yaml (the report of examples/plan -o json)")
@@ -34,6 +35,9 @@ func newStatusCommand(c *cli) *cobra.Command {
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if !slices.Contains(statusOutputs(), *output) {
 			return badUsage("status: -o %q: want %s", *output, strings.Join(statusOutputs(), ", "))
+		}
+		if len(args) == 0 {
+			return c.fleet(cmd.Context(), *output, *version)
 		}
 		cl, p, err := c.plan(cmd.Context(), args[0], *version)
 		var na *noAddonError
@@ -106,4 +110,19 @@ func lifecycleNote(h *planreport.Hub, addOn string) string {
 			hubclient.LifecycleAnnotation, addonv1alpha1.AddonLifecycleAddonManagerAnnotationValue, hubclient.DefaultLifecycle)
 	}
 	return ""
+}
+
+// fleet writes every add-on's rollout as one table (text only).
+func (c *cli) fleet(ctx context.Context, output, version string) error {
+	if output != "text" {
+		return badUsage("status: -o %q needs an ADDON: the table of every add-on is text", output)
+	}
+	if err := checkVersion(version); err != nil {
+		return err
+	}
+	cl, err := c.client()
+	if err != nil {
+		return err
+	}
+	return fleetStatus(ctx, c.stdout, cl, version, c.now())
 }
