@@ -1,6 +1,7 @@
 package hubplan
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -53,17 +54,9 @@ func ApprovalProgress(users []string, minApprovers int) string {
 	}
 	names := make([]string, len(users))
 	for i, u := range users {
-		names[i] = cmpOr(u, "(unrecorded)")
+		names[i] = cmp.Or(u, "(unrecorded)")
 	}
 	return s + ": " + strings.Join(names, ", ")
-}
-
-// cmpOr returns s, or or when s is empty.
-func cmpOr(s, or string) string {
-	if s == "" {
-		return or
-	}
-	return s
 }
 
 // approvalGate admits a group of c.need once Approvers of it reach its

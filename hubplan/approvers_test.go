@@ -68,3 +68,26 @@ func TestValidateSpecMinApprovers(t *testing.T) {
 	require.Len(t, errs, 1)
 	assert.Equal(t, `spec.minApproversByGroup[1].group: Invalid value: "stg": want a group of spec.approvalRequired (prod): no other group waits for approvals`, errs[0].Error())
 }
+
+// TestPendingProgress checks the words status, -dry-run and examples/plan
+// print for a pending approval's progress.
+func TestPendingProgress(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		pa   v1alpha1.PendingApprovers
+		want string
+	}{
+		{"one approval is enough", v1alpha1.PendingApprovers{}, ""},
+		{"one is enough, one given", v1alpha1.PendingApprovers{Approvers: []string{"alice"}, MinApprovers: 1}, ""},
+		{"none of two", v1alpha1.PendingApprovers{MinApprovers: 2}, "0 of 2 approvals"},
+		{"one of two", v1alpha1.PendingApprovers{Approvers: []string{"alice"}, MinApprovers: 2}, "1 of 2 approvals: alice"},
+		{"unrecorded user", v1alpha1.PendingApprovers{Approvers: []string{"", "bob"}, MinApprovers: 3}, "2 of 3 approvals: (unrecorded), bob"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tt.want, hubplan.PendingProgress(v1alpha1.PendingApproval{Group: "prod", Revision: "r1", PendingApprovers: tt.pa}))
+		})
+	}
+}
