@@ -35,10 +35,11 @@ type phaseOutcome struct {
 	// since is, for each cluster, the lastTransitionTime of its add-on's
 	// Progressing condition when it first had the target applied: the time
 	// a controller measures the soak from.
-	since   map[string]time.Time
-	waves   [][]string // the clusters started together, in order
-	created []string   // add-ons created in the phase
-	deleted []string   // add-ons deleted in the phase
+	since     map[string]time.Time
+	waves     [][]string           // the clusters started together, in order
+	created   []string             // add-ons created in the phase
+	createdAt map[string]time.Time // when each of them was created
+	deleted   []string             // add-ons deleted in the phase
 }
 
 // outcomes computes what a side did in each of the run's phases from the
@@ -54,7 +55,7 @@ func (r *run) outcomes(s side) []phaseOutcome {
 		if pi+1 < len(r.phases) {
 			end = r.phases[pi+1].start
 		}
-		o := phaseOutcome{starts: map[string]time.Time{}, ready: map[string]time.Time{}, since: map[string]time.Time{}}
+		o := phaseOutcome{starts: map[string]time.Time{}, ready: map[string]time.Time{}, since: map[string]time.Time{}, createdAt: map[string]time.Time{}}
 		applied := map[string]bool{}
 		for _, w := range works {
 			if _, ok := o.ready[w.cluster]; !ok && w.ready && w.target == p.target && !w.at.Before(p.start) && w.at.Before(end) {
@@ -71,6 +72,7 @@ func (r *run) outcomes(s side) []phaseOutcome {
 			switch {
 			case !prev.exists && e.state.exists:
 				o.created = append(o.created, e.cluster)
+				o.createdAt[e.cluster] = e.at
 			case prev.exists && !e.state.exists:
 				o.deleted = append(o.deleted, e.cluster)
 			}
@@ -213,6 +215,7 @@ func (r *run) compare() comparison {
 	for i, p := range r.phases {
 		a, b := ocm[i], ours[i]
 		sa, sb := r.soak(a), r.soak(b)
+		sa.lateInstall, sa.lateExplained = lateInstalls(order{waves: a.waves}.sequence(), order{waves: b.waves}.sequence(), a.createdAt)
 		c.check(p.name, "order", order{a.waves, sa}, order{b.waves, sb})
 		c.check(p.name, "soak", sa, sb)
 		c.check(p.name, "installed", a.created, b.created)
@@ -267,6 +270,12 @@ func (o order) sequence() []string {
 // from.
 type soakRecord struct {
 	byWork, byCondition []soakBreak
+	// lateInstall, on OCM's side, are the clusters of the phase it started
+	// out of ours's order because one of them had its add-on created after
+	// the other's (lateInstalls); lateExplained tells whether that explains
+	// every cluster it started out of ours's order.
+	lateInstall   map[string]bool
+	lateExplained bool
 }
 
 func (s soakRecord) String() string {
@@ -343,6 +352,46 @@ func completedAt(events []cmaEvent, target string, start time.Time) time.Time {
 	return time.Time{}
 }
 
+// lateInstalls compares the order in which OCM started a phase's clusters
+// (ocm) with ours's (ours), given when OCM's add-on of each was created.
+// For every two clusters OCM started the other way round from ours, the
+// one OCM started later must have had its add-on created after the
+// other's: OCM ranks the clusters that have an add-on (a status entry)
+// before those that have none, so it starts a cluster ahead of an earlier
+// one only while the earlier one has no add-on in its cache (divergence
+// D8). It returns the clusters of
+// those pairs, and whether every such pair is explained that way (false
+// when the two orders hold different clusters, or when none is out of
+// order).
+func lateInstalls(ocm, ours []string, created map[string]time.Time) (map[string]bool, bool) {
+	pos := make(map[string]int, len(ours))
+	for i, c := range ours {
+		pos[c] = i
+	}
+	if len(ocm) != len(ours) {
+		return nil, false
+	}
+	late := map[string]bool{}
+	for i, x := range ocm {
+		if _, ok := pos[x]; !ok {
+			return nil, false
+		}
+		for _, y := range ocm[i+1:] {
+			if pos[y] > pos[x] {
+				continue
+			}
+			// OCM started x before y, ours y before x.
+			cx, okX := created[x]
+			cy, okY := created[y]
+			if !okX || !okY || !cy.After(cx) {
+				return late, false
+			}
+			late[x], late[y] = true, true
+		}
+	}
+	return late, len(late) > 0
+}
+
 // timeline tells, for a person reading the test's log, when a side started
 // each wave of each phase and when it said the phase was complete,
 // counting from the phase's start.
@@ -352,6 +401,13 @@ func (r *run) timeline(s side) string {
 	for i, o := range r.outcomes(s) {
 		p := r.phases[i]
 		fmt.Fprintf(&b, "\n  %s %s:", s.name, p.name)
+		if len(o.created) > 0 {
+			b.WriteString(" add-ons created")
+			for _, c := range slices.SortedFunc(maps.Keys(o.createdAt), func(x, y string) int { return o.createdAt[x].Compare(o.createdAt[y]) }) {
+				fmt.Fprintf(&b, " %s +%.1fs", c, o.createdAt[c].Sub(p.start).Seconds())
+			}
+			b.WriteString(";")
+		}
 		for _, w := range o.waves {
 			fmt.Fprintf(&b, " +%.1fs %v", o.starts[w[0]].Sub(p.start).Seconds(), w)
 		}

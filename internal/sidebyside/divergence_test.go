@@ -28,6 +28,9 @@ type divergence struct {
 	// racy: it shows only when two of OCM's controllers race one way, so
 	// a run where it does not show is no failure.
 	racy bool
+	// hides are the divergences that need not show in a run where this
+	// one shows: its race changes the phase they would show in.
+	hides []string
 }
 
 // explain returns the divergences that together explain d, or false.
@@ -225,5 +228,35 @@ func a8(leaving ...string) divergence {
 			ocm, changed := without(ocm)
 			ours, _ = without(ours)
 			return ocm, ours, changed
+		}}
+}
+
+// d8 explains OCM starting an install's clusters out of the strategy's
+// order: its add-on manager's addonmanagement creates the add-ons one by
+// one, in no set order, and while a cluster's add-on does not exist it
+// has no status entry, which OCM's Progressive ranks after every cluster
+// that has one (D8 of docs/compatibility.md), so a later cluster takes its
+// slot; the two controllers race, and a loaded machine makes it likelier.
+// Ours treats no entry and a ToApply entry alike: the strategy's order.
+// It explains OCM's order when, for every two clusters OCM started the
+// other way round from ours, the one OCM started later had its add-on
+// created after the other's (lateInstalls), and claims the soaks OCM
+// broke around those clusters (their slots were taken out of order). Its
+// race reshapes the phase, so W2 need not show beside it.
+func d8() divergence {
+	return divergence{id: "D8", racy: true, hides: []string{"W2"},
+		claims: func(s side, b soakBreak, rec soakRecord) bool {
+			if s != ocmSide || !rec.lateExplained {
+				return false
+			}
+			return rec.lateInstall[b.cluster] || slices.ContainsFunc(b.before, func(c string) bool { return rec.lateInstall[c] })
+		},
+		normalize: func(ocm, ours order) (order, order, bool) {
+			if !ocm.soak.lateExplained {
+				return ocm, ours, false
+			}
+			seq := ours.sequence()
+			ocm.waves, ours.waves = [][]string{seq}, [][]string{slices.Clone(seq)}
+			return ocm, ours, true
 		}}
 }
