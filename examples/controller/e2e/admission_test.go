@@ -3,11 +3,12 @@ package e2e_test
 import (
 	"context"
 	"fmt"
-	authorizationclient "k8s.io/client-go/kubernetes/typed/authorization/v1"
 	"os"
 	"strings"
 	"testing"
 	"time"
+
+	authorizationclient "k8s.io/client-go/kubernetes/typed/authorization/v1"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

@@ -24,15 +24,14 @@ import (
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/testhub"
 )
 
-// binary compiles the package at pkg (relative to the controller module)
-// into a directory of the test's own.
+// binary returns the command at pkg (relative to the controller module),
+// compiled once for the package's tests (shared.commands), as name in a
+// directory of the test's own: a link to the one build, under the name
+// the test runs it by (kubectl finds a plugin by its file's name).
 func binary(t *testing.T, pkg, name string) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), name)
-	cmd := exec.Command("go", "build", "-o", bin, pkg)
-	cmd.Dir = ".."
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "go build %s: %s", pkg, out)
+	require.NoError(t, os.Symlink(shared.commands.get(t, pkg), bin))
 	return bin
 }
 
