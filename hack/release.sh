@@ -25,7 +25,8 @@
 #
 # It runs on Linux, and builds the controller and the image for this
 # machine's architecture: the read-back runs the image's binary. Pushing
-# the image is the README's "Releasing".
+# the image is the README's "Releasing". RELEASE_TEST_FLAGS are added to
+# the read-back's go test (CI sets -race: its one run of that module).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -71,7 +72,7 @@ go -C internal/image run . -binary "$ctl" -version "$VERSION" -revision "$REVISI
 # The image read back: its config, its one layer, the binary in it run
 # with -version, and a second pack of the binary giving the same bytes.
 ROLLOUTKIT_IMAGE="$image" ROLLOUTKIT_IMAGE_BINARY="$ctl" ROLLOUTKIT_IMAGE_VERSION="$VERSION" ROLLOUTKIT_IMAGE_REVISION="$REVISION" \
-  ROLLOUTKIT_IMAGE_MODIFIED="$MODIFIED" ROLLOUTKIT_IMAGE_CREATED="$CREATED" go -C internal/image test -count=1 ./...
+  ROLLOUTKIT_IMAGE_MODIFIED="$MODIFIED" ROLLOUTKIT_IMAGE_CREATED="$CREATED" go -C internal/image test -count=1 ${RELEASE_TEST_FLAGS:-} ./...
 
 # The chart, packaged as helm package does, by Helm's own Go SDK
 # (internal/chart/cmd/chartpackage): no helm binary needed. Its files are
