@@ -215,7 +215,7 @@ func (r *run) compare() comparison {
 	for i, p := range r.phases {
 		a, b := ocm[i], ours[i]
 		sa, sb := r.soak(a), r.soak(b)
-		sa.lateInstall, sa.lateExplained = lateInstalls(order{waves: a.waves}.sequence(), order{waves: b.waves}.sequence(), a.createdAt)
+		sa.lateInstall = lateInstalls(order{waves: a.waves}.sequence(), order{waves: b.waves}.sequence(), a.createdAt)
 		c.check(p.name, "order", order{a.waves, sa}, order{b.waves, sb})
 		c.check(p.name, "soak", sa, sb)
 		c.check(p.name, "installed", a.created, b.created)
@@ -271,11 +271,9 @@ func (o order) sequence() []string {
 type soakRecord struct {
 	byWork, byCondition []soakBreak
 	// lateInstall, on OCM's side, are the clusters of the phase it started
-	// out of ours's order because one of them had its add-on created after
-	// the other's (lateInstalls); lateExplained tells whether that explains
-	// every cluster it started out of ours's order.
-	lateInstall   map[string]bool
-	lateExplained bool
+	// out of ours's order, when the creation of their add-ons explains
+	// every one of them (lateInstalls); empty otherwise.
+	lateInstall map[string]bool
 }
 
 func (s soakRecord) String() string {
@@ -359,22 +357,21 @@ func completedAt(events []cmaEvent, target string, start time.Time) time.Time {
 // other's: OCM ranks the clusters that have an add-on (a status entry)
 // before those that have none, so it starts a cluster ahead of an earlier
 // one only while the earlier one has no add-on in its cache (divergence
-// D8). It returns the clusters of
-// those pairs, and whether every such pair is explained that way (false
-// when the two orders hold different clusters, or when none is out of
-// order).
-func lateInstalls(ocm, ours []string, created map[string]time.Time) (map[string]bool, bool) {
+// D8). It returns the clusters of those pairs when every pair is explained
+// that way, and nil when one is not, when the two orders hold different
+// clusters, or when none is out of order.
+func lateInstalls(ocm, ours []string, created map[string]time.Time) map[string]bool {
 	pos := make(map[string]int, len(ours))
 	for i, c := range ours {
 		pos[c] = i
 	}
 	if len(ocm) != len(ours) {
-		return nil, false
+		return nil
 	}
 	late := map[string]bool{}
 	for i, x := range ocm {
 		if _, ok := pos[x]; !ok {
-			return nil, false
+			return nil
 		}
 		for _, y := range ocm[i+1:] {
 			if pos[y] > pos[x] {
@@ -384,12 +381,15 @@ func lateInstalls(ocm, ours []string, created map[string]time.Time) (map[string]
 			cx, okX := created[x]
 			cy, okY := created[y]
 			if !okX || !okY || !cy.After(cx) {
-				return late, false
+				return nil
 			}
 			late[x], late[y] = true, true
 		}
 	}
-	return late, len(late) > 0
+	if len(late) == 0 {
+		return nil
+	}
+	return late
 }
 
 // timeline tells, for a person reading the test's log, when a side started

@@ -246,13 +246,13 @@ func a8(leaving ...string) divergence {
 func d8() divergence {
 	return divergence{id: "D8", racy: true, hides: []string{"W2"},
 		claims: func(s side, b soakBreak, rec soakRecord) bool {
-			if s != ocmSide || !rec.lateExplained {
+			if s != ocmSide {
 				return false
 			}
 			return rec.lateInstall[b.cluster] || slices.ContainsFunc(b.before, func(c string) bool { return rec.lateInstall[c] })
 		},
 		normalize: func(ocm, ours order) (order, order, bool) {
-			if !ocm.soak.lateExplained {
+			if len(ocm.soak.lateInstall) == 0 {
 				return ocm, ours, false
 			}
 			seq := ours.sequence()
