@@ -127,9 +127,7 @@ func approve(ctx context.Context, c client.Client, e env, p planned, o approval)
 	}
 	several := len(rep.Placements) > 1
 	for _, pa := range todo {
-		a := &v1alpha1.RolloutApproval{ObjectMeta: metav1.ObjectMeta{Name: approvalName(rep.Addon, pa, several)},
-			Spec: v1alpha1.RolloutApprovalSpec{AddOn: rep.Addon, Placement: pa.Placement, Group: pa.Group, Revision: pa.Revision}}
-		stored, verb, err := createApproval(ctx, c, a)
+		a, stored, verb, err := createOrAdd(ctx, c, rep.Addon, pa, approvalName(rep.Addon, pa, several))
 		if err != nil {
 			return err
 		}
@@ -174,6 +172,38 @@ func configsText(configs []v1alpha1.RevisionConfig) string {
 		}
 	}
 	return strings.Join(parts, "; ")
+}
+
+// maxApprovalsPerGroup bounds the approvals createOrAdd makes of one group
+// and revision: the most distinct users a group's gate can usefully ask
+// for from one command's point of view.
+const maxApprovalsPerGroup = 16
+
+// createOrAdd creates the approval of pa named name. When an approval of
+// that name approves the same but its status says it waits for more
+// approvers (a group with minApprovers), it adds another, named name-2,
+// name-3 and so on: each approval records the one user who created it, so
+// a second approver needs an object of their own. The same user's
+// approvals count once (the controller counts distinct users).
+func createOrAdd(ctx context.Context, c client.Client, addOn string, pa v1alpha1.PendingApproval, name string) (*v1alpha1.RolloutApproval, *v1alpha1.RolloutApproval, string, error) {
+	for n := 1; ; n++ {
+		a := &v1alpha1.RolloutApproval{ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: v1alpha1.RolloutApprovalSpec{AddOn: addOn, Placement: pa.Placement, Group: pa.Group, Revision: pa.Revision}}
+		if n > 1 {
+			a.Name = objectName(fmt.Sprintf("%s-%d", name, n))
+		}
+		stored, verb, err := createApproval(ctx, c, a)
+		if err != nil || verb == "created" || !awaitingApprovers(stored) || n >= maxApprovalsPerGroup {
+			return a, stored, verb, err
+		}
+	}
+}
+
+// awaitingApprovers tells whether a's status says its group waits for
+// approvals from more users.
+func awaitingApprovers(a *v1alpha1.RolloutApproval) bool {
+	cond := meta.FindStatusCondition(a.Status.Conditions, hubplan.ConditionApproved)
+	return cond != nil && cond.Reason == hubplan.ReasonAwaitingApprovers
 }
 
 // createApproval creates a, and returns the approval stored and says so

@@ -354,3 +354,23 @@ func TestApproveWait(t *testing.T) {
 		})
 	}
 }
+
+// TestApproveSecondApprover: when the group's approval exists but waits
+// for more approvers (minApprovers), approve adds an approval of its own
+// for this user, named after the first, rather than reporting the first.
+func TestApproveSecondApprover(t *testing.T) {
+	t.Parallel()
+	ar := rollout(v1alpha1.AddOnRolloutSpec{ApprovalRequired: []string{"prod"},
+		ApproversSpec: v1alpha1.ApproversSpec{MinApproversByGroup: []v1alpha1.GroupApprovers{{Group: "prod", MinApprovers: 2}}}})
+	first := &v1alpha1.RolloutApproval{ObjectMeta: metav1.ObjectMeta{Name: "cluster-proxy-prod-" + revision},
+		Spec: v1alpha1.RolloutApprovalSpec{AddOn: addonName, Placement: seedPlacement, Group: "prod", Revision: revision, Username: "bob"},
+		Status: v1alpha1.RolloutApprovalStatus{Conditions: []metav1.Condition{{Type: hubplan.ConditionApproved, Status: metav1.ConditionFalse,
+			Reason: hubplan.ReasonAwaitingApprovers, Message: "1 of 2 approvals: bob", LastTransitionTime: metav1.Now()}}}}
+	c := fakeHub(t, true, append(seedHub(t), ar, first)...)
+	code, out, errOut := runWith(t, c, "approve", addonName, "prod", "--revision", revision)
+	require.Equal(t, 0, code, "%s%s", out, errOut)
+	got := approvals(t, c)
+	require.Len(t, got, 2, "a second approval: %v", got)
+	assert.Equal(t, "prod", got["cluster-proxy-prod-"+revision+"-2"].Group)
+	assert.Contains(t, out, `RolloutApproval "cluster-proxy-prod-`+revision+`-2" created`)
+}
