@@ -51,6 +51,10 @@ type Plan struct {
 	// steps' Releases and Writes: one this call opened, or the one in
 	// flight, now complete (CompletedAt). Nil when it does not change.
 	Rendering *RenderingRevision
+	// Rollbacks are the automatic rollbacks decided now
+	// (spec.onFailure: Rollback): restore each one's configs, then write
+	// the status, which records them.
+	Rollbacks []Rollback
 }
 
 // Step is what [Planner.Plan] decides for one install-strategy
@@ -188,28 +192,35 @@ func (pl Planner) planControlled(in Inputs) (Plan, error) {
 	c, invalid := parseControls(ar, groupNames(placements), pl.ValidateQuery)
 	base := len(planner.Gates)
 	kinds := make(map[int][]gateKind)
+	fast := fastPaths(in)
 	gates := func(i int, ref addonv1beta1.PlacementRef, revision string, s clusterv1alpha1.RolloutStrategy, groups []grouping.Group) []rollout.Gate {
-		gates, ks := c.gates(invalid, ctl.Approvals, cma.Name, ref, revision, s, groups, placementStatusOf(ar.Status, ref, revision))
+		gates, ks := c.gates(invalid, ctl.Approvals, cma.Name, ref, revision, s, groups, placementStatusOf(ar.Status, ref, revision), fast[i])
 		kinds[i] = ks
 		return gates
 	}
-	steps, err := stepsOf(addon.PlanAddon(planner, cma, placements, mcas, specHash, gates))
+	// A fast rollback is planned without the soaks of its placements'
+	// strategies; the status still shows the ClusterManagementAddOn.
+	steps, err := stepsOf(addon.PlanAddon(planner, withoutSoak(cma, fast), placements, mcas, specHash, gates))
 	if err != nil {
 		return Plan{}, err
 	}
 	p := Plan{Invalid: invalid}
 	if ctl.Works != nil {
-		r := newRenderings(cma, placements, mcas, ctl, now)
+		r := newRenderings(withoutSoak(cma, fast), placements, mcas, ctl, now)
 		r.checked = func(s Step, ps *v1alpha1.PlacementStatus) bool {
-			return invalid == nil && len(c.pending(s.Groups, ps)) == 0
+			return invalid == nil && (fast[s.Index] || len(c.pending(s.Groups, ps)) == 0)
 		}
 		steps, p.Rendering = r.stage(planner, steps, gates)
 	}
 	p.Steps, p.RecheckAfter = steps, stepsRecheck(steps)
-	v := view{c: c, now: now, base: base, invalid: invalid, addOn: cma.Name, held: heldClusters(cma.Name, mcas, ctl.Works), works: ctl.Works, gate: ctl.WorkGate}
+	v := view{c: c, now: now, base: base, invalid: invalid, addOn: cma.Name, held: heldClusters(cma.Name, mcas, ctl.Works), works: ctl.Works, gate: ctl.WorkGate, fast: fast}
 	if err := p.addPlacements(v, ctl, cma, kinds, specHash); err != nil {
 		return Plan{}, err
 	}
+	for i := range p.Status.Placements {
+		p.Status.Placements[i].FastRollback = fast[p.Steps[i].Index]
+	}
+	p.Rollbacks, p.Status.Rollbacks = rollbacks(ar, p.Status, ctl.History, metav1.NewTime(now.UTC().Truncate(time.Second)))
 	p.Status.ObservedGeneration = ar.Generation
 	p.Status.Conditions = v.conditions(ar, steps, p.Status)
 	p.Approvals = approvalStatuses(ctl.Approvals, cma, c, steps, p.Status, now)
@@ -293,7 +304,7 @@ func (p Plan) Record(ctl Controls, results []CheckResult) Controls {
 // gates returns the gates of one placement's rollout at revision, and
 // their kinds, in order.
 func (c controls) gates(invalid error, approvals []*v1alpha1.RolloutApproval, addOn string, ref addonv1beta1.PlacementRef, revision string,
-	s clusterv1alpha1.RolloutStrategy, groups []grouping.Group, prev *v1alpha1.PlacementStatus) ([]rollout.Gate, []gateKind) {
+	s clusterv1alpha1.RolloutStrategy, groups []grouping.Group, prev *v1alpha1.PlacementStatus, fast bool) ([]rollout.Gate, []gateKind) {
 	var (
 		gates []rollout.Gate
 		kinds []gateKind
@@ -306,6 +317,9 @@ func (c controls) gates(invalid error, approvals []*v1alpha1.RolloutApproval, ad
 	}
 	if c.paused {
 		add(gatePaused, rollout.Paused("spec.paused of the AddOnRollout"))
+	}
+	if fast {
+		return gates, kinds // a fast rollback: no approval, window or verification
 	}
 	if len(c.need) > 0 {
 		add(gateApproval, c.approvalGate(approvals, addOn, ref, revision))

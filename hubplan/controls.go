@@ -56,6 +56,11 @@ type Controls struct {
 	// configs the status lists (ReadInputs reads it with ConfigImage).
 	// Nil: no images.
 	Images ImageFunc
+	// History is the add-on's revision history ([HistoryOf]), which the
+	// caller reads from the ControllerRevisions the controller keeps: with
+	// it, spec.fastRollback and spec.onFailure: Rollback act. Nil: no
+	// history known, and neither does.
+	History []HistoryEntry
 }
 
 // GateCheck is what the hub says of the work gate, for one add-on.
@@ -156,6 +161,14 @@ func parseSpec(ar *v1alpha1.AddOnRollout, validate QueryValidator, names func(*f
 			seen[ch.name] = i
 		}
 		c.checks = append(c.checks, ch)
+	}
+	switch ar.Spec.OnFailure {
+	case "", v1alpha1.OnFailurePause, v1alpha1.OnFailureRollback:
+	default:
+		errs = append(errs, field.NotSupported(spec.Child("onFailure"), ar.Spec.OnFailure, []string{v1alpha1.OnFailurePause, v1alpha1.OnFailureRollback}))
+	}
+	if l := ar.Spec.RevisionHistoryLimit; l != nil && (*l < 1 || *l > 100) {
+		errs = append(errs, field.Invalid(spec.Child("revisionHistoryLimit"), *l, "want 1 to 100"))
 	}
 	return c, errs
 }

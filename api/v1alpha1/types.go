@@ -2,6 +2,7 @@ package v1alpha1
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // AddOnRollout holds the operator's controls over the rollout of one
@@ -56,9 +57,43 @@ type AddOnRolloutSpec struct {
 	// +kubebuilder:validation:XValidation:rule="self.all(v, !has(v.name) || v.name == '' || self.filter(w, has(w.name) && w.name == v.name).size() == 1)",message="each verification needs a name of its own"
 	Verifications []Verification `json:"verifications,omitempty"`
 
-	// Approvers: how many distinct users must approve a group (issue 34).
+	// Approvers: how many distinct users must approve a group.
 	ApproversSpec `json:",inline"`
+
+	// OnFailure is what a failed verification, or a failure budget
+	// breached, does to the revision rolling out: Pause (the default)
+	// holds the groups after it until an operator acts; Rollback also
+	// restores the configs' specs of the placement's last revision that
+	// completed (its revision history), so that the clusters that took
+	// the failing revision go back to it. A revision a rollback restored
+	// is never rolled back again automatically.
+	// +optional
+	// +kubebuilder:validation:Enum=Pause;Rollback
+	OnFailure string `json:"onFailure,omitempty"`
+	// FastRollback lets a rollback skip soaks, approvals, windows and
+	// verifications: a revision that completed on its placement before,
+	// which every cluster about to take it has run, starts every group as
+	// soon as the one before it applied it. It still goes through the work
+	// gate, group by group, within the failure budget. Spec.paused still
+	// holds it.
+	// +optional
+	FastRollback bool `json:"fastRollback,omitempty"`
+	// RevisionHistoryLimit is how many revisions of the add-on's history
+	// the controller keeps (ControllerRevisions in its namespace); 10
+	// when unset. The revision each placement is at is always kept.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	RevisionHistoryLimit *int32 `json:"revisionHistoryLimit,omitempty"`
 }
+
+// Values of AddOnRolloutSpec.OnFailure.
+const (
+	// OnFailurePause holds the rollout on a failure.
+	OnFailurePause = "Pause"
+	// OnFailureRollback restores the last revision that completed.
+	OnFailureRollback = "Rollback"
+)
 
 // RolloutWindow is a recurring time window: days of the week and a
 // wall-clock time span in a time zone, DST-correct.
@@ -223,6 +258,55 @@ type AddOnRolloutStatus struct {
 	// +listType=map
 	// +listMapKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// Rollbacks are the last rollback of each placement: the
+	// revision left, the revision restored, who or what asked for it and
+	// why.
+	// +optional
+	// +kubebuilder:validation:MaxItems=64
+	Rollbacks []RollbackStatus `json:"rollbacks,omitempty"`
+}
+
+// RollbackStatus is a placement's last rollback.
+type RollbackStatus struct {
+	// Placement is the placement rolled back.
+	Placement PlacementRef `json:"placement"`
+	// From is the revision left.
+	From string `json:"from"`
+	// To is the revision restored, and ToNumber its number in the
+	// add-on's revision history.
+	To       string `json:"to"`
+	ToNumber int64  `json:"toNumber"`
+	// Reason is VerificationFailed or Breached (spec.onFailure: Rollback).
+	Reason string `json:"reason"`
+	// Message says what failed.
+	Message string `json:"message,omitempty"`
+	// Time is when the configs were restored.
+	Time metav1.Time `json:"time"`
+}
+
+// RevisionRecord is one revision of one placement of an add-on, as the
+// controller keeps it in the add-on's revision history: the data of a
+// ControllerRevision labelled rolloutkit.io/addon in the controller's
+// namespace. It holds the configs' specs, so that an undo can restore
+// them.
+type RevisionRecord struct {
+	// AddOn is the add-on's name.
+	AddOn string `json:"addOn"`
+	// Placement is the install-strategy placement the revision is of.
+	Placement PlacementRef `json:"placement"`
+	// Revision is the placement's revision (its configs' hash).
+	Revision string `json:"revision"`
+	// Configs are the revision's configs, each with its spec as the hub
+	// held it when the revision started.
+	Configs []RecordedConfig `json:"configs"`
+}
+
+// RecordedConfig is a config of a recorded revision, with its spec.
+type RecordedConfig struct {
+	RevisionConfig `json:",inline"`
+	// Spec is the config object's spec.
+	// +kubebuilder:pruning:PreserveUnknownFields
+	Spec runtime.RawExtension `json:"spec"`
 }
 
 // PlacementStatus is where one placement's rollout stands.
@@ -246,6 +330,12 @@ type PlacementStatus struct {
 	// +optional
 	// +kubebuilder:validation:Enum=Config;Rendering;ConfigAndRendering
 	Kind string `json:"kind,omitempty"`
+	// FastRollback is true when the revision rolls out, or rolled out, by
+	// spec.fastRollback's fast path: a revision the placement completed
+	// before, which every cluster about to take it has run, with no soak,
+	// approval, window or verification.
+	// +optional
+	FastRollback bool `json:"fastRollback,omitempty"`
 	// Rendering is the rendering revision the revision rolls out (the
 	// ClusterManagementAddOn's annotation rolloutkit.io/rendering), for a
 	// Rendering or ConfigAndRendering revision.
