@@ -3,6 +3,7 @@ package hubplan
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
@@ -152,6 +153,9 @@ func rollbacks(ar *v1alpha1.AddOnRollout, st v1alpha1.AddOnRolloutStatus, histor
 		i := slices.IndexFunc(recorded, func(r v1alpha1.RollbackStatus) bool { return r.Placement == ref })
 		if i >= 0 && recorded[i].To == current {
 			continue // a rollback brought it here: hold, as Pause does
+		}
+		if i >= 0 && recorded[i].From == current && ps.RevisionStartTime != nil && !recorded[i].Time.Before(&metav1.Time{Time: ps.RevisionStartTime.Truncate(time.Second)}) {
+			continue // rolled back already: its configs are on their way
 		}
 		target, err := UndoTarget(history, ref, current, 0)
 		if err != nil {

@@ -95,6 +95,7 @@ func TestPlanOnFailureRollback(t *testing.T) {
 			assert.Equal(t, hubplan.Rollback{Status: want, Configs: entry("v1", 1).Record.Configs}, p.Rollbacks[0])
 			assert.Equal(t, []v1alpha1.RollbackStatus{want}, p.Status.Rollbacks)
 			h.apply(p)
+			assert.Empty(t, h.plan().Rollbacks, "rolled back again before its configs were back")
 
 			// the configs are back at v1: dev goes back, and a failure of v1
 			// does not roll back again

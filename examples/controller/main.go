@@ -144,7 +144,7 @@ func (o *options) bindHubFlags(fs *flag.FlagSet, m *metricsFlags) {
 	fs.IntVar(&o.burst, "kube-api-burst", 1000, "requests to the API server in a burst")
 	fs.BoolVar(&o.leaderElect, "leader-elect", false, "elect a leader with a Lease, so that only one replica writes")
 	fs.StringVar(&o.leaderNS, "leader-elect-namespace", "kube-system", "namespace of the leader-election Lease, and of the Lease "+versionlease.Name+
-		" on which every replica reports its version (kubectl rolloutkit version reads it)")
+		" on which every replica reports its version (kubectl rolloutkit version reads it), and of the add-ons' revision histories (ControllerRevisions; kubectl rolloutkit history)")
 	fs.StringVar(&o.replica, "replica-name", "", "the name this replica reports its version under (default: the host name, which in a pod is the pod's name)")
 	o.lease.bindFlags(fs)
 	fs.StringVar(&o.probeAddr, "health-probe-bind-address", "127.0.0.1:8081", `address of the /healthz and /readyz probes ("0" turns them off)`)
@@ -379,7 +379,7 @@ func serve(ctx context.Context, cfg *rest.Config, o options, gateOn bool, logger
 	version, err := hubctl.Setup(ctx, mgr, hubctl.Options{Placements: o.placements, Addons: o.addons, AddonVersion: o.addonVersion,
 		Lifecycles: o.lifecycles, Metrics: metrics.Registry, WorkGate: gateOn,
 		Verifier:          verify.Verifier{HTTP: &http.Client{}, Credentials: verify.Credentials{Reader: mgr.GetAPIReader(), Namespaces: o.credentialNS}},
-		ApprovalRetention: o.retention})
+		ApprovalRetention: o.retention, HistoryNamespace: o.leaderNS})
 	if err != nil {
 		return err
 	}

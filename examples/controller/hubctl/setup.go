@@ -58,6 +58,10 @@ type Options struct {
 	// it (flag -approval-retention, default
 	// hubplan.DefaultApprovalRetention); 0: forever.
 	ApprovalRetention time.Duration
+	// HistoryNamespace is the namespace of the add-ons' revision
+	// histories (ControllerRevisions): the controller's own. Empty: no
+	// history (addons.AddonReconciler.HistoryNamespace).
+	HistoryNamespace string
 }
 
 // Setup registers the reconcilers that opts turns on with mgr, whose client
@@ -99,7 +103,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) (string, error) 
 	}
 	r := &addons.AddonReconciler{Client: mgr.GetClient(), Clock: opts.Clock, Recorder: mgr.GetEventRecorder(hubclient.FieldManager), Version: version,
 		Lifecycles: opts.Lifecycles, Verifier: opts.Verifier, Metrics: metrics, Reader: mgr.GetAPIReader(), ServesGate: opts.WorkGate,
-		ValidateQuery: verify.PromQL(), ApprovalRetention: opts.ApprovalRetention}
+		ValidateQuery: verify.PromQL(), ApprovalRetention: opts.ApprovalRetention, HistoryNamespace: opts.HistoryNamespace}
 	if err := r.SetupWithManager(mgr); err != nil {
 		return "", fmt.Errorf("setting up the add-on reconciler: %w", err)
 	}

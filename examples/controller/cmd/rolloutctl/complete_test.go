@@ -45,7 +45,7 @@ func TestComplete(t *testing.T) {
 		args  []string
 		want  []string // the words, then the directive
 	}{
-		{name: "subcommands", args: []string{""}, want: []string{"approve", "completion", "help", "pause", "resume", "status", "version", ":4"}},
+		{name: "subcommands", args: []string{""}, want: []string{"approve", "completion", "help", "history", "pause", "resume", "status", "undo", "version", ":4"}},
 		{name: "add-ons", args: []string{"status", ""}, want: []string{addonName, ":4"}},
 		{name: "add-ons by prefix", args: []string{"pause", "clu"}, want: []string{addonName, ":4"}},
 		{name: "no add-on by this prefix", args: []string{"resume", "x"}, want: []string{":4"}},

@@ -46,7 +46,7 @@ func (c *cli) client() (client.Client, error) {
 // exit codes.
 func newRootCommand(e env) *cobra.Command {
 	c := &cli{env: e, hub: genericclioptions.NewConfigFlags(true)}
-	subs := []*cobra.Command{newStatusCommand(c), newPauseCommand(c, true), newPauseCommand(c, false), newApproveCommand(c), newVersionCommand(c)}
+	subs := []*cobra.Command{newStatusCommand(c), newPauseCommand(c, true), newPauseCommand(c, false), newApproveCommand(c), newHistoryCommand(c), newUndoCommand(c), newVersionCommand(c)}
 	var names []string
 	for _, s := range subs {
 		names = append(names, s.Name())

@@ -90,6 +90,11 @@ type AddonReconciler struct {
 	// placement no longer rolls out is kept before it is deleted; 0:
 	// forever (hubplan.Controls.ApprovalRetention).
 	ApprovalRetention time.Duration
+	// HistoryNamespace is where the add-ons' revision histories are kept,
+	// as ControllerRevisions (the controller's namespace), read with
+	// Reader. Empty: no history, and neither spec.fastRollback nor
+	// spec.onFailure: Rollback act.
+	HistoryNamespace string
 
 	// Set by SetupWithManager.
 	rollouts bool // the hub serves rolloutkit.io's AddOnRollouts
@@ -135,16 +140,33 @@ func (r *AddonReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	inputs, mcas := in.Placements, in.Addons
 	installErr := errors.Join(rp.install(ctx, cma, inputs, mcas), rp.adopt(ctx, cma, mcas))
 	in.Controls.WorkGate = r.gate.Guards(ctx, cma.Name)
+	var historyErr error
+	if in.Controls.Rollout != nil {
+		if in.Controls.History, historyErr = r.readHistory(ctx, cma.Name); historyErr != nil {
+			r.event(in.Controls.Rollout, nil, corev1.EventTypeWarning, EventHistoryError, "ReadHistory", "%s", oneLine(historyErr))
+		}
+	}
 	ctl := in.Controls
 	in.Controls = withView(ctl, cma.Name)
 	p, err := r.plan(ctx, in)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	if len(p.Rollbacks) > 0 {
+		// The configs first: the status then records what was done.
+		if err := r.rollBack(ctx, rp.hub(ctx), ctl.Rollout, p.Rollbacks); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
 	r.Metrics.Observe(cma.Name, ctl.Rollout != nil, p.Status)
 	renderingErr := rp.writeRendering(ctx, obj, p.Plan)
 	controlsErr := r.writeControls(ctx, ctl, p)
-	return rp.write(ctx, obj, cma, mcas, p.Steps, errors.Join(installErr, renderingErr, controlsErr), recheckOf(ctl, p.Plan))
+	if historyErr == nil && controlsErr == nil && len(p.Rollbacks) == 0 {
+		if historyErr = r.writeHistory(ctx, rp.hub(ctx), in, ctl.History, p.Status); historyErr != nil {
+			r.event(ctl.Rollout, nil, corev1.EventTypeWarning, EventHistoryError, "RecordHistory", "%s", oneLine(historyErr))
+		}
+	}
+	return rp.write(ctx, obj, cma, mcas, p.Steps, errors.Join(installErr, renderingErr, controlsErr, historyErr), recheckOf(ctl, p.Plan))
 }
 
 // recheckOf is when to reconcile again for the plan p's own sake: its
