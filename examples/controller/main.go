@@ -474,5 +474,5 @@ func dryRun(ctx context.Context, cfg *rest.Config, o options, stdout io.Writer) 
 			return err
 		}
 	}
-	return dryrun.DryRun(ctx, c, c.RESTMapper(), version, o.lifecycles, time.Now(), stdout)
+	return dryrun.DryRun(ctx, c, c.RESTMapper(), version, o.leaderNS, o.lifecycles, time.Now(), stdout)
 }

@@ -15,7 +15,7 @@ import (
 // its placement: its revision, its kind and rendering revision, its
 // configs and each group's status.
 func withStatus(pr Placement, ps v1alpha1.PlacementStatus) Placement {
-	pr.Revision, pr.Kind, pr.Rendering = ps.Revision, ps.Kind, ps.Rendering
+	pr.Revision, pr.Kind, pr.Rendering, pr.FastRollback = ps.Revision, ps.Kind, ps.Rendering, ps.FastRollback
 	if len(ps.Configs) > 0 {
 		pr.Configs = make([]v1alpha1.RevisionConfig, len(ps.Configs))
 		copy(pr.Configs, ps.Configs)

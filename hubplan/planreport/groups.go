@@ -84,5 +84,12 @@ func schedule(h *Hub, p *clusterv1beta1.Placement, now time.Time) (res placement
 // inputs reads the add-on cma's plan inputs from h
 // (hubplan.ReadInputs).
 func inputs(h *Hub, cma *addonv1beta1.ClusterManagementAddOn) (hubplan.Inputs, error) {
-	return hubplan.ReadInputs(reader{h}, cma.Name)
+	in, err := hubplan.ReadInputs(reader{h}, cma.Name)
+	if err != nil {
+		return in, err
+	}
+	if in.Controls.Rollout != nil {
+		in.Controls.History, err = hubplan.HistoryOf(cma.Name, h.Revisions)
+	}
+	return in, err
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	appsv1 "k8s.io/api/apps/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -83,6 +84,11 @@ type Hub struct {
 	// rendering rollout, as the controller plans it (hubplan.WorksOf,
 	// Controls.Works); nil: configs only.
 	Works []*workv1.ManifestWork
+	// Revisions are the ControllerRevisions of the add-ons' revision
+	// histories (hubplan.HistoryOf), from the controller's namespace: with
+	// them, an add-on's AddOnRollout's fastRollback and onFailure act as
+	// the controller plans them. Nil: no history.
+	Revisions []*appsv1.ControllerRevision
 }
 
 // AddonNames returns the names of the hub's ClusterManagementAddOns,
@@ -121,6 +127,7 @@ func (h *Hub) sorted() *Hub {
 		AddOnRollouts:             sortedObjects(h.AddOnRollouts),
 		RolloutApprovals:          sortedObjects(h.RolloutApprovals),
 		Works:                     works(h.Works),
+		Revisions:                 sortedObjects(h.Revisions),
 		Resources:                 h.Resources,
 		Unreadable:                h.Unreadable,
 		ValidateQuery:             h.ValidateQuery,

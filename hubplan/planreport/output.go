@@ -19,6 +19,10 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	return enc.Encode(r)
 }
 
+// fastRollbackText says a placement's revision rolls out by the fast
+// path of spec.fastRollback.
+const fastRollbackText = "fast rollback: a revision every cluster taking it ran before, with no soak, approval, window or verification"
+
 // WriteText writes r for a person: per placement a table of its groups,
 // the held groups, the clusters to start now and those in flight, then the
 // totals and the warnings. Under an AddOnRollout it also says which, the
@@ -40,6 +44,9 @@ func (r *Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(&b, "  revision: %s (%s)\n", p.Revision, kind)
 		} else if p.Revision != "" {
 			fmt.Fprintf(&b, "  revision: %s\n", p.Revision)
+		}
+		if p.FastRollback {
+			fmt.Fprintf(&b, "  %s\n", fastRollbackText)
 		}
 		for _, c := range p.Configs {
 			fmt.Fprintf(&b, "  %s\n", configLine(c))

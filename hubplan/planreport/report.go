@@ -89,6 +89,10 @@ type Placement struct {
 	// hubplan.CombinedRevision of the configs' revision and it).
 	// Absent otherwise.
 	Rendering string `json:"rendering,omitempty"`
+	// FastRollback is true when the revision rolls out by the
+	// AddOnRollout's spec.fastRollback: no soak, approval, window or
+	// verification (the status's placements[].fastRollback).
+	FastRollback bool `json:"fastRollback,omitempty"`
 	// Configs are what the revision is made of, as the AddOnRollout's
 	// status lists them: each config's resource, name, spec hash and the
 	// add-on's desired image it gives. Absent where Revision is, and when

@@ -42,6 +42,9 @@ func (r *Report) WriteStatus(w io.Writer, o StatusOptions) error {
 	writeRolloutLine(&b, r, o.Command)
 	for _, pl := range r.Placements {
 		fmt.Fprintf(&b, "placement %s/%s: %s\n", pl.Namespace, pl.Name, placementState(pl))
+		if pl.FastRollback {
+			fmt.Fprintf(&b, "  %s\n", fastRollbackText)
+		}
 		writeConfigs(&b, pl)
 	}
 	fmt.Fprintln(&b)

@@ -133,6 +133,10 @@ func TestUndo(t *testing.T) {
 	ar = c.rollout(t)
 	require.Len(t, ar.Status.Placements, 1)
 	assert.True(t, ar.Status.Placements[0].FastRollback, "the status does not say the fast path was taken")
+	// status plans with the history as the controller does
+	out, code = rolloutctl(t, cli, operator, "status", addonName, "--namespace", e.namespace)
+	require.Equal(t, 0, code, out)
+	assert.Contains(t, out, "  fast rollback: a revision every cluster taking it ran before", out)
 	assert.Empty(t, ar.Status.PendingApprovals)
 	var approvals v1alpha1.RolloutApprovalList
 	require.NoError(t, e.c.List(ctx, &approvals))

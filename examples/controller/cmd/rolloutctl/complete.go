@@ -37,7 +37,7 @@ func (c *cli) completeApprove(cmd *cobra.Command, args []string, toComplete stri
 		only = nil // complete every placement's groups meanwhile
 	}
 	return c.completeFromHub(cmd, toComplete, func(ctx context.Context, cl client.Client) ([]string, error) {
-		p, err := plan(ctx, cl, args[0], "", c.now())
+		p, err := plan(ctx, cl, args[0], "", c.controllerNamespace(), c.now())
 		if err != nil || p.report.Rollout == nil {
 			return nil, err
 		}
@@ -58,7 +58,7 @@ func (c *cli) completePlacements(cmd *cobra.Command, args []string, toComplete s
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	return c.completeFromHub(cmd, toComplete, func(ctx context.Context, cl client.Client) ([]string, error) {
-		p, err := plan(ctx, cl, args[0], "", c.now())
+		p, err := plan(ctx, cl, args[0], "", c.controllerNamespace(), c.now())
 		if err != nil {
 			return nil, err
 		}

@@ -127,13 +127,16 @@ func writeFleet(w io.Writer, rows []fleetRow) error {
 
 // fleetStatus reads the hub once through c as the controller does and
 // writes every add-on's rollout as one table.
-func fleetStatus(ctx context.Context, w io.Writer, c client.Client, version string, now time.Time) error {
+func fleetStatus(ctx context.Context, w io.Writer, c client.Client, version, historyNamespace string, now time.Time) error {
 	version, err := storedVersion(ctx, c, version)
 	if err != nil {
 		return err
 	}
 	h, err := dryrun.ReadHub(ctx, c, c.RESTMapper(), version)
 	if err != nil {
+		return err
+	}
+	if h.Revisions, err = dryrun.ReadHistory(ctx, c, historyNamespace); err != nil {
 		return err
 	}
 	rows, err := fleetRows(h, now)

@@ -84,13 +84,16 @@ func versionError(err error) error {
 // plan reads the hub through c as the controller does (its add-ons in
 // version; empty: the stored one) and plans the add-on at now with the
 // controller's call. An add-on the hub does not have is a *noAddonError.
-func plan(ctx context.Context, c client.Client, addOn, version string, now time.Time) (planned, error) {
+func plan(ctx context.Context, c client.Client, addOn, version, historyNamespace string, now time.Time) (planned, error) {
 	version, err := storedVersion(ctx, c, version)
 	if err != nil {
 		return planned{}, err
 	}
 	h, err := dryrun.ReadHub(ctx, c, c.RESTMapper(), version)
 	if err != nil {
+		return planned{}, err
+	}
+	if h.Revisions, err = dryrun.ReadHistory(ctx, c, historyNamespace); err != nil {
 		return planned{}, err
 	}
 	if names := h.AddonNames(); !slices.Contains(names, addOn) {
@@ -133,6 +136,6 @@ func (c *cli) plan(ctx context.Context, addOn, version string) (client.Client, p
 	if err != nil {
 		return nil, planned{}, err
 	}
-	p, err := plan(ctx, cl, addOn, version, c.now())
+	p, err := plan(ctx, cl, addOn, version, c.controllerNamespace(), c.now())
 	return cl, p, err
 }

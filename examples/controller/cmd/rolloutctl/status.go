@@ -124,5 +124,5 @@ func (c *cli) fleet(ctx context.Context, output, version string) error {
 	if err != nil {
 		return err
 	}
-	return fleetStatus(ctx, c.stdout, cl, version, c.now())
+	return fleetStatus(ctx, c.stdout, cl, version, c.controllerNamespace(), c.now())
 }

@@ -106,7 +106,7 @@ func TestDryRunAgreesWithReconciler(t *testing.T) {
 				h := hubtest.DryRunHubWith(t, version, tc.change, extra...)
 				mapper := hubtest.WithRollouts(h.Mapper)
 				var buf bytes.Buffer
-				require.NoError(t, dryrun.DryRun(context.Background(), h.Client, mapper, version, nil, hubtest.Start, &buf))
+				require.NoError(t, dryrun.DryRun(context.Background(), h.Client, mapper, version, historyNS, nil, hubtest.Start, &buf))
 				text := buf.String()
 				assert.Zero(t, h.Writes.Load(), "the dry run wrote")
 				dry := hubtest.ParseDryRun(t, text)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -20,6 +22,7 @@ import (
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 	"github.com/rolloutkit/rolloutkit/examples/controller/verify"
+	"github.com/rolloutkit/rolloutkit/hubplan"
 	"github.com/rolloutkit/rolloutkit/hubplan/planreport"
 )
 
@@ -31,9 +34,12 @@ import (
 // the call the add-on reconciler makes, under the add-on's AddOnRollout
 // and RolloutApprovals when the hub has them. It runs no verification (it
 // lists those due) and writes nothing to the hub.
-func DryRun(ctx context.Context, c client.Reader, mapper meta.RESTMapper, version string, taken []string, now time.Time, w io.Writer) error {
+func DryRun(ctx context.Context, c client.Reader, mapper meta.RESTMapper, version, historyNamespace string, taken []string, now time.Time, w io.Writer) error {
 	h, err := ReadHub(ctx, c, mapper, version)
 	if err != nil {
+		return err
+	}
+	if h.Revisions, err = ReadHistory(ctx, c, historyNamespace); err != nil {
 		return err
 	}
 	names := h.AddonNames()
@@ -199,4 +205,24 @@ func readControls(ctx context.Context, c client.Reader, mapper meta.RESTMapper) 
 		}
 	}
 	return hubclient.Pointers(rollouts.Items), hubclient.Pointers(approvals.Items), nil
+}
+
+// ReadHistory reads the ControllerRevisions of the add-ons' revision
+// histories (labelled hubplan.HistoryLabel) in namespace, the
+// controller's, for planreport.Hub.Revisions. A reader who may not list
+// them (a viewer bound to no Role there) plans without them: nil, as
+// for an empty namespace name.
+func ReadHistory(ctx context.Context, c client.Reader, namespace string) ([]*appsv1.ControllerRevision, error) {
+	if namespace == "" {
+		return nil, nil
+	}
+	var list appsv1.ControllerRevisionList
+	err := c.List(ctx, &list, client.InNamespace(namespace), client.HasLabels{hubplan.HistoryLabel})
+	switch {
+	case apierrors.IsForbidden(err):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("reading the revision histories in namespace %s: %w", namespace, err)
+	}
+	return hubclient.Pointers(list.Items), nil
 }

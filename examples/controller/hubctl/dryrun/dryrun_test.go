@@ -39,7 +39,7 @@ func TestDryRunSkipsAddonsNotTaken(t *testing.T) {
 				t.Parallel()
 				h := hubtest.DryRunHub(t, version)
 				var buf bytes.Buffer
-				require.NoError(t, DryRun(context.Background(), h.Client, h.Mapper, version, tc.taken, hubtest.Start, &buf))
+				require.NoError(t, DryRun(context.Background(), h.Client, h.Mapper, version, "rolloutkit-system", tc.taken, hubtest.Start, &buf))
 				if tc.none != "" {
 					assert.Equal(t, tc.none, buf.String())
 					return
