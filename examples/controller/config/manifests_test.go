@@ -103,6 +103,7 @@ func TestManifests(t *testing.T) {
 		"PriorityClass /rolloutkit-critical",
 		"Role " + namespace + "/rolloutkit-controller-verification-credentials",
 		"Role " + namespace + "/rolloutkit-controller-webhook",
+		"Role " + namespace + "/rolloutkit-history-viewer",
 		"Role " + namespace + "/rolloutkit-leader-election",
 		"RoleBinding " + namespace + "/rolloutkit-controller-verification-credentials",
 		"RoleBinding " + namespace + "/rolloutkit-controller-webhook",
@@ -198,9 +199,9 @@ func TestManifests(t *testing.T) {
 				"events.k8s.io events create,patch",
 				"authorization.k8s.io selfsubjectaccessreviews create",
 			},
-			"ClusterRole rolloutkit-controller-configs": {
-				"addon.open-cluster-management.io addondeploymentconfigs,addontemplates get,list,watch",
-				"proxy.open-cluster-management.io managedproxyconfigurations get,list,watch",
+			"ClusterRole rolloutkit-controller-configs": { // update: spec.onFailure: Rollback restores them
+				"addon.open-cluster-management.io addondeploymentconfigs,addontemplates get,list,watch,update",
+				"proxy.open-cluster-management.io managedproxyconfigurations get,list,watch,update",
 			},
 			"ClusterRole rolloutkit-controller-webhook": {
 				"admissionregistration.k8s.io validatingwebhookconfigurations,mutatingwebhookconfigurations get,list,watch,patch " +
@@ -228,6 +229,10 @@ func TestManifests(t *testing.T) {
 				"coordination.k8s.io leases get,update rolloutkit-controller",
 				"coordination.k8s.io leases patch rolloutkit-controller-versions", // each replica's version
 				" events create,patch",
+				"apps controllerrevisions get,list,create,patch,delete", // the revision histories
+			},
+			"Role rolloutkit-history-viewer": {
+				"apps controllerrevisions get,list",
 			},
 			// rolloutkit-approver aggregates the two below; roles_test.go
 			// checks its rules are their union.
