@@ -49,7 +49,8 @@ func (r *AddonReconciler) readHistory(ctx context.Context, addOn string) ([]hubp
 }
 
 // writeHistory records the revisions the plan's status says the
-// placements are at (hubplan.PlanHistory).
+// placements are at (hubplan.PlanHistory). Only for an add-on with an
+// AddOnRollout: the history is read only then.
 func (r *AddonReconciler) writeHistory(ctx context.Context, hub hubplan.Hub, in hubplan.Inputs, history []hubplan.HistoryEntry, st v1alpha1.AddOnRolloutStatus) error {
 	if r.HistoryNamespace == "" || in.Controls.Rollout == nil || in.ClusterManagementAddOn == nil {
 		return nil

@@ -116,3 +116,13 @@ func TestHistoryReconcile(t *testing.T) {
 	assert.Equal(t, rb.To, history[1].Record.Revision)
 	assert.Equal(t, int64(3), history[1].Number)
 }
+
+// TestHistoryNeedsRollout: an add-on without an AddOnRollout gets no
+// history: nothing is read or written for it.
+func TestHistoryNeedsRollout(t *testing.T) {
+	t.Parallel()
+	h := newRolloutHub(t, nil)
+	h.r.HistoryNamespace, h.r.Reader = historyNS, h.Client
+	h.soakThrough(3)
+	assert.Empty(t, h.history())
+}
