@@ -16,6 +16,7 @@ import (
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/hubplan"
 	"github.com/rolloutkit/rolloutkit/internal/addontest"
+	"github.com/rolloutkit/rolloutkit/rollout"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
 
@@ -166,16 +167,50 @@ func (h *renderHub) setMCAAnnotation(cluster, key, v string) {
 }
 
 // write writes what the plan decides of the rendering rollout: the
-// revision it opened or completed, then every release.
+// revision it opened or completed, then every release, with what the
+// cluster's works say published beside it, and the works of every other
+// cluster whose works the plan reads (hubplan.WorksToPublish).
 func (h *renderHub) write(p hubplan.Plan) {
 	if p.Rendering != nil {
 		h.open(*p.Rendering)
 	}
+	var releases []hubplan.ReleaseWrite
 	for _, s := range p.Steps {
 		for _, w := range s.Releases {
 			h.release(w.Cluster, w.Release)
+			h.publish(w.Cluster, h.ctl.Works[w.Cluster])
+			releases = append(releases, w)
 		}
 	}
+	_, _, mcas, _ := h.inputs()
+	for _, w := range hubplan.WorksToPublish(h.cma.Name, mcas, h.ctl.Works, releases) {
+		h.publish(w.Cluster, w.Works)
+	}
+}
+
+// publish sets cluster's WorksAnnotation to w.
+func (h *renderHub) publish(cluster string, w hubplan.Works) {
+	h.t.Helper()
+	v, err := w.Annotation()
+	require.NoError(h.t, err)
+	h.setMCAAnnotation(cluster, hubplan.WorksAnnotation, v)
+}
+
+// viewerAgrees checks that a reader who may not read the works, planning
+// now with what the add-ons publish of them (hubplan.WorksFromAddOns),
+// gets the controller's plan: the same status and the same steps.
+func (h *renderHub) viewerAgrees() {
+	h.t.Helper()
+	want := h.plan()
+	cma, in, mcas, specHash := h.inputs()
+	ctl := h.ctl
+	ctl.Works = hubplan.WorksFromAddOns(cma.Name, mcas)
+	planner := h.planner
+	planner.Rollout = rollout.Planner{Clock: h.clock}
+	got, err := planner.Plan(hubplan.Inputs{ClusterManagementAddOn: cma, Placements: in, Addons: mcas, Controls: ctl, SpecHash: specHash})
+	require.NoError(h.t, err)
+	assert.Equal(h.t, want.Status, got.Status, "the viewer's status")
+	assert.Equal(h.t, want.Steps, got.Steps, "the viewer's steps")
 }
 
 // step moves the clock by d, plans, writes the plan as the controller
@@ -192,6 +227,7 @@ func (h *renderHub) step(d time.Duration) hubplan.Plan {
 	}
 	h.apply(p, results...)
 	h.write(p)
+	h.viewerAgrees()
 	return p
 }
 

@@ -110,12 +110,12 @@ type Release struct {
 // rendering rollout.
 type Works struct {
 	// Generation is the sum of their generations.
-	Generation int64
+	Generation int64 `json:"generation"`
 	// Ready reports whether every one of them is Applied and Available at
 	// its generation (and there is at least one).
-	Ready bool
+	Ready bool `json:"ready,omitempty"`
 	// Content is each work's [WorkContent], by name.
-	Content map[string]string
+	Content map[string]string `json:"content,omitempty"`
 }
 
 // NewRenderingRevision opens a rendering revision at now.

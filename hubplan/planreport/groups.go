@@ -88,6 +88,9 @@ func inputs(h *Hub, cma *addonv1beta1.ClusterManagementAddOn) (hubplan.Inputs, e
 	if err != nil {
 		return in, err
 	}
+	if h.Works == nil && h.WorksPublished {
+		in.Controls.Works, in.Controls.ReleaseSettle = hubplan.WorksFromAddOns(cma.Name, in.Addons), hubplan.DefaultReleaseSettle
+	}
 	if in.Controls.Rollout != nil {
 		in.Controls.History, err = hubplan.HistoryOf(cma.Name, h.Revisions)
 	}

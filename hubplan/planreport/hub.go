@@ -84,6 +84,10 @@ type Hub struct {
 	// rendering rollout, as the controller plans it (hubplan.WorksOf,
 	// Controls.Works); nil: configs only.
 	Works []*workv1.ManifestWork
+	// WorksPublished, with Works nil, plans what the works say as the
+	// add-ons publish it (hubplan.WorksFromAddOns): for a reader who may
+	// not read the works (a viewer), the plan is then the controller's.
+	WorksPublished bool
 	// Revisions are the ControllerRevisions of the add-ons' revision
 	// histories (hubplan.HistoryOf), from the controller's namespace: with
 	// them, an add-on's AddOnRollout's fastRollback and onFailure act as
@@ -127,6 +131,7 @@ func (h *Hub) sorted() *Hub {
 		AddOnRollouts:             sortedObjects(h.AddOnRollouts),
 		RolloutApprovals:          sortedObjects(h.RolloutApprovals),
 		Works:                     works(h.Works),
+		WorksPublished:            h.WorksPublished,
 		Revisions:                 sortedObjects(h.Revisions),
 		Resources:                 h.Resources,
 		Unreadable:                h.Unreadable,

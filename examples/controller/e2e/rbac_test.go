@@ -65,7 +65,7 @@ func (e *env) installRBAC(t testing.TB) {
 			n++
 		}
 	}
-	require.Equal(t, 24, n, "objects of config/default's RBAC")
+	require.Equal(t, 25, n, "objects of config/default's RBAC")
 }
 
 // serviceAccountConfig returns a config of the hub that authenticates as

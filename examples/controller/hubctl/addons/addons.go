@@ -159,7 +159,7 @@ func (r *AddonReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		}
 	}
 	r.Metrics.Observe(cma.Name, ctl.Rollout != nil, p.Status)
-	renderingErr := rp.writeRendering(ctx, obj, p.Plan)
+	renderingErr := rp.writeRendering(ctx, obj, p.Plan, mcas, ctl.Works)
 	controlsErr := r.writeControls(ctx, ctl, p)
 	if ctl.Rollout != nil && historyErr == nil && controlsErr == nil && len(p.Rollbacks) == 0 {
 		if historyErr = r.writeHistory(ctx, rp.hub(ctx), in, ctl.History, p.Status); historyErr != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
@@ -28,7 +29,15 @@ import (
 // a write to the add-on, which addon-framework's agentdeploy watches: the
 // add-on's manager renders the cluster's work again at once, without
 // waiting out its retry back-off.
-func (r *pass) writeRendering(ctx context.Context, obj client.Object, p hubplan.Plan) error {
+//
+// Where the plan reads the works (a cluster released, or whose works the
+// gate holds), it publishes what they say on the cluster's add-on
+// (hubplan.WorksAnnotation), for readers who may not read the works: with
+// the release, in its write, and otherwise when they change
+// (hubplan.WorksToPublish). works are the add-on's works (nil: not read,
+// and nothing is published).
+func (r *pass) writeRendering(ctx context.Context, obj client.Object, p hubplan.Plan, mcas []*addonv1beta1.ManagedClusterAddOn,
+	works map[string]hubplan.Works) error {
 	if p.Rendering != nil {
 		v, err := p.Rendering.Annotation()
 		if err != nil {
@@ -49,38 +58,73 @@ func (r *pass) writeRendering(ctx context.Context, obj client.Object, p hubplan.
 		}
 	}
 	var errs []error
+	var releases []hubplan.ReleaseWrite
 	for _, s := range p.Steps {
 		for _, w := range s.Releases {
-			cur, err := r.snap.Read(types.NamespacedName{Namespace: w.Cluster, Name: obj.GetName()})
-			if err != nil {
-				return err
-			}
 			v, err := w.Release.Annotation()
 			if err != nil {
 				return err
 			}
-			next, err := patchedAnnotation(ctx, r.Client, cur, hubplan.ReleaseAnnotation, v)
-			switch {
-			case apierrors.IsNotFound(err):
-			case err != nil:
-				errs = append(errs, fmt.Errorf("releasing rendering %s to managedclusteraddon %q: %w", w.Release.Revision, w.Cluster+"/"+obj.GetName(), err))
-			default:
-				r.snap.Wrote(next)
+			kv := map[string]string{hubplan.ReleaseAnnotation: v}
+			if works != nil {
+				if kv[hubplan.WorksAnnotation], err = works[w.Cluster].Annotation(); err != nil {
+					return err
+				}
 			}
+			releases = append(releases, w)
+			if err := r.annotateAddon(ctx, obj.GetName(), w.Cluster, kv); err != nil {
+				errs = append(errs, fmt.Errorf("releasing rendering %s to managedclusteraddon %q: %w", w.Release.Revision, w.Cluster+"/"+obj.GetName(), err))
+			}
+		}
+	}
+	if works == nil {
+		return errors.Join(errs...)
+	}
+	for _, w := range hubplan.WorksToPublish(obj.GetName(), mcas, works, releases) {
+		v, err := w.Works.Annotation()
+		if err != nil {
+			return err
+		}
+		if err := r.annotateAddon(ctx, obj.GetName(), w.Cluster, map[string]string{hubplan.WorksAnnotation: v}); err != nil {
+			errs = append(errs, fmt.Errorf("publishing the works of managedclusteraddon %q: %w", w.Cluster+"/"+obj.GetName(), err))
 		}
 	}
 	return errors.Join(errs...)
 }
 
+// annotateAddon sets the annotations kv of the add-on name of cluster, as
+// the pass last read or wrote it; an add-on gone meanwhile is left alone.
+func (r *pass) annotateAddon(ctx context.Context, name, cluster string, kv map[string]string) error {
+	cur, err := r.snap.Read(types.NamespacedName{Namespace: cluster, Name: name})
+	if err != nil {
+		return err
+	}
+	next, err := patchedAnnotations(ctx, r.Client, cur, kv)
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil
+	case err != nil:
+		return err
+	}
+	r.snap.Wrote(next)
+	return nil
+}
+
 // patchedAnnotation sets annotation key of cur (as read) to v, locked on
 // its resourceVersion, and returns the object as written.
 func patchedAnnotation(ctx context.Context, c client.Client, cur client.Object, key, v string) (client.Object, error) {
+	return patchedAnnotations(ctx, c, cur, map[string]string{key: v})
+}
+
+// patchedAnnotations sets the annotations kv of cur (as read), in one
+// patch locked on its resourceVersion, and returns the object as written.
+func patchedAnnotations(ctx context.Context, c client.Client, cur client.Object, kv map[string]string) (client.Object, error) {
 	next := cur.DeepCopyObject().(client.Object)
 	as := next.GetAnnotations()
 	if as == nil {
 		as = map[string]string{}
 	}
-	as[key] = v
+	maps.Copy(as, kv)
 	next.SetAnnotations(as)
 	return next, hubclient.PatchObject(ctx, c, cur, next)
 }

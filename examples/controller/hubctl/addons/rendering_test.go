@@ -125,6 +125,16 @@ func TestAddonReconcileOpensRendering(t *testing.T) {
 			assert.False(t, dev.Held)
 			assert.True(t, dev.ReleasedAt.Time.Equal(hubtest.Start), "released at %s", dev.ReleasedAt)
 			assert.Nil(t, dev.DoneAt, "dev, not held, was done at its release: its manager may not have tried it yet")
+			// What the works say is published where the plan reads them, for
+			// a viewer who may not read the works: dev's in its release's
+			// write, prod's (held) on its own.
+			for _, c := range []string{"dev-cluster", "prod-cluster"} {
+				w := readyWork(t, c, h)
+				published, ok := hubplan.PublishedWorks(hub.Addon(c, hubtest.SeedAddonName))
+				require.True(t, ok, "%s's works not published", c)
+				assert.Equal(t, hubplan.Works{Generation: w.Generation, Ready: true, Content: map[string]string{w.Name: hubplan.WorkContent(w)}}, published, c)
+			}
+			assert.NotContains(t, hub.Addon("stg-cluster", hubtest.SeedAddonName).Annotations, hubplan.WorksAnnotation, "no plan reads stg's works")
 			for _, c := range []string{"stg-cluster", "prod-cluster"} {
 				assert.NotContains(t, hub.Addon(c, hubtest.SeedAddonName).Annotations, hubplan.ReleaseAnnotation, "%s was released before dev soaked", c)
 			}

@@ -96,7 +96,10 @@ func lifecycleList(taken []string) string {
 // object the add-ons name, and rolloutkit.io's AddOnRollouts and
 // RolloutApprovals. A hub that does not serve those (a plain OCM hub,
 // without examples/controller/config/crd) has none, as the controller
-// finds none there.
+// finds none there. The add-ons' ManifestWorks are read too; a reader who
+// may not list them (a viewer: works can carry Secrets) plans with what
+// the controller publishes of them on the add-ons
+// (planreport.Hub.WorksPublished).
 func ReadHub(ctx context.Context, c client.Reader, mapper meta.RESTMapper, version string) (*planreport.Hub, error) {
 	api, err := hubclient.NewAddonAPI(version)
 	if err != nil {
@@ -118,10 +121,16 @@ func ReadHub(ctx context.Context, c client.Reader, mapper meta.RESTMapper, versi
 	h.ManagedClusterSets, h.ManagedClusterSetBindings, h.AddOnPlacementScores = sh.ClusterSets, sh.Bindings, sh.Scores
 	h.Placements = hubclient.Pointers(ps.Items)
 	var works workv1.ManifestWorkList
-	if err := c.List(ctx, &works, client.HasLabels{addonv1beta1.AddonLabelKey}); err != nil {
+	switch err := c.List(ctx, &works, client.HasLabels{addonv1beta1.AddonLabelKey}); {
+	case apierrors.IsForbidden(err):
+		// A viewer: what the works say, as the controller publishes it
+		// on the add-ons where the plan reads it.
+		h.WorksPublished = true
+	case err != nil:
 		return nil, fmt.Errorf("reading the hub: %w", err)
+	default:
+		h.Works = hubclient.Pointers(works.Items)
 	}
-	h.Works = hubclient.Pointers(works.Items)
 	if h.AddOnRollouts, h.RolloutApprovals, err = readControls(ctx, c, mapper); err != nil {
 		return nil, fmt.Errorf("reading the hub: %w", err)
 	}

@@ -8,9 +8,12 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	workv1 "open-cluster-management.io/api/work/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
@@ -116,4 +119,38 @@ func TestReadHubControls(t *testing.T) {
 			assert.NotEmpty(t, hub.ClusterManagementAddOns, "the rest of the hub is read")
 		})
 	}
+}
+
+// forbidWorks is a reader that may not list ManifestWorks or
+// ControllerRevisions, as a viewer.
+type forbidWorks struct{ client.Reader }
+
+func (f forbidWorks) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	switch list.(type) {
+	case *workv1.ManifestWorkList:
+		return apierrors.NewForbidden(schema.GroupResource{Group: "work.open-cluster-management.io", Resource: "manifestworks"}, "", errors.New("viewer"))
+	case *appsv1.ControllerRevisionList:
+		return apierrors.NewForbidden(schema.GroupResource{Group: "apps", Resource: "controllerrevisions"}, "", errors.New("viewer"))
+	}
+	return f.Reader.List(ctx, list, opts...)
+}
+
+// TestReadHubAsViewer: a reader who may not list the works reads the hub
+// all the same and plans with what the add-ons publish of the works; one
+// who may not list the histories plans without them.
+func TestReadHubAsViewer(t *testing.T) {
+	t.Parallel()
+	h := hubtest.DryRunHub(t, hubclient.V1beta1)
+	hub, err := ReadHub(context.Background(), forbidWorks{h.Client}, h.Mapper, hubclient.V1beta1)
+	require.NoError(t, err)
+	assert.Nil(t, hub.Works)
+	assert.True(t, hub.WorksPublished)
+	revs, err := ReadHistory(context.Background(), forbidWorks{h.Client}, "rolloutkit-system")
+	require.NoError(t, err)
+	assert.Nil(t, revs)
+
+	hub, err = ReadHub(context.Background(), h.Client, h.Mapper, hubclient.V1beta1)
+	require.NoError(t, err)
+	assert.NotNil(t, hub.Works)
+	assert.False(t, hub.WorksPublished)
 }
