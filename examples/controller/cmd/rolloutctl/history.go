@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	appsv1 "k8s.io/api/apps/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/examples/controller/hubctl/addons"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 	"github.com/rolloutkit/rolloutkit/hubplan"
 )
 
@@ -60,14 +60,9 @@ func newHistoryCommand(c *cli) *cobra.Command {
 // and the configs revision each placement is at now, by
 // "namespace/name".
 func (c *cli) history(ctx context.Context, cl client.Client, addOn string) ([]hubplan.HistoryEntry, map[string]string, error) {
-	ns := c.controllerNamespace()
-	var list appsv1.ControllerRevisionList
-	if err := cl.List(ctx, &list, client.InNamespace(ns), client.MatchingLabels{hubplan.HistoryLabel: addOn}); err != nil {
-		return nil, nil, fmt.Errorf("reading the revision history of %q (ControllerRevisions in namespace %s; --namespace names the controller's): %w", addOn, ns, err)
-	}
-	crs := make([]*appsv1.ControllerRevision, len(list.Items))
-	for i := range list.Items {
-		crs[i] = &list.Items[i]
+	crs, err := hubclient.ListHistory(ctx, cl, c.controllerNamespace(), addOn)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w (--namespace names the controller's)", err)
 	}
 	history, err := hubplan.HistoryOf(addOn, crs)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
+	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 	"github.com/rolloutkit/rolloutkit/hubplan"
 	"github.com/rolloutkit/rolloutkit/rollout/addon"
 )
@@ -37,13 +38,9 @@ func (r *AddonReconciler) readHistory(ctx context.Context, addOn string) ([]hubp
 	if r.HistoryNamespace == "" || r.Reader == nil {
 		return nil, nil
 	}
-	var list appsv1.ControllerRevisionList
-	if err := r.Reader.List(ctx, &list, client.InNamespace(r.HistoryNamespace), client.MatchingLabels{hubplan.HistoryLabel: addOn}); err != nil {
-		return nil, fmt.Errorf("reading the revision history of %q in namespace %s: %w", addOn, r.HistoryNamespace, err)
-	}
-	crs := make([]*appsv1.ControllerRevision, len(list.Items))
-	for i := range list.Items {
-		crs[i] = &list.Items[i]
+	crs, err := hubclient.ListHistory(ctx, r.Reader, r.HistoryNamespace, addOn)
+	if err != nil {
+		return nil, err
 	}
 	return hubplan.HistoryOf(addOn, crs)
 }

@@ -22,7 +22,6 @@ import (
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	"github.com/rolloutkit/rolloutkit/examples/controller/internal/hubclient"
 	"github.com/rolloutkit/rolloutkit/examples/controller/verify"
-	"github.com/rolloutkit/rolloutkit/hubplan"
 	"github.com/rolloutkit/rolloutkit/hubplan/planreport"
 )
 
@@ -225,13 +224,9 @@ func ReadHistory(ctx context.Context, c client.Reader, namespace string) ([]*app
 	if namespace == "" {
 		return nil, nil
 	}
-	var list appsv1.ControllerRevisionList
-	err := c.List(ctx, &list, client.InNamespace(namespace), client.HasLabels{hubplan.HistoryLabel})
-	switch {
-	case apierrors.IsForbidden(err):
+	crs, err := hubclient.ListHistory(ctx, c, namespace, "")
+	if apierrors.IsForbidden(err) {
 		return nil, nil
-	case err != nil:
-		return nil, fmt.Errorf("reading the revision histories in namespace %s: %w", namespace, err)
 	}
-	return hubclient.Pointers(list.Items), nil
+	return crs, err
 }
