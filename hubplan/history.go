@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"time"
@@ -250,13 +251,7 @@ func PlanHistory(addOn string, st v1alpha1.AddOnRolloutStatus, clusters map[stri
 		}
 		byName[name] = e
 	}
-	all := slices.Collect(func(yield func(HistoryEntry) bool) {
-		for _, e := range byName {
-			if !yield(e) {
-				return
-			}
-		}
-	})
+	all := slices.Collect(maps.Values(byName))
 	slices.SortFunc(all, func(a, b HistoryEntry) int {
 		return cmp.Or(cmp.Compare(b.Number, a.Number), cmp.Compare(a.Name, b.Name))
 	})

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -218,13 +220,11 @@ func undoPlacement(flag string, to int64, history []hubplan.HistoryEntry, curren
 		ns, name, _ := strings.Cut(key, "/")
 		placements[v1alpha1.PlacementRef{Namespace: ns, Name: name}] = true
 	}
-	if len(placements) != 1 {
-		return v1alpha1.PlacementRef{}, badUsage("the add-on's history has %d placements: name one with --placement NAMESPACE/NAME", len(placements))
+	refs := slices.Collect(maps.Keys(placements))
+	if len(refs) != 1 {
+		return v1alpha1.PlacementRef{}, badUsage("the add-on's history has %d placements: name one with --placement NAMESPACE/NAME", len(refs))
 	}
-	for p := range placements {
-		return p, nil
-	}
-	panic("unreachable")
+	return refs[0], nil
 }
 
 // configReader reads config objects from the hub, in the version its
