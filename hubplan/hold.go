@@ -66,6 +66,12 @@ type Hold struct {
 	// created. A work's hold is over once its content is another (or,
 	// for one held from being created, once it exists).
 	Works map[string]string `json:"works"`
+	// HeldAt is when the gate last recorded a held write of each work of
+	// Works, by name, to the second (absent in a record written before it
+	// was kept, or for a work: Last stands for it). A release ends the
+	// hold of a work held before it that its manager no longer writes
+	// (overByRelease), even when another work was held after it.
+	HeldAt map[string]metav1.Time `json:"heldAt,omitempty"`
 }
 
 // ReadHold reads the hold recorded on mca; false when there is none, or
@@ -135,7 +141,8 @@ type HeldWrite struct {
 // reason, key and content changes nothing, so that the gate writes the
 // record once, not at every retry.
 func WithHeld(hold *Hold, w HeldWrite, now time.Time, content map[string]string) (next Hold, changed bool) {
-	fresh := Hold{Since: metav1.NewTime(now.UTC().Truncate(time.Second)), Works: map[string]string{}}
+	at := metav1.NewTime(now.UTC().Truncate(time.Second))
+	fresh := Hold{Since: at, Works: map[string]string{}, HeldAt: map[string]metav1.Time{}}
 	switch {
 	case hold == nil:
 		next = fresh
@@ -145,9 +152,15 @@ func WithHeld(hold *Hold, w HeldWrite, now time.Time, content map[string]string)
 		if next.Works == nil {
 			next.Works = map[string]string{}
 		}
+		next.HeldAt = maps.Clone(hold.HeldAt)
+		if next.HeldAt == nil {
+			next.HeldAt = map[string]metav1.Time{}
+		}
 		if content != nil {
 			held := hold.Held(content)
-			maps.DeleteFunc(next.Works, func(name, _ string) bool { return !slices.Contains(held, name) })
+			gone := func(name string) bool { return !slices.Contains(held, name) }
+			maps.DeleteFunc(next.Works, func(name, _ string) bool { return gone(name) })
+			maps.DeleteFunc(next.HeldAt, func(name string, _ metav1.Time) bool { return gone(name) })
 			if len(held) == 0 {
 				next = fresh
 			}
@@ -158,9 +171,18 @@ func WithHeld(hold *Hold, w HeldWrite, now time.Time, content map[string]string)
 	changed = hold == nil || !maps.Equal(hold.Works, next.Works) || !hold.Since.Equal(&next.Since) || hold.Reason != w.Reason ||
 		hold.Key != w.Key || hold.Why != w.Why || hold.Rendering != w.Rendering
 	if changed {
-		next.Last = metav1.NewTime(now.UTC().Truncate(time.Second))
+		next.Last = at
+		next.HeldAt[w.Work] = at
 	}
 	return next, changed
+}
+
+// heldAt is when the gate last recorded a held write of work.
+func (h Hold) heldAt(work string) metav1.Time {
+	if at, ok := h.HeldAt[work]; ok {
+		return at
+	}
+	return h.lastHeld()
 }
 
 // lastHeld is when the gate last recorded a held write of the hold.
@@ -171,19 +193,30 @@ func (h Hold) lastHeld() metav1.Time {
 	return h.Last
 }
 
-// overByRelease reports whether a hold the gate recorded before rel (in
-// its second or earlier) is over, now that a work of the cluster moved
-// past rel (moved: Release.moved of the cluster's works now). An add-on's manager writes
-// all of a cluster's works in each pass: the pass that moved one of them
-// under the release left the works still held as they are, so it has
-// nothing more for them. A held work whose content moved on is over
-// anyway (Hold.Held); this ends the record of one the manager stopped
-// writing, as addon-framework does when it moves a manifest from one of
-// a cluster's works to another while the first write is held. Without
-// it, such a record would keep the cluster from being done for good.
-func (h Hold) overByRelease(rel Release, moved bool) bool {
-	last := h.lastHeld()
-	return moved && rel.Held && !last.After(rel.ReleasedAt.Time)
+// overByRelease reports whether a hold is over, now that a work of the
+// cluster moved past rel (moved: Release.moved of the cluster's works
+// now), given what the cluster's works hold now (content, as for Held):
+// when every work still held had its write held before rel (in its
+// second or earlier). An add-on's manager writes all of a cluster's works
+// in each pass: the pass that moved one of them under the release left
+// the works still held as they are, so it has nothing more for them. A
+// held work whose content moved on is over anyway (Hold.Held); this ends
+// the record of one the manager stopped writing, as addon-framework does
+// when it moves a manifest from one of a cluster's works to another while
+// the first write is held. Without it, such a record would keep the
+// cluster from being done for good. A write of another work held after
+// the release (a manager's stale claim the gate refused, say) keeps no
+// such work held once that other work moved on too.
+func (h Hold) overByRelease(rel Release, moved bool, content map[string]string) bool {
+	if !moved || !rel.Held {
+		return false
+	}
+	for _, name := range h.Held(content) {
+		if at := h.heldAt(name); at.After(rel.ReleasedAt.Time) {
+			return false
+		}
+	}
+	return true
 }
 
 // WithAdmitted returns hold with work out of it, once the gate admitted
@@ -196,6 +229,10 @@ func WithAdmitted(hold Hold, work string) (next Hold, ok, changed bool) {
 	next = hold
 	next.Works = maps.Clone(hold.Works)
 	delete(next.Works, work)
+	if _, in := hold.HeldAt[work]; in {
+		next.HeldAt = maps.Clone(hold.HeldAt)
+		delete(next.HeldAt, work)
+	}
 	return next, len(next.Works) > 0, true
 }
 

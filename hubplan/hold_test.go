@@ -27,7 +27,8 @@ func TestHold(t *testing.T) {
 	first, changed := hubplan.WithHeld(nil, held, now, nil)
 	require.True(t, changed, "a new hold")
 	assert.Equal(t, hubplan.Hold{Since: metav1.NewTime(addontest.PlanNow.Add(time.Second)), Last: metav1.NewTime(addontest.PlanNow.Add(time.Second)),
-		Reason: "ConfigMovedOn", Key: "k1", Why: "config moved on", Works: map[string]string{w0: "sha256:a"}}, first)
+		Reason: "ConfigMovedOn", Key: "k1", Why: "config moved on", Works: map[string]string{w0: "sha256:a"},
+		HeldAt: map[string]metav1.Time{w0: metav1.NewTime(addontest.PlanNow.Add(time.Second))}}, first)
 
 	again, changed := hubplan.WithHeld(&first, held, now.Add(time.Minute), map[string]string{w0: "sha256:a"})
 	assert.False(t, changed, "the same write held again changes nothing: no write, no event")
@@ -39,6 +40,7 @@ func TestHold(t *testing.T) {
 	assert.Equal(t, first.Since, two.Since, "a hold keeps its Since")
 	assert.Equal(t, metav1.NewTime(addontest.PlanNow.Add(time.Minute+time.Second)), two.Last, "and says when it last changed")
 	assert.Equal(t, map[string]string{w0: "sha256:a", w1: ""}, two.Works)
+	assert.Equal(t, map[string]metav1.Time{w0: first.Last, w1: two.Last}, two.HeldAt, "when each work was held")
 	assert.Equal(t, hubplan.HoldRenderingHeld, two.Reason, "the last write's reason")
 	assert.Equal(t, "abc", two.Rendering)
 	assert.Equal(t, map[string]string{w0: "sha256:a"}, first.Works, "the hold given is not modified")
@@ -80,11 +82,15 @@ func TestHold(t *testing.T) {
 	assert.True(t, changed)
 	assert.Equal(t, two.Since, pruned.Since, "deploy-1 still missing: the hold goes on")
 	assert.Equal(t, map[string]string{w1: ""}, pruned.Works, "deploy-0 moved on: out of the record")
+	assert.Equal(t, map[string]metav1.Time{w1: metav1.NewTime(later.UTC().Truncate(time.Second))}, pruned.HeldAt)
+	assert.Equal(t, map[string]metav1.Time{w0: afresh.Since}, afresh.HeldAt)
 
 	left, ok, changed := hubplan.WithAdmitted(two, w0)
 	assert.True(t, ok)
 	assert.True(t, changed)
 	assert.Equal(t, map[string]string{w1: ""}, left.Works)
+	assert.Equal(t, map[string]metav1.Time{w1: two.Last}, left.HeldAt)
+	assert.Len(t, two.HeldAt, 2, "the hold given is not modified")
 	_, ok, changed = hubplan.WithAdmitted(left, w1)
 	assert.False(t, ok, "nothing left held: the record goes")
 	assert.True(t, changed)

@@ -308,6 +308,33 @@ func TestPlanControlledRendering(t *testing.T) {
 			phases: []string{"dev Complete", "stg Complete", "prod Active"}, held: []int32{0, 0, 1},
 		},
 		{
+			name: "released prod's other work held after its release, then moved: the hold of the one left is over, prod done",
+			setup: func(h *renderHub) {
+				movedPastHold(h, renderAt(-30*time.Second))
+				heldAt := map[string]metav1.Time{deployWork: renderAt(-2 * time.Minute), deployWork + "-other": renderAt(-30 * time.Second)}
+				v, err := hubplan.Hold{Since: renderAt(-10 * time.Minute), Last: renderAt(-30 * time.Second), Reason: hubplan.HoldRenderingHeld, Why: "held",
+					Works: map[string]string{deployWork: "sha256:gen1", deployWork + "-other": "sha256:other1"}, HeldAt: heldAt}.Annotation()
+				require.NoError(h.t, err)
+				h.setMCAAnnotation("prod-cluster", hubplan.HoldAnnotation, v)
+			},
+			kind: hubplan.KindRendering, rendering: earlier.Revision,
+			releases: []string{"prod-cluster released 11:59:00 held sha256:gen1 done 12:00:00"},
+			phases:   []string{"dev Complete", "stg Complete", "prod Active"}, held: []int32{0, 0, 0},
+		},
+		{
+			name: "released prod's left work itself held after its release: not done",
+			setup: func(h *renderHub) {
+				movedPastHold(h, renderAt(-30*time.Second))
+				heldAt := map[string]metav1.Time{deployWork: renderAt(-30 * time.Second), deployWork + "-other": renderAt(-2 * time.Minute)}
+				v, err := hubplan.Hold{Since: renderAt(-10 * time.Minute), Last: renderAt(-30 * time.Second), Reason: hubplan.HoldRenderingHeld, Why: "held",
+					Works: map[string]string{deployWork: "sha256:gen1", deployWork + "-other": "sha256:other1"}, HeldAt: heldAt}.Annotation()
+				require.NoError(h.t, err)
+				h.setMCAAnnotation("prod-cluster", hubplan.HoldAnnotation, v)
+			},
+			kind: hubplan.KindRendering, rendering: earlier.Revision,
+			phases: []string{"dev Complete", "stg Complete", "prod Active"}, held: []int32{0, 0, 1},
+		},
+		{
 			name: "ManifestApplied False for another reason is no hold: no revision",
 			setup: func(h *renderHub) {
 				h.manifestApplied("prod-cluster", metav1.ConditionFalse, "ManifestWorkApplyFailed", `manifestworks.work.open-cluster-management.io "addon-cluster-proxy-deploy-0" is forbidden`)

@@ -337,7 +337,7 @@ func (r renderings) status(cluster string, rev RenderingRevision) (rollout.Clust
 	}
 	moved := rel.moved(w)
 	h, held := r.hold(cluster)
-	if held && h.overByRelease(rel, moved) {
+	if held && h.overByRelease(rel, moved, contentOf(w)) {
 		held = false
 	}
 	if w.Ready && !held && (moved || (!rel.Held && left == 0)) {
@@ -416,7 +416,7 @@ func heldClusters(name string, mcas []*addonv1beta1.ManagedClusterAddOn, works m
 			content = contentOf(works[m.Namespace])
 		}
 		if h, ok := ReadHold(m); ok && (content == nil || len(h.Held(content)) > 0) {
-			if rel, released := ReadRelease(m); !released || content == nil || !h.overByRelease(rel, rel.moved(works[m.Namespace])) {
+			if rel, released := ReadRelease(m); !released || content == nil || !h.overByRelease(rel, rel.moved(works[m.Namespace]), content) {
 				out[m.Namespace] = h
 				continue
 			}
