@@ -307,14 +307,23 @@ func (e *env) readAddon(cluster, name string) (addonState, error) {
 // the add-on: what a person sees with
 // kubectl get manifestwork -A -l open-cluster-management.io/addon-name=<add-on>.
 type workState struct {
-	exists     bool
-	name       string
-	target     string   // the config-spec-hash annotation's hashes (agent.Target)
-	images     []string // the container images of its Deployments
-	replicas   []int32  // the replicas of its Deployments
-	generation int64
-	applied    *metav1.Condition
-	ready      bool // Applied and Available True at its generation
+	exists   bool
+	name     string
+	target   string   // the config-spec-hash annotation's hashes (agent.Target)
+	images   []string // the container images of its Deployments
+	replicas []int32  // the replicas of its Deployments
+	// deployments are its Deployments' replicas and images, each
+	// Deployment's together, in the order of replicas
+	deployments []deploymentState
+	generation  int64
+	applied     *metav1.Condition
+	ready       bool // Applied and Available True at its generation
+}
+
+// deploymentState is what one Deployment of a work carries.
+type deploymentState struct {
+	replicas int32
+	images   []string
 }
 
 // works lists the add-on's works in every namespace by their
@@ -360,10 +369,13 @@ func (e *env) readWorks(addon string) (map[string]workState, error) {
 			if d.Kind != "Deployment" {
 				continue
 			}
-			s.replicas = append(s.replicas, ptr.Deref(d.Spec.Replicas, 1))
+			ds := deploymentState{replicas: ptr.Deref(d.Spec.Replicas, 1)}
 			for _, c := range d.Spec.Template.Spec.Containers {
-				s.images = append(s.images, c.Image)
+				ds.images = append(ds.images, c.Image)
 			}
+			s.replicas = append(s.replicas, ds.replicas)
+			s.images = append(s.images, ds.images...)
+			s.deployments = append(s.deployments, ds)
 		}
 		out[cluster] = s
 	}

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/rolloutkit/rolloutkit/api/v1alpha1"
 	simulated "github.com/rolloutkit/rolloutkit/examples/controller/agent"
@@ -37,6 +38,12 @@ const padBytes = 300 << 10
 // in turn, each after the group before soaked them, and prod is handed B
 // and takes it with the two replicas together, only after stg soaked them:
 // prod's work never carries B with one replica.
+//
+// Prod needs an approval once the install is done, so that the chart
+// changes while prod has not been handed B however slowly the machine
+// runs: with only stg's soak between them, a loaded run could hand prod B
+// before the second manager rendered, and then prod rightly takes B with
+// one replica. The approval is given for the revision prod then waits at.
 func TestRenderingDuringConfigRollout(t *testing.T) {
 	t.Parallel()
 	const soakFor = 6 * time.Second
@@ -47,26 +54,45 @@ func TestRenderingDuringConfigRollout(t *testing.T) {
 	e.workAgents(t, applyTime, nil)
 	v1 := e.runManager(t, &chartAddon{c: e.c, name: addonName, replicas: 1, pad: padBytes})
 	require.NoError(t, e.c.Create(context.Background(), &v1alpha1.AddOnRollout{ObjectMeta: metav1.ObjectMeta{Name: addonName}}))
-	e.installed(t, o, addonName, hashA, 120*time.Second)
+	e.installed(t, o, addonName, hashA, 180*time.Second)
 	for _, c := range o.Clusters() {
 		require.Len(t, e.rawWorks(t, c), 2, "%s: the rendering is split over two works", c)
 	}
 	seen := e.watchRenderings(t)
+	ctx := context.Background()
+	var ar v1alpha1.AddOnRollout
+	require.NoError(t, e.c.Get(ctx, types.NamespacedName{Name: addonName}, &ar))
+	before := ar.DeepCopy()
+	ar.Spec.ApprovalRequired = []string{"prod"}
+	require.NoError(t, e.c.Patch(ctx, &ar, client.MergeFrom(before)))
 
 	e.setAgentImage(t, newImage)
-	// 2 minutes: when the install's last work landed after its add-on
+	// 3 minutes: when the install's last work landed after its add-on
 	// applied (addon-framework packs a work refused at its first create
 	// anew), the gate held it as a new rendering, and B joins that
 	// rendering revision from dev, whose release settles first.
-	waitFor(t, 120*time.Second, "stg applied B: the config rollout is at stg", func(ct *assert.CollectT) {
-		s := e.addon(ct, "stg-cluster", addonName)
-		assert.Equal(ct, hashB, s.applied)
+	c := &controlled{env: e, o: o}
+	waitFor(t, 180*time.Second, "stg applied B and prod waits for an approval: the config rollout is at stg", func(ct *assert.CollectT) {
+		assert.Equal(ct, hashB, e.addon(ct, "stg-cluster", addonName).applied)
+		g, _ := c.group(ct, "prod")
+		assert.Equal(ct, "Approval", g.WaitsFor, "%+v", g)
 	})
 	assert.Equal(t, hashA, e.addon(t, "prod-cluster", addonName).desired, "prod was handed B before the chart changed")
 	v1.stop()
 	e.runManager(t, &chartAddon{c: e.c, name: addonName, replicas: 2, pad: padBytes})
 
 	kinds := e.watchKinds(t)
+	waitFor(t, 180*time.Second, "prod waits for an approval of B with the new rendering", func(ct *assert.CollectT) {
+		assert.Contains(ct, kinds.seen(), hubplan.KindConfigAndRendering, "the rendering has not joined the config change")
+		assert.False(ct, seen.at("stg-cluster", 2).IsZero(), "stg's work has not two replicas")
+		g, _ := c.group(ct, "prod")
+		assert.Equal(ct, "Approval", g.WaitsFor, "%+v", g)
+	})
+	assert.True(t, seen.at("prod-cluster", 2).IsZero(), "prod's work took the new rendering before its approval")
+	pending := c.rollout(t).Status.PendingApprovals
+	require.Len(t, pending, 1, "%+v", pending)
+	require.NoError(t, e.c.Create(ctx, &v1alpha1.RolloutApproval{ObjectMeta: metav1.ObjectMeta{Name: "prod-b"},
+		Spec: v1alpha1.RolloutApprovalSpec{AddOn: addonName, Placement: pending[0].Placement, Group: "prod", Revision: pending[0].Revision}}))
 	e.installed(t, o, addonName, hashB, 120*time.Second)
 	// the order first, so that a rendering that leaked is named as such
 	// even when the rollout then cannot complete

@@ -258,19 +258,24 @@ func (e *env) watchRenderings(t testing.TB) *replicasSeen {
 		}
 		r.mu.Lock()
 		defer r.mu.Unlock()
+		now := time.Now()
 		for c, w := range ws {
-			if len(w.replicas) != 1 {
-				continue
-			}
-			n := w.replicas[0]
-			if r.first[c] == nil {
-				r.first[c], r.with[c] = map[int32]time.Time{}, map[int32][]string{}
-			}
-			if _, ok := r.first[c][n]; !ok {
-				r.first[c][n] = time.Now()
-			}
-			if len(w.images) == 1 && !slices.Contains(r.with[c][n], w.images[0]) {
-				r.with[c][n] = append(r.with[c][n], w.images[0])
+			// every Deployment: while the gate holds one of a cluster's
+			// works, the manager may have moved the Deployment into another,
+			// and the cluster's works carry two copies of it for a while
+			for _, d := range w.deployments {
+				n := d.replicas
+				if r.first[c] == nil {
+					r.first[c], r.with[c] = map[int32]time.Time{}, map[int32][]string{}
+				}
+				if _, ok := r.first[c][n]; !ok {
+					r.first[c][n] = now
+				}
+				for _, img := range d.images {
+					if !slices.Contains(r.with[c][n], img) {
+						r.with[c][n] = append(r.with[c][n], img)
+					}
+				}
 			}
 		}
 	})
