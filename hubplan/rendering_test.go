@@ -308,30 +308,16 @@ func TestPlanControlledRendering(t *testing.T) {
 			phases: []string{"dev Complete", "stg Complete", "prod Active"}, held: []int32{0, 0, 1},
 		},
 		{
-			name: "released prod's other work held after its release, then moved: the hold of the one left is over, prod done",
-			setup: func(h *renderHub) {
-				movedPastHold(h, renderAt(-30*time.Second))
-				heldAt := map[string]metav1.Time{deployWork: renderAt(-2 * time.Minute), deployWork + "-other": renderAt(-30 * time.Second)}
-				v, err := hubplan.Hold{Since: renderAt(-10 * time.Minute), Last: renderAt(-30 * time.Second), Reason: hubplan.HoldRenderingHeld, Why: "held",
-					Works: map[string]string{deployWork: "sha256:gen1", deployWork + "-other": "sha256:other1"}, HeldAt: heldAt}.Annotation()
-				require.NoError(h.t, err)
-				h.setMCAAnnotation("prod-cluster", hubplan.HoldAnnotation, v)
-			},
-			kind: hubplan.KindRendering, rendering: earlier.Revision,
+			name:  "released prod's other work held after its release, then moved: the hold of the one left is over, prod done",
+			setup: func(h *renderHub) { heldBoth(h, -2*time.Minute, -30*time.Second) },
+			kind:  hubplan.KindRendering, rendering: earlier.Revision,
 			releases: []string{"prod-cluster released 11:59:00 held sha256:gen1 done 12:00:00"},
 			phases:   []string{"dev Complete", "stg Complete", "prod Active"}, held: []int32{0, 0, 0},
 		},
 		{
-			name: "released prod's left work itself held after its release: not done",
-			setup: func(h *renderHub) {
-				movedPastHold(h, renderAt(-30*time.Second))
-				heldAt := map[string]metav1.Time{deployWork: renderAt(-30 * time.Second), deployWork + "-other": renderAt(-2 * time.Minute)}
-				v, err := hubplan.Hold{Since: renderAt(-10 * time.Minute), Last: renderAt(-30 * time.Second), Reason: hubplan.HoldRenderingHeld, Why: "held",
-					Works: map[string]string{deployWork: "sha256:gen1", deployWork + "-other": "sha256:other1"}, HeldAt: heldAt}.Annotation()
-				require.NoError(h.t, err)
-				h.setMCAAnnotation("prod-cluster", hubplan.HoldAnnotation, v)
-			},
-			kind: hubplan.KindRendering, rendering: earlier.Revision,
+			name:  "released prod's left work itself held after its release: not done",
+			setup: func(h *renderHub) { heldBoth(h, -30*time.Second, -2*time.Minute) },
+			kind:  hubplan.KindRendering, rendering: earlier.Revision,
 			phases: []string{"dev Complete", "stg Complete", "prod Active"}, held: []int32{0, 0, 1},
 		},
 		{
@@ -397,6 +383,19 @@ func movedPastHold(h *renderHub, lastHeld metav1.Time) {
 	h.ctl.Works = w
 	v, err := hubplan.Hold{Since: renderAt(-10 * time.Minute), Last: lastHeld, Reason: hubplan.HoldRenderingHeld, Why: "held",
 		Works: map[string]string{deployWork: "sha256:gen1"}}.Annotation()
+	require.NoError(h.t, err)
+	h.setMCAAnnotation("prod-cluster", hubplan.HoldAnnotation, v)
+}
+
+// heldBoth is movedPastHold with both works in the hold, each held at
+// its own time (from now): deploy-0, left as it was held, at deployAt,
+// the other work, which moved since, at otherAt.
+func heldBoth(h *renderHub, deployAt, otherAt time.Duration) {
+	movedPastHold(h, renderAt(max(deployAt, otherAt)))
+	other := deployWork + "-other"
+	v, err := hubplan.Hold{Since: renderAt(-10 * time.Minute), Last: renderAt(max(deployAt, otherAt)), Reason: hubplan.HoldRenderingHeld, Why: "held",
+		Works:  map[string]string{deployWork: "sha256:gen1", other: "sha256:other1"},
+		HeldAt: map[string]metav1.Time{deployWork: renderAt(deployAt), other: renderAt(otherAt)}}.Annotation()
 	require.NoError(h.t, err)
 	h.setMCAAnnotation("prod-cluster", hubplan.HoldAnnotation, v)
 }
