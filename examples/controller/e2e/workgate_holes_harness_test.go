@@ -238,8 +238,9 @@ func (e *env) hold(t tb, cluster string) (hubplan.Hold, bool) {
 }
 
 // replicasSeen records, from a watch of the add-on's works, when each
-// cluster's work first carried each replicas count of its Deployment, and
-// with which image: a rendering's arrival on each cluster.
+// cluster's works first carried each replicas count in any of their
+// Deployments, and with which images: a rendering's arrival on each
+// cluster.
 type replicasSeen struct {
 	mu    sync.Mutex
 	first map[string]map[int32]time.Time // cluster -> replicas -> first seen
@@ -263,11 +264,11 @@ func (e *env) watchRenderings(t testing.TB) *replicasSeen {
 			// every Deployment: while the gate holds one of a cluster's
 			// works, the manager may have moved the Deployment into another,
 			// and the cluster's works carry two copies of it for a while
+			if r.first[c] == nil {
+				r.first[c], r.with[c] = map[int32]time.Time{}, map[int32][]string{}
+			}
 			for _, d := range w.deployments {
 				n := d.replicas
-				if r.first[c] == nil {
-					r.first[c], r.with[c] = map[int32]time.Time{}, map[int32][]string{}
-				}
 				if _, ok := r.first[c][n]; !ok {
 					r.first[c][n] = now
 				}
