@@ -70,7 +70,9 @@ func TestVerificationCredentials(t *testing.T) {
 	c := newControlledWith(t, func(e *env, mgr ctrl.Manager) verify.Verifier {
 		return verify.Verifier{Credentials: verify.Credentials{Reader: mgr.GetAPIReader(), Namespaces: []string{e.namespace}}}
 	}, func(o *ctrl.Options) {
-		o.Logger = zap.New(zap.WriteTo(io.MultiWriter(testWriter{t}, logs)), zap.UseDevMode(true))
+		tl := newTestLog(t, "the controller")
+		t.Cleanup(tl.flush) // after the manager's own cleanup has stopped it
+		o.Logger = zap.New(zap.WriteTo(io.MultiWriter(tl, logs)), zap.UseDevMode(true))
 	})
 	ns := c.namespace
 	ctx := context.Background()

@@ -195,12 +195,13 @@ func (e *env) startManager(t testing.TB, cfg *rest.Config, tune func(*ctrl.Optio
 	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { w.inner = rt; return w }
 	scheme, err := hubclient.NewScheme()
 	require.NoError(t, err)
+	logs := newTestLog(t, "a manager started at "+time.Now().Format("15:04:05.000"))
 	opts := ctrl.Options{
 		Scheme:                 scheme,
 		Client:                 client.Options{Cache: &client.CacheOptions{Unstructured: true}},
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
-		Logger:                 zap.New(zap.WriteTo(testWriter{t}), zap.UseDevMode(true)),
+		Logger:                 zap.New(zap.WriteTo(logs), zap.UseDevMode(true)),
 		// Several managers run the same controllers in one test process.
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 	}
@@ -223,6 +224,7 @@ func (e *env) startManager(t testing.TB, cfg *rest.Config, tune func(*ctrl.Optio
 	t.Cleanup(func() {
 		cancel()
 		<-r.done
+		logs.flush()
 	})
 	return r
 }
@@ -257,12 +259,50 @@ func failingOn(cluster, h string) func(string, string) bool {
 	return func(c, target string) bool { return c == cluster && target == h }
 }
 
-// testWriter sends logs to the test's log.
-type testWriter struct{ t testing.TB }
+// testLog is a manager's log in a test. With -test.v it goes to the
+// test's log as it is written. Without, it is kept, and a test that
+// failed prints the last testLogTail lines of it when the manager has
+// stopped: a failed test's output starts with what failed, rather than
+// with thousands of lines of controller log before it (CI shows the head
+// and the tail of a failed test's output).
+type testLog struct {
+	t     testing.TB
+	name  string
+	mu    sync.Mutex
+	lines []string // the last testLogTail
+	total int
+}
 
-func (w testWriter) Write(p []byte) (int, error) {
-	w.t.Log(strings.TrimRight(string(p), "\n"))
+// testLogTail is how many lines of a manager's log a failed test prints.
+const testLogTail = 300
+
+func newTestLog(t testing.TB, name string) *testLog { return &testLog{t: t, name: name} }
+
+func (l *testLog) Write(p []byte) (int, error) {
+	line := strings.TrimRight(string(p), "\n")
+	if testing.Verbose() {
+		l.t.Log(line)
+		return len(p), nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.total++
+	if len(l.lines) == testLogTail {
+		l.lines = append(l.lines[:0], l.lines[1:]...)
+	}
+	l.lines = append(l.lines, line)
 	return len(p), nil
+}
+
+// flush prints the lines kept, if the test failed. It is called once the
+// manager has stopped, so that nothing logs after it.
+func (l *testLog) flush() {
+	if testing.Verbose() || !l.t.Failed() {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.t.Logf("the last %d of the %d lines of the log of %s:\n%s", len(l.lines), l.total, l.name, strings.Join(l.lines, "\n"))
 }
 
 // addonState is what a test reads of one cluster's add-on.
