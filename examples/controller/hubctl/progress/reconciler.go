@@ -3,7 +3,6 @@ package progress
 import (
 	"context"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/types"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 	workv1 "open-cluster-management.io/api/work/v1"
@@ -22,8 +21,10 @@ import (
 // the add-ons of the ClusterManagementAddOns the controller takes: it
 // writes each ManagedClusterAddOn's Progressing condition and, once its
 // ManifestWorks carry its desired configs and are applied and available,
-// its lastAppliedConfigs (addon.Progressing). The rollout reads them back
-// as the add-on's status.
+// its lastAppliedConfigs (addon.Progressing). It writes what
+// addon.PlanProgress says to: a change of only the Progressing message of
+// an add-on that has just started progressing is held back. The rollout
+// reads them back as the add-on's status.
 type ProgressReconciler struct {
 	// Client reads from the manager's cache and writes to the API server.
 	Client client.Client
@@ -62,15 +63,16 @@ func (r *ProgressReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	status, err := addon.Progressing(mca, works, r.Clock)
+	p, err := addon.PlanProgress(mca, works, r.Clock)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	if equality.Semantic.DeepEqual(status.ConfigReferences, mca.Status.ConfigReferences) &&
-		equality.Semantic.DeepEqual(status.Conditions, mca.Status.Conditions) {
-		return ctrl.Result{}, nil
+	if !p.Write {
+		// A message held back (addon.MessageHold) is written when the hold
+		// is over, unless the add-on moves on first.
+		return ctrl.Result{RequeueAfter: p.RecheckAfter}, nil
 	}
-	mca.Status = status
+	mca.Status = p.Status
 	if err := snap.PatchAddonStatus(ctx, r.Client, mca); err != nil {
 		return ctrl.Result{}, err
 	}

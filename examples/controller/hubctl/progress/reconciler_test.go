@@ -99,6 +99,55 @@ func TestProgressReconcile(t *testing.T) {
 	}
 }
 
+// TestProgressReconcileHoldsMessage: an add-on that started progressing
+// 5 s ago ("mca and work configs mismatch", written with its desired
+// configs) whose work now carries them but is not ready is not written
+// (addon.PlanProgress): the reconcile asks to run again when the hold is
+// over, and then writes "work is not ready". A work that becomes ready
+// within the hold is written at once, Completed.
+func TestProgressReconcileHoldsMessage(t *testing.T) {
+	t.Parallel()
+	desired := hubtest.RolledOut().Status.ConfigReferences
+	progressing := func() *addonv1beta1.ManagedClusterAddOn {
+		m := hubtest.RolledOut()
+		m.Status.Conditions = append(m.Status.Conditions, metav1.Condition{Type: addonv1beta1.ManagedClusterAddOnConditionProgressing,
+			Status: metav1.ConditionTrue, Reason: addonv1beta1.ProgressingReasonProgressing, Message: "progressing... mca and work configs mismatch",
+			LastTransitionTime: metav1.NewTime(hubtest.Start.Add(-5 * time.Second))})
+		return m
+	}
+	notReady := func(w *workv1.ManifestWork) { w.Generation = 3 }
+	for _, version := range hubtest.AddonVersions {
+		t.Run("not ready/"+version, func(t *testing.T) {
+			t.Parallel()
+			h := hubtest.NewAddonHub(t, version, nil, hubtest.SeedAddon(t, hubclient.DefaultLifecycle), progressing(), hubtest.DeployWork(t, desired, notReady))
+			res, err := reconcileProgress(progressReconciler(h, hubtest.Start), "dev-cluster", hubtest.SeedAddonName)
+			require.NoError(t, err)
+			assert.Equal(t, ctrl.Result{RequeueAfter: 25 * time.Second}, res, "run again when the hold is over")
+			assert.Zero(t, h.Writes.Load(), "a message held back was written")
+
+			res, err = reconcileProgress(progressReconciler(h, hubtest.Start.Add(25*time.Second)), "dev-cluster", hubtest.SeedAddonName)
+			require.NoError(t, err)
+			assert.Zero(t, res)
+			assert.EqualValues(t, 1, h.Writes.Load())
+			cond := meta.FindStatusCondition(h.Addon("dev-cluster", hubtest.SeedAddonName).Status.Conditions, addonv1beta1.ManagedClusterAddOnConditionProgressing)
+			require.NotNil(t, cond)
+			assert.Equal(t, "progressing... work is not ready", cond.Message)
+			assert.Equal(t, hubtest.Start.Add(-5*time.Second), cond.LastTransitionTime.Time.UTC(), "still progressing since it started")
+		})
+		t.Run("ready within the hold/"+version, func(t *testing.T) {
+			t.Parallel()
+			h := hubtest.NewAddonHub(t, version, nil, hubtest.SeedAddon(t, hubclient.DefaultLifecycle), progressing(), hubtest.DeployWork(t, desired))
+			res, err := reconcileProgress(progressReconciler(h, hubtest.Start), "dev-cluster", hubtest.SeedAddonName)
+			require.NoError(t, err)
+			assert.Zero(t, res)
+			assert.EqualValues(t, 1, h.Writes.Load())
+			m := h.Addon("dev-cluster", hubtest.SeedAddonName)
+			assert.Equal(t, addonv1beta1.ProgressingReasonCompleted, meta.FindStatusCondition(m.Status.Conditions, addonv1beta1.ManagedClusterAddOnConditionProgressing).Reason)
+			assert.Equal(t, "new", m.Status.ConfigReferences[0].LastAppliedConfig.SpecHash)
+		})
+	}
+}
+
 // rolledOutWith is rolledOut's config references with desired hash
 // specHash.
 func rolledOutWith(specHash string) []addonv1beta1.ConfigReference {
