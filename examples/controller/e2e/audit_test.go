@@ -217,8 +217,9 @@ type addonVersion struct {
 	rv      int64
 	desired string // spec hashes; "" when unset
 	applied string
-	// progressing is the Progressing condition, nil when none.
-	progressing *metav1.Condition
+	// progressing and configured are the Progressing and Configured
+	// conditions, nil when none.
+	progressing, configured *metav1.Condition
 }
 
 // completedWith reports whether the version shows the add-on done with
@@ -244,7 +245,8 @@ func addonVersions(t testing.TB, events []auditv1.Event, name string) map[string
 		rv, err := strconv.ParseInt(m.ResourceVersion, 10, 64)
 		require.NoError(t, err, "resourceVersion")
 		v := addonVersion{cluster: m.Namespace, user: e.User.Username, at: e.StageTimestamp.Time, rv: rv,
-			progressing: meta.FindStatusCondition(m.Status.Conditions, addonv1beta1.ManagedClusterAddOnConditionProgressing)}
+			progressing: meta.FindStatusCondition(m.Status.Conditions, addonv1beta1.ManagedClusterAddOnConditionProgressing),
+			configured:  meta.FindStatusCondition(m.Status.Conditions, addonv1beta1.ManagedClusterAddOnConditionConfigured)}
 		for _, r := range m.Status.ConfigReferences {
 			if r.DesiredConfig != nil {
 				v.desired = r.DesiredConfig.SpecHash
