@@ -32,8 +32,8 @@
 // select belongs to the last ([LastPlacementWins]), and Progressive's
 // default window is the Placement's clustersPerDecisionGroup
 // ([DefaultConcurrency]). [Install] says which add-ons to create and
-// delete, and [Progressing] what an add-on's ManifestWorks say of its
-// progress. The pieces PlanAddon is made of ([Evaluate], rollout.Planner,
+// delete, [Progressing] what an add-on's ManifestWorks say of its
+// progress, and [PlanProgress] whether that is to be written now. The pieces PlanAddon is made of ([Evaluate], rollout.Planner,
 // [ConfigReferences], [PlacementConfigs], [Tally], [InstallProgression])
 // are exported for callers that need one step alone. specHash is a
 // [SpecHashFunc], typically hash.Spec of the config object read from a
