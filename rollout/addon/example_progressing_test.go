@@ -96,7 +96,7 @@ func ExamplePlanProgress() {
 			return
 		}
 		c := p.Status.Conditions[len(p.Status.Conditions)-1]
-		fmt.Printf("%s %q: write %t, held %t (look again in %s)\n", clk.Now().Format("15:04:05"), c.Message, p.Write, p.Held, p.RecheckAfter)
+		fmt.Printf("%s %q: write %t, held %t (look again in %s)\n", clk.Now().Format("15:04:05"), c.Message, p.Write, p.RecheckAfter > 0, p.RecheckAfter)
 		if p.Write {
 			mca.Status = p.Status
 			writes++

@@ -1,6 +1,7 @@
 package addon
 
 import (
+	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -32,11 +33,10 @@ type ProgressPlan struct {
 	// Write is true when Status differs from the add-on's status and is
 	// to be written now.
 	Write bool
-	// Held is true when Status differs from the add-on's only in the
-	// Progressing message, and the change is held back (MessageHold).
-	Held bool
-	// RecheckAfter, when Held, is how long until the hold is over: the
-	// caller plans again then, unless something else changes first.
+	// RecheckAfter is not zero when Status differs from the add-on's only
+	// in the Progressing message and the change is held back
+	// (MessageHold): how long until the hold is over. The caller plans
+	// again then, unless something else changes first.
 	RecheckAfter time.Duration
 }
 
@@ -69,7 +69,7 @@ func PlanProgress(mca *addonv1beta1.ManagedClusterAddOn, works []*workv1.Manifes
 		return plan, nil
 	}
 	if left := before.LastTransitionTime.Add(MessageHold).Sub(clock.NowOf(clk)); left > 0 {
-		plan.Held, plan.RecheckAfter = true, left
+		plan.RecheckAfter = left
 		return plan, nil
 	}
 	plan.Write = true
@@ -87,8 +87,8 @@ func progressingMessageOnly(before, after addonv1beta1.ManagedClusterAddOnStatus
 	if now == nil || !progressing(cond) || !progressing(now) || now.Message == cond.Message {
 		return false
 	}
-	kept := after.DeepCopy()
-	meta.FindStatusCondition(kept.Conditions, addonv1beta1.ManagedClusterAddOnConditionProgressing).Message = cond.Message
-	return equality.Semantic.DeepEqual(kept.ConfigReferences, before.ConfigReferences) &&
-		equality.Semantic.DeepEqual(kept.Conditions, before.Conditions)
+	kept := slices.Clone(after.Conditions) // metav1.Condition holds no pointers
+	meta.FindStatusCondition(kept, addonv1beta1.ManagedClusterAddOnConditionProgressing).Message = cond.Message
+	return equality.Semantic.DeepEqual(after.ConfigReferences, before.ConfigReferences) &&
+		equality.Semantic.DeepEqual(kept, before.Conditions)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	auditv1 "k8s.io/apiserver/pkg/apis/audit/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 
@@ -87,7 +88,7 @@ func (v addonVersion) purpose(prev, h string) string {
 	switch {
 	case v.desired == h && prev != h:
 		return "start"
-	case v.configured != nil && v.configured.Status == "False":
+	case v.configured != nil && v.configured.Status == metav1.ConditionFalse:
 		return "waiting"
 	case v.completedWith(h):
 		return "completed"
